@@ -90,9 +90,9 @@
    |---|-------------|--------------------------------------------------------|-------------|
    | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock     | done        |
    | 2 | >>json      | DOM parser, accessors, iteration, writer (mcp_jw), dump| done        |
-   | 3 | >>jsonl     | newline-delimited framer for stdio                     | planned     |
-   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser   | planned     |
-   | 5 | >>sse       | Server-Sent Events parser                              | planned     |
+   | 3 | >>jsonl     | newline-delimited framer for stdio                     | done        |
+   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser   | done        |
+   | 5 | >>sse       | Server-Sent Events parser                              | done        |
    | 6 | >>rpc       | JSON-RPC 2.0 engine                                    | planned     |
    | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE                       | planned     |
    | 8 | >>client    | the MCP client                                         | planned     |
@@ -210,6 +210,12 @@ MCPAPI const char *mcp_status_str(mcp_status s);   /* "MCP_ERR_PARSE: malformed 
 MCPAPI void        mcp_free(void *p);              /* frees text the library returned */
 MCPAPI int64_t     mcp_time_ms(void);              /* monotonic clock, milliseconds */
 
+/* A growable byte buffer. Zero-initialise; data is NULL until the first append. */
+typedef struct mcp_buf { char *data; size_t len, cap; } mcp_buf;
+MCPAPI mcp_status  mcp_buf_reserve(mcp_buf *b, size_t more);   /* room for `more` bytes */
+MCPAPI mcp_status  mcp_buf_append(mcp_buf *b, const void *data, size_t n);
+MCPAPI void        mcp_buf_free(mcp_buf *b);
+
 /* ============================================================================================
    >>json  parser, accessors, iteration, writer, dump
    ============================================================================================ */
@@ -283,6 +289,175 @@ MCPAPI mcp_status  mcp_jw_raw(mcp_jw *w, const char *json, size_t len); /* JSON 
 MCPAPI mcp_status  mcp_jw_status(const mcp_jw *w, mcp_error *err);
 MCPAPI const char *mcp_jw_text(const mcp_jw *w, size_t *len);  /* complete text, or NULL */
 MCPAPI char       *mcp_jw_finish(mcp_jw *w, size_t *len, mcp_error *err); /* mcp_free it */
+
+/* ============================================================================================
+   >>jsonl  newline-delimited JSON framer (stdio)
+   ============================================================================================
+   Sans-I/O: feed bytes in, take complete lines out. Lines end at LF or CRLF; the terminator is
+   not part of the line; lines of only spaces, tabs or CR are skipped. A line may point into
+   the bytes you fed or into the framer's buffer: it stays valid until the next call on the
+   framer. Zero-initialise, or set max_line first.
+
+       mcp_jsonl fr = {0};
+       while ((n = read(fd, buf, sizeof buf)) > 0)
+           for (off = 0; off < n; off += used) {
+               st = mcp_jsonl_feed(&fr, buf + off, n - off, &used);
+               if (st < 0) goto fail;                       // MCP_ERR_LIMIT: line too long
+               while (mcp_jsonl_next(&fr, &line, &len) == MCP_OK) handle(line, len);
+           }
+       if (mcp_jsonl_finish(&fr, &line, &len) != MCP_OK) ...  // bytes after the last newline
+       mcp_jsonl_free(&fr);
+*/
+#ifndef MCP_JSONL_MAX_LINE
+#define MCP_JSONL_MAX_LINE ((size_t)16 << 20)
+#endif
+
+typedef struct mcp_jsonl {
+    size_t max_line;             /* longest line in bytes; 0: MCP_JSONL_MAX_LINE (16 MiB) */
+    const char *what;            /* after an error: what went wrong, a sentence */
+    /* private */
+    mcp_buf _part;               /* the unfinished line carried between feeds */
+    const char *_line; size_t _len;  /* a complete line waiting for next() */
+    int _ready;
+    mcp_status _status;          /* sticky error */
+} mcp_jsonl;
+
+/* Consumes bytes up to the end of the next line (*used says how many). Returns MCP_OK when a
+   line waits for mcp_jsonl_next, MCP_AGAIN when all bytes were taken and more are needed,
+   MCP_ERR_LIMIT when a line is longer than max_line (sticky). */
+MCPAPI mcp_status mcp_jsonl_feed(mcp_jsonl *p, const char *data, size_t len, size_t *used);
+MCPAPI mcp_status mcp_jsonl_next(mcp_jsonl *p, const char **line, size_t *len); /* OK or AGAIN */
+/* End of stream: MCP_OK, or MCP_ERR_PARSE when bytes after the last newline were left
+   (*rest, *len show them: a truncated message). */
+MCPAPI mcp_status mcp_jsonl_finish(mcp_jsonl *p, const char **rest, size_t *len);
+MCPAPI void       mcp_jsonl_reset(mcp_jsonl *p);   /* start over, keep memory and settings */
+MCPAPI void       mcp_jsonl_free(mcp_jsonl *p);
+
+/* ============================================================================================
+   >>http  URL parser, request writer, HTTP/1.1 response parser
+   ============================================================================================ */
+
+typedef struct mcp_http_url {
+    int https;                   /* scheme was https:// */
+    int ipv6;                    /* host was a bracketed IPv6 literal */
+    unsigned port;               /* given, or 80 / 443 */
+    int port_given;
+    char *host;                  /* NUL-terminated, without brackets */
+    char *target;                /* path and ?query, "/" when empty; no #fragment */
+    char *_mem;                  /* owns host and target */
+} mcp_http_url;
+
+/* http://host[:port][/path][?query] and https://...; a #fragment is dropped. Anything else
+   (another scheme, userinfo, spaces or control characters, no host, a bad port) is
+   MCP_ERR_INVALID with a sentence in err. */
+MCPAPI mcp_status mcp_http_url_parse(mcp_http_url *u, const char *url, mcp_error *err);
+MCPAPI void       mcp_http_url_free(mcp_http_url *u);
+
+/* Appends one request to out: "METHOD target HTTP/1.1", Host, the headers ("Name: value",
+   NULL-ended, either list may be NULL), Content-Length when there is a body or the method
+   is POST or PUT, a blank line and the body. A header that is not "token: value", or whose
+   value holds CR, LF or another control character, is MCP_ERR_INVALID (no injection), and
+   so are Content-Length and Transfer-Encoding (the writer sets the framing). A Host header
+   replaces the default one. */
+MCPAPI mcp_status mcp_http_write_request(mcp_buf *out, const char *method, const mcp_http_url *u,
+                                         const char *const *headers, const char *const *headers2,
+                                         const char *body, size_t body_len, mcp_error *err);
+
+#ifndef MCP_HTTP_MAX_HEAD
+#define MCP_HTTP_MAX_HEAD ((size_t)64 << 10)
+#endif
+#ifndef MCP_HTTP_MAX_HEADERS
+#define MCP_HTTP_MAX_HEADERS 100
+#endif
+
+typedef enum mcp_http_ev {
+    MCP_HTTP_HEAD = 1,           /* status and headers are known */
+    MCP_HTTP_BODY,               /* data, len: the next piece of the body (dechunked) */
+    MCP_HTTP_END                 /* the response is complete; see keep_alive */
+} mcp_http_ev;
+
+typedef struct mcp_http_event { mcp_http_ev type; const char *data; size_t len; } mcp_http_event;
+
+typedef enum mcp_http_framing {
+    MCP_HTTP_NO_BODY = 0, MCP_HTTP_LENGTH, MCP_HTTP_CHUNKED, MCP_HTTP_UNTIL_CLOSE
+} mcp_http_framing;
+
+/* The response parser (RFC 9112). Zero-initialise; set the limits and head_request before the
+   first feed. Interim 1xx responses are skipped. Header names and values, and the reason,
+   are NUL-terminated and valid until reset or free. BODY events point into the bytes you
+   fed: use them before feeding more. */
+typedef struct mcp_http_resp {
+    size_t max_head;             /* status line + headers; 0: MCP_HTTP_MAX_HEAD (64 KiB) */
+    size_t max_headers;          /* 0: MCP_HTTP_MAX_HEADERS (100) */
+    int head_request;            /* the request was HEAD: no body whatever the headers say */
+    /* after the HEAD event */
+    int status;                  /* e.g. 200 */
+    int version;                 /* 10 or 11 */
+    const char *reason;
+    mcp_http_framing framing;
+    uint64_t content_length;     /* when framing is MCP_HTTP_LENGTH */
+    int keep_alive;              /* the connection may carry another request after END */
+    const char *what;            /* after an error: what went wrong, a sentence */
+    /* private */
+    mcp_buf _head;
+    struct mcp__hdr { const char *name, *value; } *_hdrs;
+    size_t _nhdrs, _hdrcap, _line_start, _trailer_bytes, _ext_bytes;
+    uint64_t _left;              /* body or chunk bytes still due */
+    int _state, _digits, _has_ev, _end_pending, _got_any;
+    mcp_http_event _ev;
+    mcp_status _status;
+} mcp_http_resp;
+
+/* Consumes bytes until an event is ready: MCP_OK (take it with next), MCP_AGAIN (all bytes
+   taken, need more), or an error: MCP_ERR_PARSE (malformed), MCP_ERR_LIMIT (head too large).
+   After END, bytes beyond the response are not consumed (*used tells). */
+MCPAPI mcp_status mcp_http_resp_feed(mcp_http_resp *r, const char *data, size_t len, size_t *used);
+MCPAPI mcp_status mcp_http_resp_next(mcp_http_resp *r, mcp_http_event *ev);  /* OK or AGAIN */
+/* The connection closed: completes a body read until close (an END event follows), or says
+   MCP_ERR_CLOSED (nothing of a response arrived) or MCP_ERR_PARSE (it was cut short). */
+MCPAPI mcp_status mcp_http_resp_finish(mcp_http_resp *r);
+/* The nth (0-based) header with this name, compared case-insensitively, or NULL. */
+MCPAPI const char *mcp_http_resp_header(const mcp_http_resp *r, const char *name, size_t nth);
+MCPAPI size_t      mcp_http_resp_header_count(const mcp_http_resp *r);
+MCPAPI const char *mcp_http_resp_header_at(const mcp_http_resp *r, size_t i, const char **value);
+MCPAPI void        mcp_http_resp_reset(mcp_http_resp *r);   /* next response, keep memory */
+MCPAPI void        mcp_http_resp_free(mcp_http_resp *r);
+
+/* ============================================================================================
+   >>sse  Server-Sent Events parser (WHATWG HTML, "Parsing an event stream")
+   ============================================================================================
+   The stream is decoded as UTF-8 (invalid bytes become U+FFFD), one leading BOM is dropped,
+   lines end at CRLF, LF or CR, and a blank line dispatches the event. Event fields point into
+   the parser: valid until the next call on it. Zero-initialise, or set max_event first. */
+#ifndef MCP_SSE_MAX_EVENT
+#define MCP_SSE_MAX_EVENT ((size_t)16 << 20)
+#endif
+
+typedef struct mcp_sse_event {
+    const char *type; size_t type_len;   /* "message" unless an event: field said otherwise */
+    const char *data; size_t data_len;   /* data: lines joined with LF */
+    const char *id; size_t id_len;       /* the last event id at dispatch ("" if none) */
+} mcp_sse_event;
+
+typedef struct mcp_sse {
+    size_t max_event;            /* bytes of one line or one event's data; 0: 16 MiB */
+    int has_retry;               /* a valid retry: field was seen */
+    unsigned long retry_ms;      /* the latest one */
+    const char *what;            /* after an error: what went wrong, a sentence */
+    /* private */
+    mcp_buf _line, _data, _type, _idbuf, _lastid, _fix;
+    int _cr, _skip, _bom_done, _ready, _clear;
+    mcp_status _status;
+} mcp_sse;
+
+/* Consumes bytes until an event is dispatched: MCP_OK (take it with next), MCP_AGAIN (all
+   taken, need more) or MCP_ERR_LIMIT (a line or an event's data over max_event; sticky). */
+MCPAPI mcp_status mcp_sse_feed(mcp_sse *p, const char *data, size_t len, size_t *used);
+MCPAPI mcp_status mcp_sse_next(mcp_sse *p, mcp_sse_event *ev);   /* OK or AGAIN */
+MCPAPI mcp_status mcp_sse_finish(mcp_sse *p);   /* end of stream: an unfinished event is dropped */
+MCPAPI const char *mcp_sse_last_id(const mcp_sse *p, size_t *len);  /* for Last-Event-ID */
+MCPAPI void       mcp_sse_reset(mcp_sse *p);    /* a new stream; keeps the last id and retry */
+MCPAPI void       mcp_sse_free(mcp_sse *p);
 
 #ifdef __cplusplus
 }
@@ -368,6 +543,35 @@ MCPDEF int64_t mcp_time_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+MCPDEF mcp_status mcp_buf_reserve(mcp_buf *b, size_t more)
+{
+    size_t cap;
+    char *nd;
+    if (b->cap - b->len >= more) return MCP_OK;
+    if (more > ((size_t)-1) / 2 - b->len) return MCP_ERR_NOMEM;
+    cap = b->cap ? b->cap : 64;
+    while (cap - b->len < more) cap *= 2;
+    nd = (char *)MCP_REALLOC(b->data, cap, NULL);
+    if (!nd) return MCP_ERR_NOMEM;
+    b->data = nd; b->cap = cap;
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_buf_append(mcp_buf *b, const void *data, size_t n)
+{
+    if (mcp_buf_reserve(b, n) != MCP_OK) return MCP_ERR_NOMEM;
+    if (n) memcpy(b->data + b->len, data, n);
+    b->len += n;
+    return MCP_OK;
+}
+
+MCPDEF void mcp_buf_free(mcp_buf *b)
+{
+    if (!b) return;
+    MCP_FREE(b->data, NULL);
+    b->data = NULL; b->len = b->cap = 0;
 }
 
 static mcp_status mcp__fail(mcp_error *err, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
@@ -2144,6 +2348,865 @@ MCPDEF char *mcp_json_dump(const mcp_json *v, int pretty, size_t *len)
     mcp_jw_init(&w, pretty);
     mcp_jw_value(&w, v);
     return mcp_jw_finish(&w, len, NULL);
+}
+
+/* ============================================================================================
+   >>jsonl
+   ============================================================================================ */
+
+static int mcp__blank(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+    return 1;
+}
+
+static mcp_status mcp__jsonl_fail(mcp_jsonl *p, mcp_status st, const char *what)
+{
+    p->_status = st; p->what = what;
+    return st;
+}
+
+MCPDEF mcp_status mcp_jsonl_feed(mcp_jsonl *p, const char *data, size_t len, size_t *used)
+{
+    size_t max = p->max_line ? p->max_line : MCP_JSONL_MAX_LINE, off = 0, seg;
+    const char *nl, *line;
+    *used = 0;
+    if (p->_status < 0) return p->_status;
+    if (p->_ready) return MCP_OK;                 /* take the waiting line first */
+    if (p->_line == p->_part.data && p->_line) { p->_part.len = 0; p->_line = NULL; }
+    while (off < len) {
+        nl = (const char *)memchr(data + off, '\n', len - off);
+        seg = nl ? (size_t)(nl - (data + off)) : len - off;
+        /* max + 1: a CR may precede the LF */
+        if (p->_part.len + seg > max + 1) {
+            *used = off;
+            return mcp__jsonl_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit");
+        }
+        if (!nl) {
+            if (mcp_buf_append(&p->_part, data + off, seg) != MCP_OK) {
+                *used = off;
+                return mcp__jsonl_fail(p, MCP_ERR_NOMEM, "out of memory");
+            }
+            off = len;
+            break;
+        }
+        if (p->_part.len) {
+            if (mcp_buf_append(&p->_part, data + off, seg) != MCP_OK) {
+                *used = off;
+                return mcp__jsonl_fail(p, MCP_ERR_NOMEM, "out of memory");
+            }
+            line = p->_part.data; seg = p->_part.len;
+        } else {
+            line = data + off;
+        }
+        off = (size_t)(nl - data) + 1;
+        if (seg && line[seg - 1] == '\r') seg--;
+        if (seg > max) { *used = off; return mcp__jsonl_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit"); }
+        if (mcp__blank(line, seg)) { p->_part.len = 0; continue; }
+        p->_line = line; p->_len = seg; p->_ready = 1;
+        *used = off;
+        return MCP_OK;
+    }
+    *used = off;
+    return MCP_AGAIN;
+}
+
+MCPDEF mcp_status mcp_jsonl_next(mcp_jsonl *p, const char **line, size_t *len)
+{
+    if (!p->_ready) { *line = NULL; *len = 0; return p->_status < 0 ? p->_status : MCP_AGAIN; }
+    *line = p->_line; *len = p->_len;
+    p->_ready = 0;
+    /* a line in the carried buffer stays readable until the next feed empties it */
+    if (p->_line != p->_part.data) p->_line = NULL;
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_jsonl_finish(mcp_jsonl *p, const char **rest, size_t *len)
+{
+    if (rest) *rest = NULL;
+    if (len) *len = 0;
+    if (p->_status < 0) return p->_status;
+    if (p->_line == p->_part.data && p->_line && !p->_ready) { p->_part.len = 0; p->_line = NULL; }
+    if (p->_ready || !p->_part.len || mcp__blank(p->_part.data, p->_part.len)) return MCP_OK;
+    if (rest) *rest = p->_part.data;
+    if (len) *len = p->_part.len;
+    return mcp__jsonl_fail(p, MCP_ERR_PARSE, "the stream ended in the middle of a line");
+}
+
+MCPDEF void mcp_jsonl_reset(mcp_jsonl *p)
+{
+    p->_part.len = 0; p->_line = NULL; p->_len = 0; p->_ready = 0;
+    p->_status = MCP_OK; p->what = NULL;
+}
+
+MCPDEF void mcp_jsonl_free(mcp_jsonl *p)
+{
+    if (!p) return;
+    mcp_buf_free(&p->_part);
+    mcp_jsonl_reset(p);
+}
+
+/* ============================================================================================
+   >>http
+   ============================================================================================ */
+
+static int mcp__lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+static int mcp__ieq(const char *a, size_t an, const char *b)   /* a[0..an) == b, ignoring case */
+{
+    size_t i;
+    for (i = 0; i < an; i++)
+        if (!b[i] || mcp__lower((unsigned char)a[i]) != mcp__lower((unsigned char)b[i])) return 0;
+    return b[an] == 0;
+}
+
+/* RFC 9110 tchar */
+static int mcp__tchar(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+/* field-value characters: VCHAR, obs-text, SP, HTAB */
+static int mcp__vchar(int c) { return c == '\t' || (c >= 0x20 && c != 0x7F); }
+
+static int mcp__hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c = mcp__lower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* ---- URL ------------------------------------------------------------------------------------ */
+
+/* RFC 3986 characters allowed in a path or query (pct-encoding checked separately) */
+static int mcp__url_pchar(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("-._~!$&'()*+,;=:@/?%", c) != NULL);
+}
+
+static int mcp__prefix_ci(const char *s, const char *prefix)
+{
+    for (; *prefix; s++, prefix++)
+        if (mcp__lower((unsigned char)*s) != *prefix) return 0;
+    return 1;
+}
+
+static mcp_status mcp__url_bad(mcp_error *err, const char *url, const char *why)
+{
+    return mcp__fail(err, MCP_ERR_INVALID, "Invalid URL \"%.200s\": %s.", url, why);
+}
+
+MCPDEF mcp_status mcp_http_url_parse(mcp_http_url *u, const char *url, mcp_error *err)
+{
+    const char *p, *host, *hend, *t, *tend;
+    size_t hlen, tlen;
+    unsigned long port = 0;
+    memset(u, 0, sizeof *u);
+    if (!url) return mcp__fail(err, MCP_ERR_INVALID, "Invalid URL: it is NULL.");
+    if (mcp__prefix_ci(url, "http://")) p = url + 7;
+    else if (mcp__prefix_ci(url, "https://")) { p = url + 8; u->https = 1; }
+    else return mcp__url_bad(err, url, "only http:// and https:// URLs are supported");
+    host = p;
+    if (*p == '[') {
+        host = ++p;
+        while (*p && *p != ']') {
+            if (mcp__hexval((unsigned char)*p) < 0 && *p != ':' && *p != '.')
+                return mcp__url_bad(err, url, "the IPv6 address in brackets has a character that is not a hex digit, ':' or '.'");
+            p++;
+        }
+        if (*p != ']') return mcp__url_bad(err, url, "the IPv6 address has no closing ']'");
+        hend = p++;
+        if (hend == host) return mcp__url_bad(err, url, "the IPv6 address in brackets is empty");
+        u->ipv6 = 1;
+    } else {
+        while (*p && *p != ':' && *p != '/' && *p != '?' && *p != '#') {
+            unsigned char c = (unsigned char)*p;
+            if (c == '@') return mcp__url_bad(err, url, "user names and passwords in URLs are not supported; send credentials in a header");
+            if (c <= 0x20 || c >= 0x7F) return mcp__url_bad(err, url, "the host has a space, a control character or a non-ASCII byte");
+            if (!mcp__url_pchar(c) || c == '%') return mcp__url_bad(err, url, "the host has a character that is not allowed");
+            p++;
+        }
+        hend = p;
+        if (hend == host) return mcp__url_bad(err, url, "the host is missing");
+    }
+    if (*p == ':') {
+        p++;
+        if (*p >= '0' && *p <= '9') {
+            while (*p >= '0' && *p <= '9') { port = port * 10 + (unsigned long)(*p - '0'); if (port > 65535) break; p++; }
+            if (port == 0 || port > 65535) return mcp__url_bad(err, url, "the port must be a number from 1 to 65535");
+            u->port_given = 1;
+        }
+    }
+    if (*p && *p != '/' && *p != '?' && *p != '#') {
+        if (strchr(url, '@')) return mcp__url_bad(err, url, "user names and passwords in URLs are not supported; send credentials in a header");
+        return mcp__url_bad(err, url, "the port must be a number from 1 to 65535");
+    }
+    t = p;
+    for (tend = t; *tend && *tend != '#'; tend++) {
+        unsigned char c = (unsigned char)*tend;
+        if (c <= 0x20 || c >= 0x7F) return mcp__url_bad(err, url, "it has a space, a control character or a non-ASCII byte; percent-encode it");
+        if (!mcp__url_pchar(c)) return mcp__url_bad(err, url, "the path or query has a character that must be percent-encoded");
+        if (c == '%' && (mcp__hexval((unsigned char)tend[1]) < 0 || mcp__hexval((unsigned char)tend[2]) < 0))
+            return mcp__url_bad(err, url, "a '%' is not followed by two hex digits");
+    }
+    hlen = (size_t)(hend - host); tlen = (size_t)(tend - t);
+    if (hlen > 253) return mcp__url_bad(err, url, "the host name is longer than 253 characters");
+    u->_mem = (char *)MCP_MALLOC(hlen + tlen + 3, NULL);
+    if (!u->_mem) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing a URL.");
+    u->host = u->_mem;
+    memcpy(u->host, host, hlen); u->host[hlen] = 0;
+    u->target = u->_mem + hlen + 1;
+    if (tlen && *t == '/') { memcpy(u->target, t, tlen); u->target[tlen] = 0; }
+    else { u->target[0] = '/'; memcpy(u->target + 1, t, tlen); u->target[tlen + 1] = 0; }  /* "?q" -> "/?q" */
+    u->port = u->port_given ? (unsigned)port : u->https ? 443u : 80u;
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF void mcp_http_url_free(mcp_http_url *u)
+{
+    if (!u) return;
+    MCP_FREE(u->_mem, NULL);
+    memset(u, 0, sizeof *u);
+}
+
+/* ---- request writer ------------------------------------------------------------------------- */
+
+/* Checks one "Name: value" line; returns its name length, or 0 with err filled. */
+static size_t mcp__check_header(const char *h, mcp_error *err)
+{
+    size_t n = 0;
+    const char *v;
+    while (mcp__tchar((unsigned char)h[n])) n++;
+    if (n == 0 || h[n] != ':') {
+        mcp__fail(err, MCP_ERR_INVALID, "The HTTP header \"%.100s\" is not of the form \"Name: value\" "
+                  "with a name made of letters, digits and !#$%%&'*+-.^_`|~.", h);
+        return 0;
+    }
+    for (v = h + n + 1; *v; v++)
+        if (!mcp__vchar((unsigned char)*v)) {
+            mcp__fail(err, MCP_ERR_INVALID, "The value of the HTTP header \"%.*s\" contains a %s; "
+                      "CR, LF and other control characters are not allowed in header values.",
+                      (int)n, h, *v == '\r' ? "carriage return" : *v == '\n' ? "line feed" : "control character");
+            return 0;
+        }
+    if (mcp__ieq(h, n, "content-length") || mcp__ieq(h, n, "transfer-encoding")) {
+        mcp__fail(err, MCP_ERR_INVALID, "The HTTP header \"%.*s\" is set by mcp.h itself; leave it out.", (int)n, h);
+        return 0;
+    }
+    return n;
+}
+
+MCPDEF mcp_status mcp_http_write_request(mcp_buf *out, const char *method, const mcp_http_url *u,
+                                         const char *const *headers, const char *const *headers2,
+                                         const char *body, size_t body_len, mcp_error *err)
+{
+    const char *const *lists[2];
+    const char *const *h;
+    size_t start = out->len, n;
+    int i, has_host = 0, ok = 1;
+    char num[24];
+    lists[0] = headers; lists[1] = headers2;
+    if (!method || !*method || !u || !u->host)
+        return mcp__fail(err, MCP_ERR_INVALID, "mcp_http_write_request needs a method and a parsed URL.");
+    for (n = 0; method[n]; n++)
+        if (!mcp__tchar((unsigned char)method[n]))
+            return mcp__fail(err, MCP_ERR_INVALID, "The HTTP method \"%.40s\" is not a token.", method);
+    for (i = 0; i < 2; i++)
+        for (h = lists[i]; h && *h; h++) {
+            if (!(n = mcp__check_header(*h, err))) return MCP_ERR_INVALID;
+            if (mcp__ieq(*h, n, "host")) has_host = 1;
+        }
+    ok &= mcp_buf_append(out, method, strlen(method)) == MCP_OK;
+    ok &= mcp_buf_append(out, " ", 1) == MCP_OK;
+    ok &= mcp_buf_append(out, u->target, strlen(u->target)) == MCP_OK;
+    ok &= mcp_buf_append(out, " HTTP/1.1\r\n", 11) == MCP_OK;
+    if (!has_host) {
+        ok &= mcp_buf_append(out, "Host: ", 6) == MCP_OK;
+        if (u->ipv6) ok &= mcp_buf_append(out, "[", 1) == MCP_OK;
+        ok &= mcp_buf_append(out, u->host, strlen(u->host)) == MCP_OK;
+        if (u->ipv6) ok &= mcp_buf_append(out, "]", 1) == MCP_OK;
+        if (u->port != (u->https ? 443u : 80u)) {
+            ok &= mcp_buf_append(out, num, (size_t)snprintf(num, sizeof num, ":%u", u->port)) == MCP_OK;
+        }
+        ok &= mcp_buf_append(out, "\r\n", 2) == MCP_OK;
+    }
+    for (i = 0; i < 2; i++)
+        for (h = lists[i]; h && *h; h++) {
+            ok &= mcp_buf_append(out, *h, strlen(*h)) == MCP_OK;
+            ok &= mcp_buf_append(out, "\r\n", 2) == MCP_OK;
+        }
+    if (body_len || !strcmp(method, "POST") || !strcmp(method, "PUT")) {
+        ok &= mcp_buf_append(out, num, (size_t)snprintf(num, sizeof num, "Content-Length: %lu\r\n",
+                                                       (unsigned long)body_len)) == MCP_OK;
+    }
+    ok &= mcp_buf_append(out, "\r\n", 2) == MCP_OK;
+    if (body_len) ok &= mcp_buf_append(out, body, body_len) == MCP_OK;
+    if (!ok) { out->len = start; return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory writing an HTTP request."); }
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+/* ---- response parser ------------------------------------------------------------------------- */
+
+enum {
+    MCP__H_HEAD = 0, MCP__H_LENGTH, MCP__H_CLOSE, MCP__H_CSIZE, MCP__H_CEXT, MCP__H_CSIZE_LF,
+    MCP__H_CDATA, MCP__H_CDATA_CR, MCP__H_CDATA_LF, MCP__H_TRAILER, MCP__H_TRAILER_LINE,
+    MCP__H_TRAILER_LF, MCP__H_END_LF, MCP__H_DONE
+};
+
+static mcp_status mcp__http_fail(mcp_http_resp *r, mcp_status st, const char *what)
+{
+    r->_status = st; r->what = what;
+    return st;
+}
+
+/* Walks a comma-separated header list: returns the next element (trimmed) or NULL. */
+static const char *mcp__list_next(const char **s, size_t *n)
+{
+    const char *p = *s, *b, *e;
+    while (*p == ' ' || *p == '\t' || *p == ',') p++;
+    if (!*p) return NULL;
+    b = p;
+    while (*p && *p != ',') p++;
+    e = p;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t')) e--;
+    *s = p; *n = (size_t)(e - b);
+    return b;
+}
+
+/* Splits the head in place (NULs at the ends of names, values, reason). */
+static mcp_status mcp__http_parse_head(mcp_http_resp *r)
+{
+    char *p = r->_head.data, *end = p + r->_head.len, *line, *eol, *q, *v, *ve;
+    size_t maxh = r->max_headers ? r->max_headers : MCP_HTTP_MAX_HEADERS;
+    r->_nhdrs = 0;
+    for (line = p; line < end; line = eol + 1) {
+        eol = (char *)memchr(line, '\n', (size_t)(end - line));
+        if (!eol) eol = end;
+        q = eol > line && eol[-1] == '\r' ? eol - 1 : eol;   /* q: end of the line's content */
+        if (memchr(line, '\r', (size_t)(q - line)))
+            return mcp__http_fail(r, MCP_ERR_PARSE, "the response has a carriage return that does not end a line");
+        *q = 0;
+        if (line == p) {                                     /* status line */
+            if (q - line < 12 || memcmp(line, "HTTP/1.", 7) || line[7] < '0' || line[7] > '9' || line[8] != ' ')
+                return mcp__http_fail(r, MCP_ERR_PARSE, "the response does not start with an HTTP/1.x status line");
+            if (line[9] < '1' || line[9] > '5' || line[10] < '0' || line[10] > '9' ||
+                line[11] < '0' || line[11] > '9' || (q - line > 12 && line[12] != ' '))
+                return mcp__http_fail(r, MCP_ERR_PARSE, "the status code is not three digits from 100 to 599");
+            r->version = line[7] == '0' ? 10 : 11;
+            r->status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
+            r->reason = q - line > 12 ? line + 13 : q;
+            for (v = (char *)r->reason; v < q; v++)
+                if (!mcp__vchar((unsigned char)*v))
+                    return mcp__http_fail(r, MCP_ERR_PARSE, "the reason phrase has a control character");
+            continue;
+        }
+        if (q == line) break;                                /* the blank line */
+        if (*line == ' ' || *line == '\t')
+            return mcp__http_fail(r, MCP_ERR_PARSE, "the response uses obsolete header line folding");
+        for (v = line; v < q && mcp__tchar((unsigned char)*v); v++) {}
+        if (v == line || v == q || *v != ':')
+            return mcp__http_fail(r, MCP_ERR_PARSE, (v < q && (*v == ' ' || *v == '\t'))
+                                  ? "a header name is followed by whitespace before the colon"
+                                  : "a header line has no name or a name with a character that is not allowed");
+        *v++ = 0;
+        while (v < q && (*v == ' ' || *v == '\t')) v++;
+        for (ve = q; ve > v && (ve[-1] == ' ' || ve[-1] == '\t'); ve--) {}
+        for (q = v; q < ve; q++)
+            if (!mcp__vchar((unsigned char)*q))
+                return mcp__http_fail(r, MCP_ERR_PARSE, "a header value has a control character");
+        *ve = 0;
+        if (r->_nhdrs >= maxh)
+            return mcp__http_fail(r, MCP_ERR_LIMIT, "the response has more headers than the limit");
+        if (r->_nhdrs == r->_hdrcap &&
+            !mcp__grow((void **)&r->_hdrs, &r->_hdrcap, sizeof *r->_hdrs, r->_nhdrs + 1, NULL, NULL))
+            return mcp__http_fail(r, MCP_ERR_NOMEM, "out of memory");
+        r->_hdrs[r->_nhdrs].name = line;
+        r->_hdrs[r->_nhdrs].value = v;
+        r->_nhdrs++;
+    }
+    return MCP_OK;
+}
+
+/* After the head: how the body is framed and whether the connection can be reused. */
+static mcp_status mcp__http_framing(mcp_http_resp *r)
+{
+    size_t i, n;
+    const char *s, *e, *last = NULL;
+    size_t last_n = 0;
+    int te = 0, cl = 0, conn_close = 0, keep = 0, chunked_seen = 0;
+    uint64_t len = 0, v;
+    for (i = 0; i < r->_nhdrs; i++) {
+        const char *name = r->_hdrs[i].name;
+        s = r->_hdrs[i].value;
+        if (mcp__ieq(name, strlen(name), "transfer-encoding")) {
+            te = 1;
+            while ((e = mcp__list_next(&s, &n)) != NULL) {
+                if (chunked_seen) return mcp__http_fail(r, MCP_ERR_PARSE, "a transfer coding follows chunked");
+                if (mcp__ieq(e, n, "chunked")) chunked_seen = 1;
+                last = e; last_n = n;
+            }
+        } else if (mcp__ieq(name, strlen(name), "content-length")) {
+            while ((e = mcp__list_next(&s, &n)) != NULL) {
+                for (v = 0; n; n--, e++) {
+                    if (*e < '0' || *e > '9' || v > (UINT64_MAX - 9) / 10)
+                        return mcp__http_fail(r, MCP_ERR_PARSE, "Content-Length is not a valid number");
+                    v = v * 10 + (uint64_t)(*e - '0');
+                }
+                if (cl && v != len)
+                    return mcp__http_fail(r, MCP_ERR_PARSE, "the response has conflicting Content-Length values");
+                cl = 1; len = v;
+            }
+            if (!cl) return mcp__http_fail(r, MCP_ERR_PARSE, "Content-Length is empty");
+        } else if (mcp__ieq(name, strlen(name), "connection")) {
+            while ((e = mcp__list_next(&s, &n)) != NULL) {
+                if (mcp__ieq(e, n, "close")) conn_close = 1;
+                else if (mcp__ieq(e, n, "keep-alive")) keep = 1;
+            }
+        }
+    }
+    r->keep_alive = !conn_close && (r->version >= 11 || keep);
+    if (r->head_request || r->status == 204 || r->status == 304 || r->status < 200) {
+        r->framing = MCP_HTTP_NO_BODY;
+        if (r->status == 101) r->keep_alive = 0;
+    } else if (te) {
+        if (last && mcp__ieq(last, last_n, "chunked")) r->framing = MCP_HTTP_CHUNKED;
+        else { r->framing = MCP_HTTP_UNTIL_CLOSE; r->keep_alive = 0; }
+        if (cl || r->version < 11) r->keep_alive = 0;   /* smuggling-shaped: never reuse */
+    } else if (cl) {
+        r->framing = len ? MCP_HTTP_LENGTH : MCP_HTTP_NO_BODY;
+        r->content_length = len;
+    } else {
+        r->framing = MCP_HTTP_UNTIL_CLOSE;
+        r->keep_alive = 0;
+    }
+    return MCP_OK;
+}
+
+static void mcp__http_event(mcp_http_resp *r, mcp_http_ev type, const char *data, size_t len)
+{
+    r->_ev.type = type; r->_ev.data = data; r->_ev.len = len; r->_has_ev = 1;
+    if (type == MCP_HTTP_END) r->_state = MCP__H_DONE;
+}
+
+/* Head bytes: collect lines until the blank one; then parse, skip 1xx, choose framing. */
+static mcp_status mcp__http_head(mcp_http_resp *r, const char *data, size_t len, size_t *off)
+{
+    size_t max = r->max_head ? r->max_head : MCP_HTTP_MAX_HEAD, seg, ll;
+    const char *nl;
+    mcp_status st;
+    while (*off < len) {
+        nl = (const char *)memchr(data + *off, '\n', len - *off);
+        seg = nl ? (size_t)(nl - (data + *off)) + 1 : len - *off;
+        if (r->_head.len + seg > max)
+            return mcp__http_fail(r, MCP_ERR_LIMIT, "the response head is larger than the limit");
+        if (mcp_buf_append(&r->_head, data + *off, seg) != MCP_OK)
+            return mcp__http_fail(r, MCP_ERR_NOMEM, "out of memory");
+        *off += seg;
+        r->_got_any = 1;
+        if (!nl) return MCP_AGAIN;
+        ll = r->_head.len - r->_line_start;                 /* this line with its LF */
+        if (ll > 2 || (ll == 2 && r->_head.data[r->_line_start] != '\r')) {
+            r->_line_start = r->_head.len;
+            continue;
+        }
+        if (r->_line_start == 0) { r->_head.len = 0; continue; }   /* blank lines before it */
+        r->_line_start = 0;
+        if ((st = mcp__http_parse_head(r)) != MCP_OK) return st;
+        if (r->status >= 100 && r->status < 200 && r->status != 101) {   /* interim: skip */
+            r->_head.len = 0; r->_nhdrs = 0;
+            continue;
+        }
+        if ((st = mcp__http_framing(r)) != MCP_OK) return st;
+        mcp__http_event(r, MCP_HTTP_HEAD, NULL, 0);
+        switch (r->framing) {
+        case MCP_HTTP_NO_BODY: r->_end_pending = 1; r->_state = MCP__H_DONE; break;
+        case MCP_HTTP_LENGTH: r->_state = MCP__H_LENGTH; r->_left = r->content_length; break;
+        case MCP_HTTP_CHUNKED: r->_state = MCP__H_CSIZE; r->_left = 0; r->_digits = 0; break;
+        case MCP_HTTP_UNTIL_CLOSE: r->_state = MCP__H_CLOSE; break;
+        }
+        return MCP_OK;
+    }
+    return MCP_AGAIN;
+}
+
+/* One step of the chunked decoder on the byte c (everything but chunk data). */
+static mcp_status mcp__http_chunk_byte(mcp_http_resp *r, int c)
+{
+    int h;
+    size_t max = r->max_head ? r->max_head : MCP_HTTP_MAX_HEAD;
+    switch (r->_state) {
+    case MCP__H_CSIZE:
+        if ((h = mcp__hexval(c)) >= 0) {
+            if (r->_left >> 56) return mcp__http_fail(r, MCP_ERR_PARSE, "a chunk size is too large");
+            r->_left = r->_left * 16 + (uint64_t)h; r->_digits++;
+            return MCP_OK;
+        }
+        if (!r->_digits) return mcp__http_fail(r, MCP_ERR_PARSE, "a chunk size is not a hexadecimal number");
+        if (c == ';' || c == ' ' || c == '\t') { r->_state = MCP__H_CEXT; r->_ext_bytes = 0; return MCP_OK; }
+        if (c == '\r') { r->_state = MCP__H_CSIZE_LF; return MCP_OK; }
+        if (c == '\n') break;
+        return mcp__http_fail(r, MCP_ERR_PARSE, "a chunk size is not a hexadecimal number");
+    case MCP__H_CEXT:
+        if (c == '\r') { r->_state = MCP__H_CSIZE_LF; return MCP_OK; }
+        if (c == '\n') break;
+        if (++r->_ext_bytes > 4096) return mcp__http_fail(r, MCP_ERR_LIMIT, "a chunk extension is longer than 4096 bytes");
+        if (c != '\t' && (c < 0x20 || c == 0x7F))
+            return mcp__http_fail(r, MCP_ERR_PARSE, "a chunk extension has a control character");
+        return MCP_OK;
+    case MCP__H_CSIZE_LF:
+        if (c == '\n') break;
+        return mcp__http_fail(r, MCP_ERR_PARSE, "a chunk size line has a CR without LF");
+    case MCP__H_CDATA_CR:
+        if (c == '\r') { r->_state = MCP__H_CDATA_LF; return MCP_OK; }
+        if (c == '\n') { r->_state = MCP__H_CSIZE; r->_left = 0; r->_digits = 0; return MCP_OK; }
+        return mcp__http_fail(r, MCP_ERR_PARSE, "chunk data is longer than its chunk size");
+    case MCP__H_CDATA_LF:
+        if (c == '\n') { r->_state = MCP__H_CSIZE; r->_left = 0; r->_digits = 0; return MCP_OK; }
+        return mcp__http_fail(r, MCP_ERR_PARSE, "chunk data is not followed by CRLF");
+    case MCP__H_TRAILER:
+        if (c == '\r') { r->_state = MCP__H_END_LF; return MCP_OK; }
+        if (c == '\n') { mcp__http_event(r, MCP_HTTP_END, NULL, 0); return MCP_OK; }
+        r->_state = MCP__H_TRAILER_LINE;
+        /* fall through */
+    case MCP__H_TRAILER_LINE:
+        if (++r->_trailer_bytes > max) return mcp__http_fail(r, MCP_ERR_LIMIT, "the trailers are larger than the head limit");
+        if (c == '\r') r->_state = MCP__H_TRAILER_LF;
+        else if (c == '\n') r->_state = MCP__H_TRAILER;
+        else if (c != '\t' && (c < 0x20 || c == 0x7F))
+            return mcp__http_fail(r, MCP_ERR_PARSE, "a trailer has a control character");
+        return MCP_OK;
+    case MCP__H_TRAILER_LF:
+        if (c == '\n') { r->_state = MCP__H_TRAILER; return MCP_OK; }
+        return mcp__http_fail(r, MCP_ERR_PARSE, "a trailer line has a CR without LF");
+    case MCP__H_END_LF:
+        if (c == '\n') { mcp__http_event(r, MCP_HTTP_END, NULL, 0); return MCP_OK; }
+        return mcp__http_fail(r, MCP_ERR_PARSE, "the chunked body does not end with CRLF");
+    }
+    /* the chunk size line is complete */
+    if (r->_left == 0) { r->_state = MCP__H_TRAILER; r->_trailer_bytes = 0; }
+    else r->_state = MCP__H_CDATA;
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_http_resp_feed(mcp_http_resp *r, const char *data, size_t len, size_t *used)
+{
+    size_t off = 0, n;
+    mcp_status st;
+    *used = 0;
+    if (r->_status < 0) return r->_status;
+    if (r->_has_ev || r->_end_pending) return MCP_OK;
+    while (off < len && !r->_has_ev) {
+        switch (r->_state) {
+        case MCP__H_HEAD:
+            st = mcp__http_head(r, data, len, &off);
+            if (st < 0) { *used = off; return st; }
+            break;
+        case MCP__H_LENGTH:
+            n = len - off < r->_left ? len - off : (size_t)r->_left;
+            mcp__http_event(r, MCP_HTTP_BODY, data + off, n);
+            off += n; r->_left -= n;
+            if (!r->_left) { r->_end_pending = 1; r->_state = MCP__H_DONE; }
+            break;
+        case MCP__H_CLOSE:
+            mcp__http_event(r, MCP_HTTP_BODY, data + off, len - off);
+            off = len;
+            break;
+        case MCP__H_CDATA:
+            n = len - off < r->_left ? len - off : (size_t)r->_left;
+            mcp__http_event(r, MCP_HTTP_BODY, data + off, n);
+            off += n; r->_left -= n;
+            if (!r->_left) r->_state = MCP__H_CDATA_CR;
+            break;
+        case MCP__H_DONE:
+            *used = off;
+            return MCP_AGAIN;      /* bytes beyond the response are not ours */
+        default:
+            st = mcp__http_chunk_byte(r, (unsigned char)data[off++]);
+            if (st < 0) { *used = off; return st; }
+            break;
+        }
+    }
+    *used = off;
+    return r->_has_ev || r->_end_pending ? MCP_OK : MCP_AGAIN;
+}
+
+MCPDEF mcp_status mcp_http_resp_next(mcp_http_resp *r, mcp_http_event *ev)
+{
+    if (r->_has_ev) { *ev = r->_ev; r->_has_ev = 0; return MCP_OK; }
+    if (r->_end_pending) {
+        r->_end_pending = 0;
+        ev->type = MCP_HTTP_END; ev->data = NULL; ev->len = 0;
+        r->_state = MCP__H_DONE;
+        return MCP_OK;
+    }
+    ev->type = (mcp_http_ev)0; ev->data = NULL; ev->len = 0;
+    return r->_status < 0 ? r->_status : MCP_AGAIN;
+}
+
+MCPDEF mcp_status mcp_http_resp_finish(mcp_http_resp *r)
+{
+    if (r->_status < 0) return r->_status;
+    switch (r->_state) {
+    case MCP__H_DONE: return MCP_OK;
+    case MCP__H_CLOSE:
+        if (!r->_has_ev) mcp__http_event(r, MCP_HTTP_END, NULL, 0);
+        else r->_end_pending = 1;
+        r->_state = MCP__H_DONE;
+        return MCP_OK;
+    case MCP__H_HEAD:
+        if (!r->_got_any) return mcp__http_fail(r, MCP_ERR_CLOSED, "the connection closed before a response arrived");
+        return mcp__http_fail(r, MCP_ERR_PARSE, "the connection closed in the middle of the response head");
+    case MCP__H_LENGTH:
+        return mcp__http_fail(r, MCP_ERR_PARSE, "the connection closed before the whole Content-Length body arrived");
+    default:
+        return mcp__http_fail(r, MCP_ERR_PARSE, "the connection closed before the last chunk of a chunked body");
+    }
+}
+
+MCPDEF const char *mcp_http_resp_header(const mcp_http_resp *r, const char *name, size_t nth)
+{
+    size_t i, n = strlen(name);
+    for (i = 0; i < r->_nhdrs; i++)
+        if (mcp__ieq(name, n, r->_hdrs[i].name) && nth-- == 0) return r->_hdrs[i].value;
+    return NULL;
+}
+
+MCPDEF size_t mcp_http_resp_header_count(const mcp_http_resp *r) { return r->_nhdrs; }
+
+MCPDEF const char *mcp_http_resp_header_at(const mcp_http_resp *r, size_t i, const char **value)
+{
+    if (i >= r->_nhdrs) { if (value) *value = NULL; return NULL; }
+    if (value) *value = r->_hdrs[i].value;
+    return r->_hdrs[i].name;
+}
+
+MCPDEF void mcp_http_resp_reset(mcp_http_resp *r)
+{
+    r->status = 0; r->version = 0; r->reason = NULL; r->framing = MCP_HTTP_NO_BODY;
+    r->content_length = 0; r->keep_alive = 0; r->what = NULL;
+    r->_head.len = 0; r->_nhdrs = 0; r->_line_start = 0; r->_trailer_bytes = 0; r->_ext_bytes = 0;
+    r->_left = 0; r->_state = MCP__H_HEAD; r->_digits = 0; r->_has_ev = 0; r->_end_pending = 0;
+    r->_got_any = 0; r->_status = MCP_OK;
+}
+
+MCPDEF void mcp_http_resp_free(mcp_http_resp *r)
+{
+    if (!r) return;
+    mcp_buf_free(&r->_head);
+    MCP_FREE(r->_hdrs, NULL);
+    r->_hdrs = NULL; r->_hdrcap = 0;
+    mcp_http_resp_reset(r);
+}
+
+/* ============================================================================================
+   >>sse
+   ============================================================================================ */
+
+static mcp_status mcp__sse_fail(mcp_sse *p, mcp_status st, const char *what)
+{
+    p->_status = st; p->what = what;
+    return st;
+}
+
+/* The WHATWG UTF-8 decoder's output for a line that is not valid UTF-8: each maximal invalid
+   subpart becomes U+FFFD. Returns the repaired copy (in p->_fix) or the line itself. */
+static const char *mcp__sse_utf8(mcp_sse *p, const char *s, size_t *n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, j, len = *n;
+    int need, k;
+    unsigned lo, hi, c;
+    while (i < len && u[i] < 0x80) i++;
+    for (j = i; j < len; ) {                    /* valid as it stands? */
+        if (u[j] < 0x80) { j++; continue; }
+        if (!(k = mcp__utf8_seq(u + j, u + len))) break;
+        j += (size_t)k;
+    }
+    if (j >= len) return s;
+    p->_fix.len = 0;
+    if (mcp_buf_append(&p->_fix, s, i) != MCP_OK) return NULL;
+    while (i < len) {
+        c = u[i];
+        if (c < 0x80) { if (mcp_buf_append(&p->_fix, s + i, 1) != MCP_OK) return NULL; i++; continue; }
+        lo = 0x80; hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) need = 1;
+        else if (c >= 0xE0 && c <= 0xEF) { need = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+        else if (c >= 0xF0 && c <= 0xF4) { need = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+        else need = 0;
+        for (j = i + 1, k = 0; k < need && j < len && u[j] >= lo && u[j] <= hi; j++, k++) { lo = 0x80; hi = 0xBF; }
+        if (need && k == need) {
+            if (mcp_buf_append(&p->_fix, s + i, j - i) != MCP_OK) return NULL;
+        } else {
+            if (mcp_buf_append(&p->_fix, "\xEF\xBF\xBD", 3) != MCP_OK) return NULL;
+            if (!need) j = i + 1;                 /* the offending byte is read again */
+        }
+        i = j;
+    }
+    *n = p->_fix.len;
+    return p->_fix.data;
+}
+
+static int mcp__sse_set(mcp_buf *b, const char *s, size_t n)
+{
+    b->len = 0;
+    return mcp_buf_append(b, s, n) == MCP_OK && mcp_buf_append(b, "", 1) == MCP_OK
+           ? (b->len--, 1) : 0;
+}
+
+/* Interprets one complete line. Returns MCP_OK when it dispatched an event, MCP_AGAIN
+   otherwise, or an error. */
+static mcp_status mcp__sse_line(mcp_sse *p, const char *line, size_t n)
+{
+    size_t max = p->max_event ? p->max_event : MCP_SSE_MAX_EVENT, fl, i;
+    const char *colon, *val;
+    size_t vn;
+    unsigned long r;
+    if (!p->_bom_done) {
+        p->_bom_done = 1;
+        if (n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) { line += 3; n -= 3; }
+    }
+    if (n == 0) {                                             /* dispatch */
+        if (!mcp__sse_set(&p->_lastid, p->_idbuf.data ? p->_idbuf.data : "", p->_idbuf.len))
+            return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
+        if (p->_data.len == 0) { p->_type.len = 0; return MCP_AGAIN; }
+        p->_data.len--;                                       /* the trailing LF */
+        p->_ready = 1;
+        return MCP_OK;
+    }
+    if (line[0] == ':') return MCP_AGAIN;                     /* comment */
+    if (!(line = mcp__sse_utf8(p, line, &n))) return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
+    colon = (const char *)memchr(line, ':', n);
+    fl = colon ? (size_t)(colon - line) : n;
+    val = colon ? colon + 1 : line + n;
+    vn = colon ? n - fl - 1 : 0;
+    if (vn && *val == ' ') { val++; vn--; }
+    if (fl == 4 && !memcmp(line, "data", 4)) {
+        if (p->_data.len + vn + 1 > max) return mcp__sse_fail(p, MCP_ERR_LIMIT, "an event's data is larger than the limit");
+        if (mcp_buf_append(&p->_data, val, vn) != MCP_OK || mcp_buf_append(&p->_data, "\n", 1) != MCP_OK)
+            return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
+    } else if (fl == 5 && !memcmp(line, "event", 5)) {
+        if (!mcp__sse_set(&p->_type, val, vn)) return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
+    } else if (fl == 2 && !memcmp(line, "id", 2)) {
+        if (!memchr(val, 0, vn) && !mcp__sse_set(&p->_idbuf, val, vn))
+            return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
+    } else if (fl == 5 && !memcmp(line, "retry", 5) && vn) {
+        for (i = 0, r = 0; i < vn && val[i] >= '0' && val[i] <= '9'; i++)
+            r = r > 100000000ul ? 100000000ul * 10 : r * 10 + (unsigned long)(val[i] - '0');
+        if (i == vn) { p->has_retry = 1; p->retry_ms = r; }
+    }
+    return MCP_AGAIN;
+}
+
+/* First CR or LF in [s, end), or end. */
+static const char *mcp__find_eol(const char *s, const char *end)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t x, a, b;
+    while (end - s >= 8) {
+        memcpy(&x, s, 8);
+        a = x ^ (ones * '\n'); b = x ^ (ones * '\r');
+        if ((((a - ones) & ~a) | ((b - ones) & ~b)) & highs) break;
+        s += 8;
+    }
+    while (s < end && *s != '\n' && *s != '\r') s++;
+    return s;
+}
+
+MCPDEF mcp_status mcp_sse_feed(mcp_sse *p, const char *data, size_t len, size_t *used)
+{
+    size_t max = p->max_event ? p->max_event : MCP_SSE_MAX_EVENT, off = 0, seg;
+    const char *eol, *line;
+    mcp_status st;
+    *used = 0;
+    if (p->_status < 0) return p->_status;
+    if (p->_ready) return MCP_OK;
+    if (p->_clear) { p->_data.len = 0; p->_type.len = 0; p->_clear = 0; }
+    while (off < len) {
+        if (p->_cr) {                              /* a CR ended the last line: skip its LF */
+            p->_cr = 0;
+            if (data[off] == '\n') { off++; continue; }
+        }
+        eol = mcp__find_eol(data + off, data + len);
+        seg = (size_t)(eol - (data + off));
+        if (!p->_line.len && seg && data[off] == ':') { p->_skip = 1; p->_bom_done = 1; }  /* comment */
+        if (eol == data + len) {                   /* unfinished line: keep it */
+            if (!p->_skip) {
+                if (p->_line.len + seg > max) { *used = off; return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit"); }
+                if (mcp_buf_append(&p->_line, data + off, seg) != MCP_OK) { *used = off; return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory"); }
+            }
+            off = len;
+            break;
+        }
+        if (p->_skip) { p->_skip = 0; off += seg + 1; p->_cr = *eol == '\r'; continue; }
+        if (p->_line.len) {
+            if (p->_line.len + seg > max) { *used = off; return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit"); }
+            if (mcp_buf_append(&p->_line, data + off, seg) != MCP_OK) { *used = off; return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory"); }
+            line = p->_line.data; seg = p->_line.len;
+        } else {
+            line = data + off;
+        }
+        off = (size_t)(eol - data) + 1;
+        p->_cr = *eol == '\r';
+        st = mcp__sse_line(p, line, seg);
+        p->_line.len = 0;
+        if (st < 0) { *used = off; return st; }
+        if (st == MCP_OK) { *used = off; return MCP_OK; }
+    }
+    *used = off;
+    return MCP_AGAIN;
+}
+
+MCPDEF mcp_status mcp_sse_next(mcp_sse *p, mcp_sse_event *ev)
+{
+    if (!p->_ready) {
+        memset(ev, 0, sizeof *ev);
+        return p->_status < 0 ? p->_status : MCP_AGAIN;
+    }
+    p->_ready = 0; p->_clear = 1;
+    if (mcp_buf_reserve(&p->_data, 1) == MCP_OK) p->_data.data[p->_data.len] = 0;
+    ev->data = p->_data.data; ev->data_len = p->_data.len;
+    if (p->_type.len) { ev->type = p->_type.data; ev->type_len = p->_type.len; }
+    else { ev->type = "message"; ev->type_len = 7; }
+    ev->id = p->_lastid.data ? p->_lastid.data : ""; ev->id_len = p->_lastid.len;
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_sse_finish(mcp_sse *p)
+{
+    if (p->_status < 0) return p->_status;
+    p->_line.len = 0; p->_skip = 0; p->_cr = 0;
+    if (!p->_ready) { p->_data.len = 0; p->_type.len = 0; }
+    return MCP_OK;
+}
+
+MCPDEF const char *mcp_sse_last_id(const mcp_sse *p, size_t *len)
+{
+    if (len) *len = p->_lastid.len;
+    return p->_lastid.data ? p->_lastid.data : "";
+}
+
+MCPDEF void mcp_sse_reset(mcp_sse *p)
+{
+    p->_line.len = 0; p->_data.len = 0; p->_type.len = 0; p->_fix.len = 0;
+    p->_cr = 0; p->_skip = 0; p->_bom_done = 0; p->_ready = 0; p->_clear = 0;
+    p->_status = MCP_OK; p->what = NULL;
+    /* the last event id and retry outlive a reconnection, as in EventSource */
+    if (!mcp__sse_set(&p->_idbuf, p->_lastid.data ? p->_lastid.data : "", p->_lastid.len)) {}
+}
+
+MCPDEF void mcp_sse_free(mcp_sse *p)
+{
+    if (!p) return;
+    mcp_buf_free(&p->_line); mcp_buf_free(&p->_data); mcp_buf_free(&p->_type);
+    mcp_buf_free(&p->_idbuf); mcp_buf_free(&p->_lastid); mcp_buf_free(&p->_fix);
+    p->_cr = 0; p->_skip = 0; p->_bom_done = 0; p->_ready = 0; p->_clear = 0;
+    p->_status = MCP_OK; p->what = NULL; p->has_retry = 0; p->retry_ms = 0;
 }
 
 #ifdef __cplusplus
