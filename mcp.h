@@ -333,6 +333,7 @@ MCPAPI mcp_status mcp_jsonl_finish(mcp_jsonl *p, const char **rest, size_t *len)
 MCPAPI void       mcp_jsonl_reset(mcp_jsonl *p);   /* start over, keep memory and settings */
 MCPAPI void       mcp_jsonl_free(mcp_jsonl *p);
 
+#ifndef MCP_NO_HTTP
 /* ============================================================================================
    >>http  URL parser, request writer, HTTP/1.1 response parser
    ============================================================================================ */
@@ -458,6 +459,161 @@ MCPAPI mcp_status mcp_sse_finish(mcp_sse *p);   /* end of stream: an unfinished 
 MCPAPI const char *mcp_sse_last_id(const mcp_sse *p, size_t *len);  /* for Last-Event-ID */
 MCPAPI void       mcp_sse_reset(mcp_sse *p);    /* a new stream; keeps the last id and retry */
 MCPAPI void       mcp_sse_free(mcp_sse *p);
+#endif /* MCP_NO_HTTP */
+
+/* ============================================================================================
+   >>rpc  JSON-RPC 2.0 message classification (the engine itself is internal to the client)
+   ============================================================================================ */
+
+typedef enum mcp_msg_kind {
+    MCP_MSG_INVALID = 0,         /* not a JSON-RPC 2.0 message */
+    MCP_MSG_REQUEST,             /* method and id */
+    MCP_MSG_NOTIFICATION,        /* method, no id */
+    MCP_MSG_RESULT,              /* id and result */
+    MCP_MSG_ERROR                /* id and error {code, message} */
+} mcp_msg_kind;
+
+/* Classifies one message; for MCP_MSG_INVALID, *why (if not NULL) says what is wrong. */
+MCPAPI mcp_msg_kind mcp_rpc_classify(const mcp_json *msg, const char **why);
+
+#if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
+/* ============================================================================================
+   >>client  the MCP client: connect, calls, callbacks, blocking and non-blocking use
+   ============================================================================================ */
+
+typedef enum mcp_transport_kind { MCP_STDIO = 0, MCP_HTTP, MCP_SSE } mcp_transport_kind;
+typedef struct mcp_client mcp_client;
+typedef struct mcp_call mcp_call;        /* one request in flight, then its outcome */
+typedef struct mcp_request mcp_request;  /* a request from the server, waiting for our answer */
+
+/* Capabilities the client declares, for the requests its on_request callback answers. */
+enum {
+    MCP_CAP_ROOTS = 1,                   /* roots/list */
+    MCP_CAP_ROOTS_LIST_CHANGED = 2,      /* ... and we send notifications/roots/list_changed */
+    MCP_CAP_SAMPLING = 4,                /* sampling/createMessage */
+    MCP_CAP_ELICITATION = 8,             /* elicitation/create, form mode */
+    MCP_CAP_ELICITATION_URL = 16         /* elicitation/create, url mode */
+};
+
+typedef struct mcp_client_desc {        /* zero-initialised = defaults */
+    mcp_transport_kind transport;
+    const char *command; const char *const *args;    /* stdio: argv after command, NULL-ended */
+    const char *const *env; const char *cwd;         /* stdio: "K=V" overrides ("K": unset); NULL = inherit */
+    const char *url; const char *const *headers;     /* http/sse: "Name: value", NULL-ended */
+    const char *protocol_version;        /* NULL: the newest this client speaks */
+    const char *client_name, *client_version;
+    int timeout_ms;                      /* per request; 0: default 30000; <0: none */
+    /* callbacks: all optional, all get `user` */
+    void *user;
+    void (*on_notification)(void *user, mcp_client *c, const char *method, const mcp_json *params);
+    void (*on_request)(void *user, mcp_client *c, mcp_request *req);    /* answer now or later */
+    void (*on_stderr)(void *user, mcp_client *c, const char *line, size_t len);
+    void (*on_close)(void *user, mcp_client *c, const mcp_error *why);  /* once, when it ends */
+    void (*on_log)(void *user, mcp_client *c, const char *message);     /* dropped messages etc. */
+    unsigned capabilities;               /* MCP_CAP_* answered by on_request */
+    const char *capabilities_json;       /* or the whole "capabilities" object, as JSON text */
+    size_t max_message;                  /* bytes of one message; 0: 16 MiB */
+    int close_timeout_ms;                /* stdio close: each wait; 0: 2000 */
+} mcp_client_desc;
+
+MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
+MCPAPI mcp_status  mcp_client_connect(mcp_client *c, mcp_error *err);   /* handshake done on return */
+MCPAPI mcp_status  mcp_client_request(mcp_client *c, const char *method, const char *params_json,
+                                      mcp_json_doc **result, mcp_error *err); /* root = "result" */
+MCPAPI mcp_status  mcp_client_notify(mcp_client *c, const char *method, const char *params_json,
+                                     mcp_error *err);
+MCPAPI mcp_status  mcp_client_close(mcp_client *c);   /* graceful; in-flight calls fail "Transport closed" */
+MCPAPI void        mcp_client_free(mcp_client *c);    /* closes first if needed */
+
+/* After connect: what the server said about itself (NULL before). */
+MCPAPI const char     *mcp_client_protocol_version(const mcp_client *c);
+MCPAPI const mcp_json *mcp_client_server_info(const mcp_client *c);          /* {name, version, ...} */
+MCPAPI const mcp_json *mcp_client_server_capabilities(const mcp_client *c);
+MCPAPI const char     *mcp_client_instructions(const mcp_client *c);         /* NULL if none */
+
+/* Typed calls, blocking. Each returns the "result" object as a document (mcp_json_free it).
+   Lists follow nextCursor to the end and return every item in one array. A method whose
+   capability the server did not declare fails at once with MCP_ERR_INVALID. */
+MCPAPI mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err);
+                                        /* all pages: {"tools":[...]} */
+MCPAPI mcp_status mcp_client_call_tool(mcp_client *c, const char *name, const char *args_json,
+                                       mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_client_list_resources(mcp_client *c, mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_client_list_resource_templates(mcp_client *c, mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_client_read_resource(mcp_client *c, const char *uri, mcp_json_doc **result,
+                                           mcp_error *err);
+MCPAPI mcp_status mcp_client_subscribe(mcp_client *c, const char *uri, mcp_error *err);
+MCPAPI mcp_status mcp_client_unsubscribe(mcp_client *c, const char *uri, mcp_error *err);
+MCPAPI mcp_status mcp_client_list_prompts(mcp_client *c, mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_client_get_prompt(mcp_client *c, const char *name, const char *args_json,
+                                        mcp_json_doc **result, mcp_error *err);
+/* ref_json: {"type":"ref/prompt","name":...} or {"type":"ref/resource","uri":...};
+   context_json: NULL or {"arguments":{...}} */
+MCPAPI mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const char *arg_name,
+                                      const char *arg_value, const char *context_json,
+                                      mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp_error *err);
+MCPAPI mcp_status mcp_client_ping(mcp_client *c, mcp_error *err);
+
+/* ---- non-blocking use ----------------------------------------------------------------------
+   Send returns a call at once; mcp_client_poll does the I/O, fires callbacks and completes
+   calls; take the outcome with mcp_call_result; mcp_call_free each call when done with it
+   (freeing a pending call cancels it). Calls may complete in any order. */
+
+typedef struct mcp_call_opts {            /* zero-initialised = defaults */
+    int timeout_ms;                       /* 0: the client's; <0: none */
+    int reset_on_progress;                /* progress from the server restarts the timeout */
+    int max_total_ms;                     /* cap on the whole call; 0: 10 x timeout_ms */
+    void (*on_progress)(void *user, mcp_call *call, double progress, double total,
+                        const char *message);    /* total < 0 when unknown; message may be NULL */
+    void *user;
+} mcp_call_opts;
+
+MCPAPI mcp_call  *mcp_client_send(mcp_client *c, const char *method, const char *params_json,
+                                  const mcp_call_opts *opts, mcp_error *err);
+MCPAPI mcp_call  *mcp_client_send_tool(mcp_client *c, const char *name, const char *args_json,
+                                       const mcp_call_opts *opts, mcp_error *err);
+MCPAPI mcp_call  *mcp_client_connect_begin(mcp_client *c, mcp_error *err); /* done with the call */
+MCPAPI mcp_status mcp_call_status(const mcp_call *call);      /* MCP_AGAIN while in flight */
+/* The outcome: MCP_OK with *result (ownership passes to you; NULL the second time), or the
+   error status with err filled. MCP_AGAIN while in flight. */
+MCPAPI mcp_status mcp_call_result(mcp_call *call, mcp_json_doc **result, mcp_error *err);
+MCPAPI int64_t    mcp_call_id(const mcp_call *call);
+MCPAPI mcp_status mcp_call_cancel(mcp_call *call, const char *reason);  /* not for initialize */
+MCPAPI void       mcp_call_free(mcp_call *call);
+/* Waits up to timeout_ms (-1: until it is done) for one call, polling the client. */
+MCPAPI mcp_status mcp_call_wait(mcp_call *call, int timeout_ms);
+
+/* One round of I/O and callbacks: waits up to timeout_ms (0: no wait, -1: until something
+   happens) for the transport or the next deadline. MCP_ERR_CLOSED once the transport is
+   closed. Callbacks may send, and may even make blocking calls. */
+MCPAPI mcp_status mcp_client_poll(mcp_client *c, int timeout_ms);
+
+/* For an outside poll() loop: the fds to watch (events: POLLIN/POLLOUT from <poll.h>) and
+   the milliseconds until the next deadline (-1: none). When poll() returns, call
+   mcp_client_poll(c, 0). */
+typedef struct mcp_pollfd { int fd; short events; } mcp_pollfd;
+MCPAPI int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);   /* count */
+MCPAPI int mcp_client_next_timeout(const mcp_client *c);
+
+/* ---- requests from the server (roots/list, sampling/createMessage, elicitation/create) ----
+   on_request gets each one; answer it with exactly one reply, now or later (ping is answered
+   for you; with no on_request every request gets -32601). A reply frees the request. */
+MCPAPI const char     *mcp_request_method(const mcp_request *req);
+MCPAPI const mcp_json *mcp_request_params(const mcp_request *req);
+MCPAPI int             mcp_request_cancelled(const mcp_request *req);  /* the server gave up */
+MCPAPI mcp_status mcp_request_reply(mcp_request *req, const char *result_json, mcp_error *err);
+MCPAPI mcp_status mcp_request_reply_error(mcp_request *req, long code, const char *message,
+                                          mcp_error *err);
+
+typedef struct mcp_client_stats {
+    uint64_t sent, received;             /* messages */
+    uint64_t dropped;                    /* received and dropped: malformed or not JSON-RPC */
+    uint64_t unknown_ids;                /* responses to no call in flight (late ones included) */
+    uint64_t stderr_bytes;
+} mcp_client_stats;
+MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
+#endif /* a transport */
 
 #ifdef __cplusplus
 }
@@ -474,6 +630,21 @@ MCPAPI void       mcp_sse_free(mcp_sse *p);
 #include <string.h>
 #include <float.h>
 #include <time.h>
+#include <errno.h>
+#if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
+#include <poll.h>
+#endif
+#ifndef MCP_NO_STDIO
+#include <unistd.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(__cplusplus)
+int pipe2(int fds[2], int flags);   /* Linux: glibc and musl have it, their headers hide it */
+#endif
+#endif
 
 #if defined(MCP_MALLOC) && defined(MCP_REALLOC) && defined(MCP_FREE)
 /* all three supplied */
@@ -2448,6 +2619,7 @@ MCPDEF void mcp_jsonl_free(mcp_jsonl *p)
     mcp_jsonl_reset(p);
 }
 
+#ifndef MCP_NO_HTTP
 /* ============================================================================================
    >>http
    ============================================================================================ */
@@ -3208,6 +3380,1835 @@ MCPDEF void mcp_sse_free(mcp_sse *p)
     p->_cr = 0; p->_skip = 0; p->_bom_done = 0; p->_ready = 0; p->_clear = 0;
     p->_status = MCP_OK; p->what = NULL; p->has_retry = 0; p->retry_ms = 0;
 }
+#endif /* MCP_NO_HTTP */
+
+/* ============================================================================================
+   >>rpc
+   ============================================================================================ */
+
+static int mcp__is_id(const mcp_json *id)
+{
+    return mcp_json_typeof(id) == MCP_JSON_STRING ||
+           (mcp_json_typeof(id) == MCP_JSON_NUMBER && mcp_json_int64(id, NULL));
+}
+
+MCPDEF mcp_msg_kind mcp_rpc_classify(const mcp_json *m, const char **why)
+{
+    const mcp_json *v, *id, *method, *res, *er;
+    const char *w;
+    if (mcp_json_typeof(m) != MCP_JSON_OBJECT) { w = "it is not a JSON object"; goto bad; }
+    v = mcp_json_get(m, "jsonrpc");
+    if (mcp_json_len(v) != 3 || !mcp_json_str(v) || memcmp(mcp_json_str(v), "2.0", 3)) {
+        w = "its \"jsonrpc\" member is not \"2.0\""; goto bad;
+    }
+    id = mcp_json_get(m, "id"); method = mcp_json_get(m, "method");
+    res = mcp_json_get(m, "result"); er = mcp_json_get(m, "error");
+    if (method) {
+        if (mcp_json_typeof(method) != MCP_JSON_STRING) { w = "its \"method\" is not a string"; goto bad; }
+        if (!id) return MCP_MSG_NOTIFICATION;
+        if (!mcp__is_id(id)) { w = "its \"id\" is neither a string nor an integer"; goto bad; }
+        return MCP_MSG_REQUEST;
+    }
+    if (!id) { w = "it has neither \"method\" nor \"id\""; goto bad; }
+    if (res && er) { w = "it has both \"result\" and \"error\""; goto bad; }
+    if (res) {
+        if (!mcp__is_id(id)) { w = "its \"id\" is neither a string nor an integer"; goto bad; }
+        return MCP_MSG_RESULT;
+    }
+    if (er) {
+        if (!mcp__is_id(id) && mcp_json_typeof(id) != MCP_JSON_NULL) {
+            w = "its \"id\" is neither a string, an integer nor null"; goto bad;
+        }
+        if (mcp_json_typeof(er) != MCP_JSON_OBJECT || !mcp_json_int64(mcp_json_get(er, "code"), NULL) ||
+            mcp_json_typeof(mcp_json_get(er, "message")) != MCP_JSON_STRING) {
+            w = "its \"error\" is not an object with an integer \"code\" and a string \"message\"";
+            goto bad;
+        }
+        return MCP_MSG_ERROR;
+    }
+    w = "it has an \"id\" but no \"method\", \"result\" or \"error\"";
+bad:
+    if (why) *why = w;
+    return MCP_MSG_INVALID;
+}
+
+#if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
+/* The engine's bookkeeping: calls in flight by id (chained hash, O(1)), and their deadlines
+   (a binary min-heap). Deadlines are milliseconds of mcp_time_ms(); the caller passes now. */
+
+struct mcp_call {
+    mcp_client *c;                       /* NULL once the client is gone */
+    int64_t id;
+    mcp_status status;                   /* MCP_AGAIN while in flight */
+    mcp_error err;
+    mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
+    int64_t due;                         /* next deadline, -1: none */
+    int64_t deadline, hard;              /* timeout and maximum total, -1: none */
+    int timeout_ms, reset_on_progress, is_init, hard_ms;
+    void (*on_progress)(void *user, mcp_call *call, double progress, double total, const char *message);
+    void *user;
+    mcp_call *hnext;                     /* hash chain */
+    size_t heap_i;                       /* position in the heap, or MCP__NOWHERE */
+    mcp_call *next, *prev;               /* every call attached to the client */
+};
+
+#define MCP__NOWHERE ((size_t)-1)
+
+typedef struct mcp__rpc {
+    int64_t next_id;
+    mcp_call **bucket; size_t nbucket, count;
+    mcp_call **heap; size_t nheap, heapcap;
+} mcp__rpc;
+
+static size_t mcp__hash_id(int64_t id, size_t n) { return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15u >> 32) & (n - 1); }
+
+static mcp_call *mcp__rpc_find(const mcp__rpc *r, int64_t id)
+{
+    mcp_call *k;
+    if (!r->nbucket) return NULL;
+    for (k = r->bucket[mcp__hash_id(id, r->nbucket)]; k; k = k->hnext)
+        if (k->id == id) return k;
+    return NULL;
+}
+
+static int mcp__rpc_insert(mcp__rpc *r, mcp_call *call)
+{
+    size_t i, h;
+    mcp_call **nb, *k, *next;
+    if (r->count >= r->nbucket) {            /* grow and rehash at load 1 */
+        size_t n = r->nbucket ? r->nbucket * 2 : 64;
+        nb = (mcp_call **)MCP_MALLOC(n * sizeof *nb, NULL);
+        if (!nb) return 0;
+        memset(nb, 0, n * sizeof *nb);
+        for (i = 0; i < r->nbucket; i++)
+            for (k = r->bucket[i]; k; k = next) {
+                next = k->hnext; h = mcp__hash_id(k->id, n);
+                k->hnext = nb[h]; nb[h] = k;
+            }
+        MCP_FREE(r->bucket, NULL);
+        r->bucket = nb; r->nbucket = n;
+    }
+    h = mcp__hash_id(call->id, r->nbucket);
+    call->hnext = r->bucket[h]; r->bucket[h] = call;
+    r->count++;
+    return 1;
+}
+
+static void mcp__rpc_unlink(mcp__rpc *r, mcp_call *call)
+{
+    mcp_call **pp;
+    if (!r->nbucket) return;
+    for (pp = &r->bucket[mcp__hash_id(call->id, r->nbucket)]; *pp; pp = &(*pp)->hnext)
+        if (*pp == call) { *pp = call->hnext; call->hnext = NULL; r->count--; return; }
+}
+
+static void mcp__heap_set(mcp__rpc *r, size_t i, mcp_call *call) { r->heap[i] = call; call->heap_i = i; }
+
+static void mcp__heap_up(mcp__rpc *r, size_t i)
+{
+    mcp_call *x = r->heap[i];
+    while (i > 0 && r->heap[(i - 1) / 2]->due > x->due) { mcp__heap_set(r, i, r->heap[(i - 1) / 2]); i = (i - 1) / 2; }
+    mcp__heap_set(r, i, x);
+}
+
+static void mcp__heap_down(mcp__rpc *r, size_t i)
+{
+    mcp_call *x = r->heap[i];
+    size_t k;
+    for (;;) {
+        k = 2 * i + 1;
+        if (k >= r->nheap) break;
+        if (k + 1 < r->nheap && r->heap[k + 1]->due < r->heap[k]->due) k++;
+        if (r->heap[k]->due >= x->due) break;
+        mcp__heap_set(r, i, r->heap[k]); i = k;
+    }
+    mcp__heap_set(r, i, x);
+}
+
+static void mcp__heap_remove(mcp__rpc *r, mcp_call *call)
+{
+    size_t i = call->heap_i;
+    mcp_call *last;
+    if (i == MCP__NOWHERE) return;
+    call->heap_i = MCP__NOWHERE;
+    if (--r->nheap == i) return;
+    last = r->heap[r->nheap];
+    mcp__heap_set(r, i, last);
+    mcp__heap_up(r, i);
+    if (r->heap[i] == last) mcp__heap_down(r, i);
+}
+
+/* (Re)files a call under its current due time; calls without one leave the heap. */
+static int mcp__heap_update(mcp__rpc *r, mcp_call *call)
+{
+    mcp__heap_remove(r, call);
+    if (call->due < 0) return 1;
+    if (r->nheap == r->heapcap &&
+        !mcp__grow((void **)&r->heap, &r->heapcap, sizeof *r->heap, r->nheap + 1, NULL, NULL))
+        return 0;
+    mcp__heap_set(r, r->nheap, call);
+    mcp__heap_up(r, r->nheap++);
+    return 1;
+}
+
+static void mcp__rpc_free(mcp__rpc *r)
+{
+    MCP_FREE(r->bucket, NULL); MCP_FREE(r->heap, NULL);
+    r->bucket = NULL; r->heap = NULL; r->nbucket = r->count = r->nheap = r->heapcap = 0;
+}
+
+/* A call's next deadline: the timeout, capped by the maximum total. */
+static void mcp__call_due(mcp_call *call)
+{
+    call->due = call->deadline;
+    if (call->hard >= 0 && (call->due < 0 || call->hard < call->due)) call->due = call->hard;
+}
+#endif /* a transport */
+
+#if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
+/* ============================================================================================
+   >>transport  the only layer that touches the OS: stdio (spawn, pipes)
+   ============================================================================================
+   Every fd is close-on-exec and non-blocking on our side; the child runs in its own session
+   (so its process group is its pid); nothing here changes signal dispositions: SIGPIPE is
+   blocked around each write to the child and a resulting pending SIGPIPE is consumed. */
+
+#ifndef MCP_NO_STDIO
+
+#define MCP__TAIL 4096                  /* stderr bytes kept for error messages */
+#define MCP__RBUF 65536
+
+typedef struct mcp__stdio {
+    pid_t pid;                           /* 0: no child */
+    int in_fd, out_fd, err_fd;           /* the child's stdin (we write), stdout, stderr */
+    int exited, reaped, wstatus;
+    mcp_jsonl fr;
+    mcp_buf out; size_t out_off;         /* bytes queued for the child's stdin */
+    mcp_buf errline;                     /* an unfinished stderr line */
+    char tail[MCP__TAIL]; size_t tail_len;
+    char *rbuf;
+} mcp__stdio;
+
+static void mcp__close_fd(int *fd) { if (*fd >= 0) { close(*fd); *fd = -1; } }
+
+/* A pipe whose ends are close-on-exec and not 0, 1 or 2 (those are the child's stdio). */
+static int mcp__pipe(int fds[2])
+{
+    int i, nfd;
+#ifdef __linux__
+    if (pipe2(fds, O_CLOEXEC) < 0) return -1;
+#else
+    if (pipe(fds) < 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+#endif
+    for (i = 0; i < 2; i++)
+        if (fds[i] < 3) {
+            nfd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+            if (nfd < 0) { close(fds[0]); close(fds[1]); return -1; }
+            close(fds[i]); fds[i] = nfd;
+        }
+    return 0;
+}
+
+static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+/* write() without SIGPIPE: block it for this thread, consume it if our write raised it. */
+static long mcp__write_nosig(int fd, const char *p, size_t n)
+{
+    sigset_t set, old, pend;
+    int had, e;
+    long r;
+    struct timespec zero;
+    zero.tv_sec = 0; zero.tv_nsec = 0;
+    sigemptyset(&set); sigaddset(&set, SIGPIPE);
+    sigpending(&pend);
+    had = sigismember(&pend, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    r = (long)write(fd, p, n);
+    e = errno;
+    if (r < 0 && e == EPIPE && !had)
+        while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR) {}
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return r;
+}
+
+/* The environment for the child: ours with "K=V" overrides (and "K" removals) applied.
+   One allocation holds the array and the strings it adds. */
+static char **mcp__child_env(const char *const *over)
+{
+    extern char **environ;
+    size_t n = 0, m = 0, i, j, k, klen;
+    char **env;
+    if (!over) return environ;
+    while (environ[n]) n++;
+    while (over[m]) m++;
+    env = (char **)MCP_MALLOC((n + m + 1) * sizeof *env, NULL);
+    if (!env) return NULL;
+    for (i = 0, k = 0; i < n; i++) {
+        const char *eq = strchr(environ[i], '=');
+        klen = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+        for (j = 0; j < m; j++) {
+            const char *oeq = strchr(over[j], '=');
+            size_t olen = oeq ? (size_t)(oeq - over[j]) : strlen(over[j]);
+            if (olen == klen && !memcmp(over[j], environ[i], klen)) break;
+        }
+        if (j == m) env[k++] = environ[i];
+    }
+    for (j = 0; j < m; j++)
+        if (strchr(over[j], '=')) env[k++] = (char *)over[j];
+    env[k] = NULL;
+    return env;
+}
+
+/* PATH lookup in the parent (the child may only make async-signal-safe calls). */
+static char *mcp__find_exe(const char *cmd, char *const *env)
+{
+    const char *path = NULL, *p, *e;
+    size_t i, cl = strlen(cmd), dl;
+    char *full;
+    struct stat st;
+    if (strchr(cmd, '/')) {
+        full = (char *)MCP_MALLOC(cl + 1, NULL);
+        if (full) memcpy(full, cmd, cl + 1);
+        return full;
+    }
+    for (i = 0; env[i]; i++)
+        if (!strncmp(env[i], "PATH=", 5)) { path = env[i] + 5; break; }
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    for (p = path; ; p = e + 1) {
+        e = strchr(p, ':');
+        if (!e) e = p + strlen(p);
+        dl = (size_t)(e - p);
+        full = (char *)MCP_MALLOC(dl + cl + 3, NULL);
+        if (!full) return NULL;
+        memcpy(full, dl ? p : ".", dl ? dl : 1);
+        if (!dl) dl = 1;
+        full[dl] = '/';
+        memcpy(full + dl + 1, cmd, cl + 1);
+        if (!stat(full, &st) && S_ISREG(st.st_mode) && !access(full, X_OK)) return full;
+        MCP_FREE(full, NULL);
+        if (!*e) break;
+    }
+    errno = ENOENT;
+    return NULL;
+}
+
+/* Child side of fork: only async-signal-safe calls until execve. Reports errno through
+   the close-on-exec pipe `rep`: the parent reads EOF when exec succeeded. */
+static void mcp__child(const char *exe, char *const *argv, char *const *env, const char *cwd,
+                       int in_r, int out_w, int err_w, int rep)
+{
+    sigset_t none;
+    struct sigaction dfl;
+    int e, step;
+    setsid();
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGPIPE, &dfl, NULL);           /* the child's, not ours: exec starts it fresh */
+    step = 1;
+    if (cwd && chdir(cwd) < 0) goto fail;
+    step = 2;
+    if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) goto fail;
+    step = 3;
+    execve(exe, argv, env);
+fail:
+    e = errno;
+    {
+        int msg[2];
+        msg[0] = step; msg[1] = e;
+        if (write(rep, msg, sizeof msg) < 0) {}
+    }
+    _exit(127);
+}
+
+static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_error *err)
+{
+    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, prep[2] = {-1, -1};
+    char **env = NULL, **argv = NULL, *exe = NULL;
+    size_t n = 0, i;
+    int msg[2], e;
+    long got;
+    mcp_status st = MCP_OK;
+    s->pid = 0; s->in_fd = s->out_fd = s->err_fd = -1;
+    if (!d->command || !*d->command)
+        return mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs a command to run.");
+    while (d->args && d->args[n]) n++;
+    argv = (char **)MCP_MALLOC((n + 2) * sizeof *argv, NULL);
+    env = mcp__child_env(d->env);
+    if (!argv || !env) { st = mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting the server."); goto out; }
+    argv[0] = (char *)d->command;
+    for (i = 0; i < n; i++) argv[i + 1] = (char *)d->args[i];
+    argv[n + 1] = NULL;
+    if (!(exe = mcp__find_exe(d->command, env))) {
+        e = errno;
+        st = mcp__fail(err, e == ENOMEM ? MCP_ERR_NOMEM : MCP_ERR_IO,
+                       "Could not start the server: \"%.200s\" was not found on PATH.", d->command);
+        if (err) err->sys_errno = e;
+        goto out;
+    }
+    if (mcp__pipe(pin) || mcp__pipe(pout) || mcp__pipe(perr) || mcp__pipe(prep)) {
+        e = errno;
+        st = mcp__fail(err, MCP_ERR_IO, "Could not create pipes for the server: %s.", strerror(e));
+        if (err) err->sys_errno = e;
+        goto out;
+    }
+    s->pid = fork();
+    if (s->pid < 0) {
+        e = errno; s->pid = 0;
+        st = mcp__fail(err, MCP_ERR_IO, "Could not start the server: fork failed: %s.", strerror(e));
+        if (err) err->sys_errno = e;
+        goto out;
+    }
+    if (s->pid == 0) mcp__child(exe, argv, env, d->cwd, pin[0], pout[1], perr[1], prep[1]);
+    mcp__close_fd(&pin[0]); mcp__close_fd(&pout[1]); mcp__close_fd(&perr[1]); mcp__close_fd(&prep[1]);
+    do got = (long)read(prep[0], msg, sizeof msg); while (got < 0 && errno == EINTR);
+    if (got == (long)sizeof msg) {                    /* the child could not exec */
+        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {}
+        s->pid = 0;
+        if (msg[0] == 1)
+            st = mcp__fail(err, MCP_ERR_IO, "Could not start the server \"%.200s\": cannot change to "
+                           "directory \"%.200s\": %s.", d->command, d->cwd ? d->cwd : "", strerror(msg[1]));
+        else
+            st = mcp__fail(err, MCP_ERR_IO, "Could not start the server \"%.200s\" (%.200s): %s.",
+                           d->command, exe, strerror(msg[1]));
+        if (err) err->sys_errno = msg[1];
+        goto out;
+    }
+    s->in_fd = pin[1]; pin[1] = -1;
+    s->out_fd = pout[0]; pout[0] = -1;
+    s->err_fd = perr[0]; perr[0] = -1;
+    mcp__nonblock(s->in_fd); mcp__nonblock(s->out_fd); mcp__nonblock(s->err_fd);
+    s->exited = s->reaped = 0;
+out:
+    mcp__close_fd(&pin[0]); mcp__close_fd(&pin[1]); mcp__close_fd(&pout[0]); mcp__close_fd(&pout[1]);
+    mcp__close_fd(&perr[0]); mcp__close_fd(&perr[1]); mcp__close_fd(&prep[0]); mcp__close_fd(&prep[1]);
+    if (d->env) MCP_FREE(env, NULL);
+    MCP_FREE(argv, NULL);
+    MCP_FREE(exe, NULL);
+    return st;
+}
+
+/* Has the child exited? Looks without reaping, so its pid (and process group id) stays
+   reserved until we have signalled the group. */
+static int mcp__stdio_exited(mcp__stdio *s)
+{
+    siginfo_t si;
+    if (!s->pid || s->exited) return 1;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+        if (errno == ECHILD) { s->exited = s->reaped = 1; s->wstatus = -1; }  /* reaped elsewhere */
+        return s->exited;
+    }
+    if (si.si_pid == s->pid) s->exited = 1;
+    return s->exited;
+}
+
+/* Keeps the last MCP__TAIL bytes of stderr. */
+static void mcp__tail_add(mcp__stdio *s, const char *p, size_t n)
+{
+    if (n >= MCP__TAIL) { memcpy(s->tail, p + n - MCP__TAIL, MCP__TAIL); s->tail_len = MCP__TAIL; return; }
+    if (s->tail_len + n > MCP__TAIL) {
+        size_t drop = s->tail_len + n - MCP__TAIL;
+        memmove(s->tail, s->tail + drop, s->tail_len - drop);
+        s->tail_len -= drop;
+    }
+    memcpy(s->tail + s->tail_len, p, n);
+    s->tail_len += n;
+}
+
+/* Waits up to ms for the child to exit, draining stderr meanwhile. */
+static int mcp__stdio_wait_exit(mcp_client *c, mcp__stdio *s, int ms);
+
+static void mcp__stdio_signal(mcp__stdio *s, int sig)
+{
+    if (s->pid > 0 && !s->reaped) kill(-s->pid, sig);   /* the whole process group */
+}
+
+#endif /* MCP_NO_STDIO */
+
+/* ============================================================================================
+   >>client
+   ============================================================================================
+   Reading and dispatching are separate phases: the transport turns bytes into events on a
+   FIFO queue; dispatch pops them one by one and runs the callbacks. A callback may therefore
+   poll again (even make a blocking call): the nested poll continues the same queue in order. */
+
+#define MCP_VERSION_STRING "0.1.0"
+static const char *const mcp__versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
+
+enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSED };
+enum { MCP__EV_MSG = 1, MCP__EV_STDERR, MCP__EV_LOG, MCP__EV_CLOSE };
+
+typedef struct mcp__ev {             /* a queued event; text (stderr line, log) follows it */
+    struct mcp__ev *next;
+    int kind;
+    mcp_json_doc *doc;
+    size_t len;
+} mcp__ev;
+
+struct mcp_request {
+    mcp_client *c;                       /* NULL once the client is gone */
+    mcp_json_doc *doc;                   /* the request message */
+    const mcp_json *id, *params;
+    const char *method;
+    int cancelled;
+    mcp_request *next, *prev;
+};
+
+struct mcp_client {
+    mcp_client_desc d;                   /* a deep copy: strings live in `strings` */
+    char *strings;
+    int state, dead;                     /* dead: the transport is gone, its CLOSE event queued */
+    mcp__rpc rpc;
+    mcp_call *calls;                     /* attached calls, in flight or not yet freed */
+    mcp_request *reqs;                   /* server requests not yet answered */
+    mcp__ev *qhead, *qtail;
+    mcp_json_doc *init;                  /* the initialize result */
+    const char *version;
+    mcp_jw w;                            /* builds outgoing messages */
+    mcp_client_stats stats;
+    mcp_error why;                       /* why the transport closed */
+    int64_t late[32]; unsigned nlate;    /* calls given up on: their answers are expected noise */
+    int user_closed, exited;            /* exited: the transport ended because the server did */
+    char how[64], quote[300];            /* how the server ended; its most telling stderr line */
+#ifndef MCP_NO_STDIO
+    mcp__stdio io;
+#endif
+};
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+typedef struct mcp__cp { char *base; size_t used; } mcp__cp;   /* measure (base NULL), then copy */
+
+static const char *mcp__cp_str(mcp__cp *cp, const char *s)
+{
+    size_t n;
+    char *d = NULL;
+    if (!s) return NULL;
+    n = strlen(s) + 1;
+    if (cp->base) { d = cp->base + cp->used; memcpy(d, s, n); }
+    cp->used += n;
+    return d;
+}
+
+static const char *const *mcp__cp_arr(mcp__cp *cp, const char *const *a)
+{
+    size_t n = 0, i;
+    const char **d = NULL;
+    if (!a) return NULL;
+    while (a[n]) n++;
+    cp->used = (cp->used + sizeof(char *) - 1) & ~(sizeof(char *) - 1);
+    if (cp->base) d = (const char **)(void *)(cp->base + cp->used);
+    cp->used += (n + 1) * sizeof(char *);
+    for (i = 0; i < n; i++) { const char *s = mcp__cp_str(cp, a[i]); if (d) d[i] = s; }
+    if (d) d[n] = NULL;
+    return d;
+}
+
+static void mcp__cp_desc(mcp__cp *cp, const mcp_client_desc *in, mcp_client_desc *out)
+{
+    /* arrays first: they need pointer alignment at the start of the block */
+    out->args = mcp__cp_arr(cp, in->args);
+    out->env = mcp__cp_arr(cp, in->env);
+    out->headers = mcp__cp_arr(cp, in->headers);
+    out->command = mcp__cp_str(cp, in->command);
+    out->cwd = mcp__cp_str(cp, in->cwd);
+    out->url = mcp__cp_str(cp, in->url);
+    out->protocol_version = mcp__cp_str(cp, in->protocol_version);
+    out->client_name = mcp__cp_str(cp, in->client_name);
+    out->client_version = mcp__cp_str(cp, in->client_version);
+    out->capabilities_json = mcp__cp_str(cp, in->capabilities_json);
+}
+
+static void mcp__enqueue(mcp_client *c, int kind, mcp_json_doc *doc, const char *text, size_t len)
+{
+    mcp__ev *e = (mcp__ev *)MCP_MALLOC(sizeof *e + len + 1, NULL);
+    if (!e) { mcp_json_free(doc); return; }          /* out of memory: the event is lost */
+    e->next = NULL; e->kind = kind; e->doc = doc; e->len = len;
+    if (len) memcpy(e + 1, text, len);
+    ((char *)(e + 1))[len] = 0;
+    if (c->qtail) c->qtail->next = e; else c->qhead = e;
+    c->qtail = e;
+}
+
+static void mcp__log(mcp_client *c, const char *fmt, ...) MCP__PRINTF(2, 3);
+static void mcp__log(mcp_client *c, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    int n;
+    if (!c->d.on_log) return;
+    va_start(ap, fmt);
+    n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    mcp__enqueue(c, MCP__EV_LOG, NULL, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+static mcp_status mcp__fail_closed(mcp_error *err)
+{
+    return mcp__fail(err, MCP_ERR_CLOSED, "Transport closed");
+}
+
+/* ---- sending ---------------------------------------------------------------------------------- */
+
+static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+
+#ifndef MCP_NO_STDIO
+/* EPIPE and the like: the server stopped reading for good; its output may still hold answers,
+   so only our writing end closes here. */
+static void mcp__stdin_broken(mcp_client *c, long r)
+{
+    mcp__close_fd(&c->io.in_fd);
+    c->io.out.len = c->io.out_off = 0;
+    mcp__log(c, "The server closed its standard input (%s); nothing more can be sent to it.",
+             r < 0 ? strerror(errno) : "write returned 0");
+}
+
+/* Writes queued bytes to the child's stdin until it would block. */
+static void mcp__flush(mcp_client *c)
+{
+    mcp__stdio *s = &c->io;
+    long r;
+    while (s->in_fd >= 0 && s->out_off < s->out.len) {
+        r = mcp__write_nosig(s->in_fd, s->out.data + s->out_off, s->out.len - s->out_off);
+        if (r > 0) { s->out_off += (size_t)r; continue; }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        mcp__stdin_broken(c, r);
+    }
+    if (s->out_off == s->out.len) s->out.len = s->out_off = 0;
+}
+#endif
+
+/* Sends the message built in c->w, plus the newline that frames it. */
+static mcp_status mcp__send_built(mcp_client *c, mcp_error *err)
+{
+    if (c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
+    if (mcp_jw_status(&c->w, err) != MCP_OK) return err ? err->status : c->w.status;
+    if (!mcp__jw_room(&c->w, 1)) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
+    c->w.buf[c->w.len++] = '\n';
+#ifndef MCP_NO_STDIO
+    if (c->d.transport == MCP_STDIO) {
+        mcp__stdio *s = &c->io;
+        size_t done = 0;
+        long r;
+        if (s->in_fd < 0) return mcp__fail_closed(err);
+        c->stats.sent++;
+        while (s->out.len == 0 && done < c->w.len) {       /* nothing queued: write directly */
+            r = mcp__write_nosig(s->in_fd, c->w.buf + done, c->w.len - done);
+            if (r > 0) { done += (size_t)r; continue; }
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            mcp__stdin_broken(c, r);
+            return MCP_OK;
+        }
+        if (done < c->w.len && mcp_buf_append(&s->out, c->w.buf + done, c->w.len - done) != MCP_OK)
+            return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
+        mcp__flush(c);
+        return MCP_OK;
+    }
+#endif
+    return mcp__fail(err, MCP_ERR_INVALID, "This transport is not available in this build.");
+}
+
+/* {"jsonrpc":"2.0", then the caller adds the rest */
+static void mcp__msg_begin(mcp_client *c)
+{
+    mcp_jw_reset(&c->w);
+    c->w.pretty = 0;
+    mcp_jw_obj_begin(&c->w);
+    mcp_jw_key(&c->w, "jsonrpc");
+    mcp_jw_str(&c->w, "2.0");
+}
+
+/* params, with _meta.progressToken merged in when token > 0 */
+static void mcp__write_params(mcp_jw *w, const mcp_json *params, int64_t token)
+{
+    size_t i, j, kl;
+    const char *k;
+    const mcp_json *v;
+    int meta = 0;
+    if (!token) { mcp_jw_value(w, params); return; }
+    mcp_jw_obj_begin(w);
+    for (i = 0; (v = mcp_json_at(params, i)) != NULL; i++) {
+        k = mcp_json_key_at(params, i, &kl);
+        mcp_jw_keyn(w, k, kl);
+        if (kl == 5 && !memcmp(k, "_meta", 5) && mcp_json_typeof(v) == MCP_JSON_OBJECT) {
+            mcp_jw_obj_begin(w);
+            mcp_jw_key(w, "progressToken"); mcp_jw_int(w, token);
+            for (j = 0; j < mcp_json_len(v); j++) {
+                size_t ml;
+                const char *mk = mcp_json_key_at(v, j, &ml);
+                if (ml == 13 && !memcmp(mk, "progressToken", 13)) continue;
+                mcp_jw_keyn(w, mk, ml); mcp_jw_value(w, mcp_json_at(v, j));
+            }
+            mcp_jw_obj_end(w);
+            meta = 1;
+        } else {
+            mcp_jw_value(w, v);
+        }
+    }
+    if (!meta) {
+        mcp_jw_key(w, "_meta"); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "progressToken"); mcp_jw_int(w, token);
+        mcp_jw_obj_end(w);
+    }
+    mcp_jw_obj_end(w);
+}
+
+static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_json *params, mcp_error *err)
+{
+    mcp__msg_begin(c);
+    mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
+    if (params) { mcp_jw_key(&c->w, "params"); mcp_jw_value(&c->w, params); }
+    mcp_jw_obj_end(&c->w);
+    return mcp__send_built(c, err);
+}
+
+static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
+{
+    if (c->dead || c->state == MCP__CLOSED) return;
+    mcp__msg_begin(c);
+    mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, "notifications/cancelled");
+    mcp_jw_key(&c->w, "params"); mcp_jw_obj_begin(&c->w);
+    mcp_jw_key(&c->w, "requestId"); mcp_jw_int(&c->w, id);
+    if (reason) { mcp_jw_key(&c->w, "reason"); mcp_jw_str(&c->w, reason); }
+    mcp_jw_obj_end(&c->w);
+    mcp_jw_obj_end(&c->w);
+    mcp__send_built(c, NULL);
+}
+
+/* ---- calls ------------------------------------------------------------------------------------- */
+
+static void mcp__init_finish(mcp_client *c, mcp_call *call);
+
+static void mcp__remember_late(mcp_client *c, int64_t id)
+{
+    c->late[c->nlate++ % (sizeof c->late / sizeof c->late[0])] = id;
+}
+
+static int mcp__is_late(const mcp_client *c, int64_t id)
+{
+    unsigned i, n = c->nlate < 32 ? c->nlate : 32;
+    for (i = 0; i < n; i++) if (c->late[i] == id) return 1;
+    return 0;
+}
+
+/* Ends a call in flight with an error; the message is formatted like printf. */
+static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    mcp_client *c = call->c;
+    if (call->status != MCP_AGAIN) return;
+    if (c) { mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call); }
+    memset(&call->err, 0, sizeof call->err);
+    call->err.status = st;
+    va_start(ap, fmt);
+    vsnprintf(call->err.message, sizeof call->err.message, fmt, ap);
+    va_end(ap);
+    call->status = st;
+    if (call->is_init && c) mcp__init_finish(c, call);
+}
+
+static mcp_call *mcp__start(mcp_client *c, const char *method, const mcp_json *params,
+                            const mcp_call_opts *o, int is_init, mcp_error *err)
+{
+    mcp_call *call;
+    int64_t now = mcp_time_ms(), token = 0;
+    int tmo;
+    if (c->dead || c->state == MCP__CLOSED) { mcp__fail_closed(err); return NULL; }
+    call = (mcp_call *)MCP_MALLOC(sizeof *call, NULL);
+    if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
+    memset(call, 0, sizeof *call);
+    call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->is_init = is_init;
+    call->id = ++c->rpc.next_id;
+    tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms ? c->d.timeout_ms : 30000;
+    call->timeout_ms = tmo;
+    call->deadline = tmo > 0 ? now + tmo : -1;
+    call->hard = -1;
+    if (o) {
+        call->reset_on_progress = o->reset_on_progress;
+        call->on_progress = o->on_progress; call->user = o->user;
+        if (o->reset_on_progress || o->on_progress) token = call->id;
+        call->hard_ms = o->max_total_ms > 0 ? o->max_total_ms : tmo > 0 && o->reset_on_progress ? 10 * tmo : 0;
+        if (call->hard_ms > 0) call->hard = now + call->hard_ms;
+    }
+    mcp__call_due(call);
+    if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {
+        mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+        MCP_FREE(call, NULL);
+        mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request.");
+        return NULL;
+    }
+    call->next = c->calls; call->prev = NULL;
+    if (c->calls) c->calls->prev = call;
+    c->calls = call;
+    mcp__msg_begin(c);
+    mcp_jw_key(&c->w, "id"); mcp_jw_int(&c->w, call->id);
+    mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
+    if (params || token) { mcp_jw_key(&c->w, "params"); mcp__write_params(&c->w, params, token); }
+    mcp_jw_obj_end(&c->w);
+    if (mcp__send_built(c, err) != MCP_OK) {
+        call->is_init = 0;
+        mcp__call_fail(call, err ? err->status : MCP_ERR_CLOSED, "%s", err ? err->message : "Transport closed");
+        mcp_call_free(call);
+        return NULL;
+    }
+    return call;
+}
+
+/* Which capability a method needs from the server, as "name" or "name.sub". */
+static const char *mcp__needs(const char *m)
+{
+    if (!strncmp(m, "tools/", 6)) return "tools";
+    if (!strcmp(m, "resources/subscribe") || !strcmp(m, "resources/unsubscribe")) return "resources.subscribe";
+    if (!strncmp(m, "resources/", 10)) return "resources";
+    if (!strncmp(m, "prompts/", 8)) return "prompts";
+    if (!strcmp(m, "completion/complete")) return "completions";
+    if (!strcmp(m, "logging/setLevel")) return "logging";
+    return NULL;
+}
+
+static mcp_status mcp__check_cap(mcp_client *c, const char *method, mcp_error *err)
+{
+    const char *need = mcp__needs(method), *dot;
+    const mcp_json *caps = mcp_client_server_capabilities(c), *cap;
+    char name[32];
+    if (!need) return MCP_OK;
+    dot = strchr(need, '.');
+    memcpy(name, need, dot ? (size_t)(dot - need) : strlen(need) + 1);
+    if (dot) name[dot - need] = 0;
+    cap = mcp_json_get(caps, name);
+    if (!cap)
+        return mcp__fail(err, MCP_ERR_INVALID, "The server did not declare the \"%s\" capability, so it "
+                         "does not support %s.", name, method);
+    if (dot && !mcp_json_is_true(mcp_json_get(cap, dot + 1)))
+        return mcp__fail(err, MCP_ERR_INVALID, "The server did not declare \"%s\": {\"%s\": true}, so it "
+                         "does not support %s.", name, dot + 1, method);
+    return MCP_OK;
+}
+
+static mcp_status mcp__parse_params(const char *params_json, mcp_json_doc **doc, mcp_error *err)
+{
+    mcp_error pe;
+    *doc = NULL;
+    if (!params_json) return MCP_OK;
+    *doc = mcp_json_parse(params_json, strlen(params_json), &pe);
+    if (!*doc) return mcp__fail(err, MCP_ERR_INVALID, "The params are not valid JSON: %s", pe.message);
+    if (mcp_json_typeof(mcp_json_root(*doc)) != MCP_JSON_OBJECT) {
+        mcp_json_free(*doc); *doc = NULL;
+        return mcp__fail(err, MCP_ERR_INVALID, "The params must be a JSON object.");
+    }
+    return MCP_OK;
+}
+
+MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *params_json,
+                                 const mcp_call_opts *opts, mcp_error *err)
+{
+    mcp_json_doc *pd;
+    mcp_call *call;
+    if (!c || !method || !*method) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_send needs a client and a method."); return NULL; }
+    if (c->state == MCP__CLOSED || c->dead) { mcp__fail_closed(err); return NULL; }
+    if (c->state != MCP__READY && !(c->state == MCP__CONNECTING && !strcmp(method, "ping"))) {
+        mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
+        return NULL;
+    }
+    if (mcp__check_cap(c, method, err) != MCP_OK) return NULL;
+    if (mcp__parse_params(params_json, &pd, err) != MCP_OK) return NULL;
+    call = mcp__start(c, method, mcp_json_root(pd), opts, 0, err);
+    mcp_json_free(pd);
+    if (call) mcp__ok(err);
+    return call;
+}
+
+MCPDEF mcp_status mcp_call_status(const mcp_call *call) { return call ? call->status : MCP_ERR_INVALID; }
+MCPDEF int64_t mcp_call_id(const mcp_call *call) { return call ? call->id : 0; }
+
+MCPDEF mcp_status mcp_call_result(mcp_call *call, mcp_json_doc **result, mcp_error *err)
+{
+    if (result) *result = NULL;
+    if (!call) return mcp__fail(err, MCP_ERR_INVALID, "mcp_call_result was given a NULL call.");
+    if (call->status == MCP_AGAIN) return mcp__fail(err, MCP_AGAIN, "The request is still in flight.");
+    if (call->status != MCP_OK) {
+        if (err) *err = call->err;
+        return call->status;
+    }
+    if (result) { *result = call->doc; call->doc = NULL; }
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_call_cancel(mcp_call *call, const char *reason)
+{
+    mcp_client *c;
+    int64_t id;
+    if (!call) return MCP_ERR_INVALID;
+    if (call->status != MCP_AGAIN) return call->status;
+    if (call->is_init) return MCP_ERR_INVALID;          /* the spec forbids cancelling initialize */
+    c = call->c; id = call->id;
+    if (reason) mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled: %.400s", reason);
+    else mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled");
+    if (c) { mcp__remember_late(c, id); mcp__send_cancelled(c, id, reason); }
+    return MCP_OK;
+}
+
+MCPDEF void mcp_call_free(mcp_call *call)
+{
+    mcp_client *c;
+    if (!call) return;
+    if (call->status == MCP_AGAIN) {
+        if (call->is_init) mcp__call_fail(call, MCP_ERR_CANCELLED, "Connect abandoned: the initialize call was freed");
+        else mcp_call_cancel(call, NULL);
+    }
+    c = call->c;
+    if (c) {
+        if (call->prev) call->prev->next = call->next; else c->calls = call->next;
+        if (call->next) call->next->prev = call->prev;
+    }
+    mcp_json_free(call->doc);
+    MCP_FREE(call, NULL);
+}
+
+MCPDEF mcp_status mcp_call_wait(mcp_call *call, int timeout_ms)
+{
+    int64_t end = timeout_ms >= 0 ? mcp_time_ms() + timeout_ms : -1, left;
+    if (!call) return MCP_ERR_INVALID;
+    while (call->status == MCP_AGAIN && call->c) {
+        left = end < 0 ? -1 : end - mcp_time_ms();
+        if (end >= 0 && left <= 0) break;
+        if (mcp_client_poll(call->c, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left)) == MCP_ERR_CLOSED &&
+            call->status == MCP_AGAIN)
+            break;
+    }
+    return call->status;
+}
+
+/* ---- receiving ---------------------------------------------------------------------------------- */
+
+static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind)
+{
+    const mcp_json *m = mcp_json_root(doc), *er;
+    int64_t id = 0;
+    int have = mcp_json_int64(mcp_json_get(m, "id"), &id);
+    mcp_call *call = have ? mcp__rpc_find(&c->rpc, id) : NULL;
+    if (!call) {
+        c->stats.unknown_ids++;
+        if (have && mcp__is_late(c, id))
+            mcp__log(c, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
+        else if (kind == MCP_MSG_ERROR && mcp_json_typeof(mcp_json_get(m, "id")) == MCP_JSON_NULL)
+            mcp__log(c, "The server reported an error for no request: MCP error %ld: %.300s",
+                     (long)mcp_json_num(mcp_json_get(mcp_json_get(m, "error"), "code")),
+                     mcp_json_str(mcp_json_get(mcp_json_get(m, "error"), "message")));
+        else
+            mcp__log(c, "Dropped a response whose id matches no request in flight.");
+        mcp_json_free(doc);
+        return;
+    }
+    if (kind == MCP_MSG_ERROR) {
+        er = mcp_json_get(m, "error");
+        mcp__call_fail(call, MCP_ERR_RPC, "MCP error %ld: %.400s", (long)mcp_json_num(mcp_json_get(er, "code")),
+                       mcp_json_str(mcp_json_get(er, "message")));
+        call->err.rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        mcp_json_free(doc);
+        return;
+    }
+    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+    doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
+    call->doc = doc;
+    call->status = MCP_OK;
+    if (call->is_init) mcp__init_finish(c, call);
+}
+
+static mcp_status mcp__reply_begin(mcp_request *req, mcp_error *err)
+{
+    mcp_client *c = req->c;
+    if (!c || c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
+    mcp__msg_begin(c);
+    mcp_jw_key(&c->w, "id"); mcp_jw_value(&c->w, req->id);
+    return MCP_OK;
+}
+
+static void mcp__request_free(mcp_request *req)
+{
+    if (req->c) {
+        if (req->prev) req->prev->next = req->next; else req->c->reqs = req->next;
+        if (req->next) req->next->prev = req->prev;
+    }
+    mcp_json_free(req->doc);
+    MCP_FREE(req, NULL);
+}
+
+MCPDEF const char *mcp_request_method(const mcp_request *req) { return req ? req->method : NULL; }
+MCPDEF const mcp_json *mcp_request_params(const mcp_request *req) { return req ? req->params : NULL; }
+MCPDEF int mcp_request_cancelled(const mcp_request *req) { return req ? req->cancelled : 0; }
+
+MCPDEF mcp_status mcp_request_reply(mcp_request *req, const char *result_json, mcp_error *err)
+{
+    mcp_status st;
+    mcp_json_doc *rd = NULL;
+    mcp_error pe;
+    if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply was given a NULL request.");
+    if (result_json && !(rd = mcp_json_parse(result_json, strlen(result_json), &pe))) {
+        mcp_request_reply_error(req, -32603, "Internal error: the client produced an invalid result", NULL);
+        return mcp__fail(err, MCP_ERR_INVALID, "The result is not valid JSON: %s", pe.message);
+    }
+    if (req->cancelled) { mcp_json_free(rd); mcp__request_free(req); mcp__ok(err); return MCP_OK; }
+    st = mcp__reply_begin(req, err);
+    if (st == MCP_OK) {
+        mcp_jw *w = &req->c->w;
+        mcp_jw_key(w, "result");
+        if (rd) mcp_jw_value(w, mcp_json_root(rd)); else { mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+        mcp_jw_obj_end(w);
+        st = mcp__send_built(req->c, err);
+    }
+    mcp_json_free(rd);
+    mcp__request_free(req);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const char *message, mcp_error *err)
+{
+    mcp_status st;
+    if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply_error was given a NULL request.");
+    if (req->cancelled) { mcp__request_free(req); mcp__ok(err); return MCP_OK; }
+    st = mcp__reply_begin(req, err);
+    if (st == MCP_OK) {
+        mcp_jw *w = &req->c->w;
+        mcp_jw_key(w, "error"); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "code"); mcp_jw_int(w, code);
+        mcp_jw_key(w, "message"); mcp_jw_str(w, message ? message : "Error");
+        mcp_jw_obj_end(w);
+        mcp_jw_obj_end(w);
+        st = mcp__send_built(req->c, err);
+    }
+    mcp__request_free(req);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+static void mcp__on_request(mcp_client *c, mcp_json_doc *doc)
+{
+    const mcp_json *m = mcp_json_root(doc);
+    mcp_request *req = (mcp_request *)MCP_MALLOC(sizeof *req, NULL);
+    if (!req) { mcp_json_free(doc); return; }
+    memset(req, 0, sizeof *req);
+    req->c = c; req->doc = doc;
+    req->id = mcp_json_get(m, "id");
+    req->method = mcp_json_str(mcp_json_get(m, "method"));
+    req->params = mcp_json_get(m, "params");
+    req->next = c->reqs;
+    if (c->reqs) c->reqs->prev = req;
+    c->reqs = req;
+    if (!strcmp(req->method, "ping")) mcp_request_reply(req, NULL, NULL);
+    else if (c->d.on_request) c->d.on_request(c->d.user, c, req);
+    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
+{
+    const mcp_json *m = mcp_json_root(doc), *p = mcp_json_get(m, "params");
+    const char *method = mcp_json_str(mcp_json_get(m, "method"));
+    int64_t tok;
+    mcp_call *call;
+    mcp_request *r;
+    if (!strcmp(method, "notifications/progress") && mcp_json_int64(mcp_json_get(p, "progressToken"), &tok) &&
+        (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
+        if (call->reset_on_progress && call->timeout_ms > 0) {
+            call->deadline = mcp_time_ms() + call->timeout_ms;
+            mcp__call_due(call);
+            mcp__heap_update(&c->rpc, call);
+        }
+        if (call->on_progress) {
+            const mcp_json *t = mcp_json_get(p, "total");
+            call->on_progress(call->user, call, mcp_json_num(mcp_json_get(p, "progress")),
+                              t ? mcp_json_num(t) : -1.0, mcp_json_str(mcp_json_get(p, "message")));
+        }
+    } else if (!strcmp(method, "notifications/cancelled")) {
+        for (r = c->reqs; r; r = r->next)
+            if (mcp_json_equal(r->id, mcp_json_get(p, "requestId"))) r->cancelled = 1;
+    }
+    if (c->d.on_notification) c->d.on_notification(c->d.user, c, method, p);
+    mcp_json_free(doc);
+}
+
+static void mcp__on_message(mcp_client *c, mcp_json_doc *doc)
+{
+    const char *why = "";
+    mcp_msg_kind kind = mcp_rpc_classify(mcp_json_root(doc), &why);
+    c->stats.received++;
+    switch (kind) {
+    case MCP_MSG_RESULT: case MCP_MSG_ERROR: mcp__on_response(c, doc, kind); return;
+    case MCP_MSG_REQUEST: mcp__on_request(c, doc); return;
+    case MCP_MSG_NOTIFICATION: mcp__on_notification(c, doc); return;
+    default:
+        c->stats.dropped++;
+        mcp__log(c, "Dropped a message from the server that is not JSON-RPC 2.0: %s.", why);
+        mcp_json_free(doc);
+    }
+}
+
+/* A batch (an array, 2025-03-26) is split into one document per message. */
+static void mcp__on_doc(mcp_client *c, mcp_json_doc *doc)
+{
+    const mcp_json *root = mcp_json_root(doc), *m;
+    size_t i, len;
+    char *text;
+    mcp_json_doc *one;
+    if (mcp_json_typeof(root) != MCP_JSON_ARRAY) { mcp__on_message(c, doc); return; }
+    if (!mcp_json_len(root)) { c->stats.dropped++; mcp__log(c, "Dropped an empty batch from the server."); }
+    for (i = 0; (m = mcp_json_at(root, i)) != NULL; i++) {
+        text = mcp_json_dump(m, 0, &len);
+        one = text ? mcp_json_parse(text, len, NULL) : NULL;
+        mcp_free(text);
+        if (one) mcp__on_message(c, one);
+    }
+    mcp_json_free(doc);
+}
+
+static void mcp__close_event(mcp_client *c);
+
+/* Runs queued events and their callbacks, oldest first; safe to re-enter from a callback. */
+static void mcp__dispatch(mcp_client *c)
+{
+    mcp__ev *e;
+    while ((e = c->qhead) != NULL) {
+        c->qhead = e->next;
+        if (!c->qhead) c->qtail = NULL;
+        switch (e->kind) {
+        case MCP__EV_MSG: mcp__on_doc(c, e->doc); break;
+        case MCP__EV_STDERR:
+            if (c->d.on_stderr) c->d.on_stderr(c->d.user, c, (const char *)(e + 1), e->len);
+            break;
+        case MCP__EV_LOG:
+            if (c->d.on_log) c->d.on_log(c->d.user, c, (const char *)(e + 1));
+            break;
+        case MCP__EV_CLOSE: mcp__close_event(c); break;
+        }
+        MCP_FREE(e, NULL);
+    }
+}
+
+/* Gives up on calls whose deadline passed; tells the server (except for initialize). */
+static void mcp__expire(mcp_client *c, int64_t now)
+{
+    mcp_call *call;
+    int64_t id;
+    int hard;
+    while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
+        call = c->rpc.heap[0];
+        id = call->id;
+        hard = call->hard >= 0 && call->due == call->hard && (call->deadline < 0 || call->hard < call->deadline);
+        if (hard) mcp__call_fail(call, MCP_ERR_TIMEOUT, "Request timeout after %dms (the maximum total time)", call->hard_ms);
+        else mcp__call_fail(call, MCP_ERR_TIMEOUT, "Request timeout after %dms", call->timeout_ms);
+        if (!call->is_init) {
+            mcp__remember_late(c, id);
+            mcp__send_cancelled(c, id, call->err.message);
+        }
+    }
+}
+
+/* ---- the stdio transport's I/O ---------------------------------------------------------------- */
+
+#ifndef MCP_NO_STDIO
+static void mcp__stdio_shutdown(mcp_client *c);
+
+static void mcp__stderr_lines(mcp_client *c, const char *p, size_t n)
+{
+    mcp__stdio *s = &c->io;
+    const char *nl;
+    size_t seg;
+    while (n) {
+        nl = (const char *)memchr(p, '\n', n);
+        seg = nl ? (size_t)(nl - p) : n;
+        if (s->errline.len + seg > 4096) seg = 4096 - s->errline.len;   /* long lines come in pieces */
+        mcp_buf_append(&s->errline, p, seg);
+        p += seg; n -= seg;
+        if (nl && p == nl) { p++; n--; }
+        else if (s->errline.len < 4096) break;
+        if (s->errline.len && s->errline.data[s->errline.len - 1] == '\r') s->errline.len--;
+        if (c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, s->errline.data, s->errline.len);
+        s->errline.len = 0;
+    }
+}
+
+static void mcp__stdio_read_err(mcp_client *c)
+{
+    mcp__stdio *s = &c->io;
+    char buf[4096];
+    long r;
+    int rounds;
+    for (rounds = 0; rounds < 64 && s->err_fd >= 0; rounds++) {
+        r = (long)read(s->err_fd, buf, sizeof buf);
+        if (r > 0) {
+            c->stats.stderr_bytes += (uint64_t)r;
+            mcp__tail_add(s, buf, (size_t)r);
+            mcp__stderr_lines(c, buf, (size_t)r);
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (s->errline.len && c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, s->errline.data, s->errline.len);
+        s->errline.len = 0;
+        mcp__close_fd(&s->err_fd);                    /* EOF or error */
+    }
+}
+
+static void mcp__take_line(mcp_client *c, const char *line, size_t len)
+{
+    mcp_error pe;
+    mcp_json_opts o;
+    mcp_json_doc *doc;
+    memset(&o, 0, sizeof o);
+    o.max_size = c->d.max_message ? c->d.max_message : MCP_JSONL_MAX_LINE;
+    doc = mcp_json_parse_ex(line, len, &o, &pe);
+    if (doc) { mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0); return; }
+    c->stats.received++; c->stats.dropped++;
+    mcp__log(c, "Dropped a line from the server that is not JSON (%.300s): %.60s%s", pe.message, line,
+             len > 60 ? "..." : "");
+}
+
+static void mcp__stdio_read_out(mcp_client *c)
+{
+    mcp__stdio *s = &c->io;
+    long r;
+    size_t off, used, len;
+    const char *line;
+    int rounds;
+    mcp_status st;
+    if (!s->rbuf && !(s->rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return;
+    for (rounds = 0; rounds < 16 && s->out_fd >= 0; rounds++) {
+        r = (long)read(s->out_fd, s->rbuf, MCP__RBUF);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (r <= 0) {
+            if (mcp_jsonl_finish(&s->fr, &line, &len) != MCP_OK && len) {
+                c->stats.received++; c->stats.dropped++;
+                mcp__log(c, "The server's output ended in the middle of a message; %lu bytes were dropped.",
+                         (unsigned long)len);
+            }
+            mcp__close_fd(&s->out_fd);
+            mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");   /* the reason comes from the exit */
+            return;
+        }
+        for (off = 0; off < (size_t)r; off += used) {
+            st = mcp_jsonl_feed(&s->fr, s->rbuf + off, (size_t)r - off, &used);
+            while (mcp_jsonl_next(&s->fr, &line, &len) == MCP_OK) mcp__take_line(c, line, len);
+            if (st < 0) {
+                mcp__transport_down(c, st, "the server sent a message longer than the limit of %lu bytes",
+                                    (unsigned long)(s->fr.max_line ? s->fr.max_line : MCP_JSONL_MAX_LINE));
+                return;
+            }
+        }
+    }
+}
+
+static int mcp__stdio_wait_exit(mcp_client *c, mcp__stdio *s, int ms)
+{
+    int64_t end = mcp_time_ms() + ms;
+    int step = 1;
+    struct pollfd pf;
+    while (!mcp__stdio_exited(s)) {
+        int64_t left = end - mcp_time_ms();
+        if (left <= 0) return 0;
+        if (step > left) step = (int)left;
+        pf.fd = s->err_fd; pf.events = POLLIN; pf.revents = 0;
+        if (poll(&pf, s->err_fd >= 0 ? 1 : 0, step) > 0) mcp__stdio_read_err(c);
+        if (step < 10) step *= 2;
+    }
+    return 1;
+}
+
+/* Close: stdin first, then SIGTERM, then SIGKILL to the group, each after a wait; reap. */
+static void mcp__stdio_shutdown(mcp_client *c)
+{
+    mcp__stdio *s = &c->io;
+    int ms = c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000;
+    mcp__close_fd(&s->in_fd);
+    if (s->pid > 0) {
+        if (mcp__stdio_wait_exit(c, s, ms)) {
+            mcp__stdio_signal(s, SIGTERM);           /* anything it left behind in its group */
+        } else {
+            mcp__stdio_signal(s, SIGTERM);
+            if (!mcp__stdio_wait_exit(c, s, ms)) {
+                mcp__stdio_signal(s, SIGKILL);
+                mcp__stdio_wait_exit(c, s, 5000);
+            }
+        }
+        if (s->exited && !s->reaped) {
+            int status = 0;
+            while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
+            s->wstatus = status; s->reaped = 1;
+        }
+        mcp__stdio_read_err(c);
+    }
+    mcp__close_fd(&s->out_fd);
+    mcp__close_fd(&s->err_fd);
+}
+
+/* "exited with status 1", "was killed by signal 9 (SIGKILL)" */
+static void mcp__exit_words(const mcp__stdio *s, char *out, size_t n)
+{
+    static const char *const names[] = { "", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
+        "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM" };
+    int sig;
+    if (!s->reaped || s->wstatus < 0) { snprintf(out, n, "exited"); return; }
+    if (WIFEXITED(s->wstatus)) { snprintf(out, n, "exited with status %d", WEXITSTATUS(s->wstatus)); return; }
+    sig = WIFSIGNALED(s->wstatus) ? WTERMSIG(s->wstatus) : 0;
+    if (sig > 0 && sig < 16) snprintf(out, n, "was killed by signal %d (%s)", sig, names[sig]);
+    else snprintf(out, n, "was killed by signal %d", sig);
+}
+
+/* The most telling stderr line(s): the last line mentioning an error (and what follows it
+   on the same line), or else the last non-empty line. */
+static void mcp__stderr_quote(const mcp__stdio *s, char *out, size_t n)
+{
+    const char *b = s->tail, *e = s->tail + s->tail_len, *ls, *le, *best = NULL, *best_end = NULL;
+    const char *last = NULL, *last_end = NULL, *p;
+    size_t len;
+    out[0] = 0;
+    for (ls = b; ls < e; ls = le + 1) {
+        le = (const char *)memchr(ls, '\n', (size_t)(e - ls));
+        if (!le) le = e;
+        for (p = ls; p < le && (*p == ' ' || *p == '\t' || *p == '\r'); p++) {}
+        if (p == le) continue;
+        last = p; last_end = le;
+        if (le - p >= 3 && !memcmp(p, "at ", 3)) continue;        /* stack frames */
+        for (; p + 5 <= le; p++)
+            if ((p[0] | 32) == 'e' && (p[1] | 32) == 'r' && (p[2] | 32) == 'r' && (p[3] | 32) == 'o' && (p[4] | 32) == 'r') {
+                best = last; best_end = le; break;
+            }
+    }
+    if (!best) { best = last; best_end = last_end; }
+    if (!best) return;
+    while (best_end > best && (best_end[-1] == '\r' || best_end[-1] == ' ')) best_end--;
+    len = (size_t)(best_end - best);
+    if (len >= n) len = n - 1;
+    memcpy(out, best, len);
+    out[len] = 0;
+}
+#endif /* MCP_NO_STDIO */
+
+/* The transport is gone (EOF, a limit, an I/O error): shut it down now, queue the CLOSE event
+   so that answers read before it are still delivered first. An empty reason: describe how
+   the server ended. */
+static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    char reason[300];
+    if (c->dead) return;
+    c->dead = 1;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+#ifndef MCP_NO_STDIO
+    if (c->d.transport == MCP_STDIO) {
+        mcp__stdio_shutdown(c);
+        mcp__exit_words(&c->io, c->how, sizeof c->how);
+        mcp__stderr_quote(&c->io, c->quote, sizeof c->quote);
+        if (!reason[0]) {
+            if (c->user_closed) snprintf(reason, sizeof reason, "the client closed the connection");
+            else { snprintf(reason, sizeof reason, "the server %s", c->how); c->exited = 1; }
+        }
+        mcp__fail(&c->why, st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
+    }
+#endif
+    if (!c->why.message[0]) mcp__fail(&c->why, st, "%s", reason);
+    mcp__enqueue(c, MCP__EV_CLOSE, NULL, NULL, 0);
+}
+
+/* The CLOSE event: every call still in flight fails, on_close fires once. */
+static void mcp__close_event(mcp_client *c)
+{
+    mcp_call *call, *next;
+    if (c->state == MCP__CLOSED) return;
+    c->state = MCP__CLOSED;
+    for (call = c->calls; call; call = next) {
+        next = call->next;
+        if (call->status != MCP_AGAIN) continue;
+        if (c->user_closed) mcp__call_fail(call, MCP_ERR_CLOSED, "Transport closed");
+        else mcp__call_fail(call, MCP_ERR_CLOSED, "Transport closed (%.400s)", c->why.message);
+    }
+    if (c->d.on_close) c->d.on_close(c->d.user, c, &c->why);
+}
+
+/* ---- connect -------------------------------------------------------------------------------- */
+
+static int mcp__version_known(const char *v)
+{
+    int i;
+    for (i = 0; v && mcp__versions[i]; i++) if (!strcmp(v, mcp__versions[i])) return 1;
+    return 0;
+}
+
+static void mcp__init_finish(mcp_client *c, mcp_call *call)
+{
+    const mcp_json *r;
+    const char *v, *want = c->d.protocol_version ? c->d.protocol_version : mcp__versions[0];
+    call->is_init = 0;
+    if (call->status == MCP_OK) {
+        r = mcp_json_root(call->doc);
+        v = mcp_json_str(mcp_json_get(r, "protocolVersion"));
+        if (!mcp__version_known(v) || (c->d.protocol_version && strcmp(v, want))) {
+            call->status = MCP_ERR_PROTOCOL;
+            mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server answered initialize with protocol version "
+                      "\"%.40s\", but this client %s \"%s\"%s.", v ? v : "(none)",
+                      c->d.protocol_version ? "was pinned to" : "asked for", want,
+                      c->d.protocol_version ? "" : " and supports 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05");
+            mcp_json_free(call->doc); call->doc = NULL;
+            mcp__transport_down(c, MCP_ERR_PROTOCOL, "unsupported protocol version");
+            return;
+        }
+        c->init = call->doc; call->doc = NULL;
+        c->version = v;
+        c->state = MCP__READY;
+        mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
+        return;
+    }
+    if (call->status == MCP_ERR_CLOSED && c->exited)
+        mcp__fail(&call->err, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
+                  c->quote[0] ? ": " : "", c->quote);
+    if (!c->dead) mcp__transport_down(c, call->status, "initialize failed");
+}
+
+MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
+{
+    mcp_jw w;
+    mcp_json_doc *params;
+    mcp_call *call;
+    char *text;
+    size_t len;
+    unsigned caps;
+    if (!c) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was given a NULL client."); return NULL; }
+    if (c->state != MCP__NEW) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was already called on this client."); return NULL; }
+#ifndef MCP_NO_STDIO
+    if (c->d.transport == MCP_STDIO && mcp__stdio_open(&c->io, &c->d, err) != MCP_OK) {
+        c->state = MCP__CLOSED; c->dead = 1;
+        if (err) c->why = *err;
+        return NULL;
+    }
+#endif
+    c->state = MCP__CONNECTING;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "protocolVersion");
+    mcp_jw_str(&w, c->d.protocol_version ? c->d.protocol_version : mcp__versions[0]);
+    mcp_jw_key(&w, "capabilities");
+    if (c->d.capabilities_json) mcp_jw_raw(&w, c->d.capabilities_json, strlen(c->d.capabilities_json));
+    else {
+        caps = c->d.on_request ? c->d.capabilities : 0;
+        mcp_jw_obj_begin(&w);
+        if (caps & (MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED)) {
+            mcp_jw_key(&w, "roots"); mcp_jw_obj_begin(&w);
+            if (caps & MCP_CAP_ROOTS_LIST_CHANGED) { mcp_jw_key(&w, "listChanged"); mcp_jw_bool(&w, 1); }
+            mcp_jw_obj_end(&w);
+        }
+        if (caps & MCP_CAP_SAMPLING) { mcp_jw_key(&w, "sampling"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); }
+        if (caps & (MCP_CAP_ELICITATION | MCP_CAP_ELICITATION_URL)) {
+            mcp_jw_key(&w, "elicitation"); mcp_jw_obj_begin(&w);
+            if (caps & MCP_CAP_ELICITATION) { mcp_jw_key(&w, "form"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); }
+            if (caps & MCP_CAP_ELICITATION_URL) { mcp_jw_key(&w, "url"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); }
+            mcp_jw_obj_end(&w);
+        }
+        mcp_jw_obj_end(&w);
+    }
+    mcp_jw_key(&w, "clientInfo"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "name"); mcp_jw_str(&w, c->d.client_name ? c->d.client_name : "mcp.h");
+    mcp_jw_key(&w, "version"); mcp_jw_str(&w, c->d.client_version ? c->d.client_version : MCP_VERSION_STRING);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    text = mcp_jw_finish(&w, &len, err);
+    params = text ? mcp_json_parse(text, len, err) : NULL;
+    mcp_free(text);
+    call = params ? mcp__start(c, "initialize", mcp_json_root(params), NULL, 1, err) : NULL;
+    mcp_json_free(params);
+    if (!call) mcp__transport_down(c, err ? err->status : MCP_ERR_CLOSED, "initialize could not be sent");
+    else mcp__ok(err);
+    return call;
+}
+
+MCPDEF mcp_status mcp_client_connect(mcp_client *c, mcp_error *err)
+{
+    mcp_call *call = mcp_client_connect_begin(c, err);
+    mcp_status st;
+    if (!call) { if (c) mcp__dispatch(c); return err ? err->status : MCP_ERR_CLOSED; }
+    mcp_call_wait(call, -1);
+    st = mcp_call_result(call, NULL, err);
+    mcp_call_free(call);
+    return st;
+}
+
+/* ---- the client object ------------------------------------------------------------------------ */
+
+MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
+{
+    mcp_client *c;
+    mcp__cp cp;
+    mcp_client_desc copy;
+    mcp_json_doc *caps;
+    if (!desc) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_new needs a description."); return NULL; }
+    if (desc->transport == MCP_STDIO) {
+#ifdef MCP_NO_STDIO
+        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no stdio transport (MCP_NO_STDIO).");
+        return NULL;
+#else
+        if (!desc->command || !*desc->command) {
+            mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs desc.command, the server to run.");
+            return NULL;
+        }
+#endif
+    } else {
+        mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports are not available in this version of mcp.h.");
+        return NULL;
+    }
+    if (desc->protocol_version && !mcp__version_known(desc->protocol_version)) {
+        mcp__fail(err, MCP_ERR_INVALID, "Protocol version \"%.40s\" is not one this client speaks "
+                  "(2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).", desc->protocol_version);
+        return NULL;
+    }
+    if (desc->capabilities_json) {
+        caps = mcp_json_parse(desc->capabilities_json, strlen(desc->capabilities_json), NULL);
+        if (mcp_json_typeof(mcp_json_root(caps)) != MCP_JSON_OBJECT) {
+            mcp_json_free(caps);
+            mcp__fail(err, MCP_ERR_INVALID, "desc.capabilities_json is not a JSON object.");
+            return NULL;
+        }
+        mcp_json_free(caps);
+    }
+    c = (mcp_client *)MCP_MALLOC(sizeof *c, NULL);
+    if (!c) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory creating a client."); return NULL; }
+    memset(c, 0, sizeof *c);
+    copy = *desc;
+    cp.base = NULL; cp.used = 0;
+    mcp__cp_desc(&cp, desc, &copy);
+    c->strings = (char *)MCP_MALLOC(cp.used ? cp.used : 1, NULL);
+    if (!c->strings) { MCP_FREE(c, NULL); mcp__fail(err, MCP_ERR_NOMEM, "Out of memory creating a client."); return NULL; }
+    c->d = *desc;
+    cp.base = c->strings; cp.used = 0;
+    mcp__cp_desc(&cp, desc, &c->d);
+#ifndef MCP_NO_STDIO
+    c->io.in_fd = c->io.out_fd = c->io.err_fd = -1;
+    c->io.fr.max_line = desc->max_message;
+#endif
+    mcp__ok(err);
+    return c;
+}
+
+MCPDEF mcp_status mcp_client_close(mcp_client *c)
+{
+    if (!c) return MCP_ERR_INVALID;
+    if (c->state == MCP__NEW) { c->state = MCP__CLOSED; c->dead = 1; return MCP_OK; }
+    if (!c->dead) { c->user_closed = 1; mcp__transport_down(c, MCP_ERR_CLOSED, "%s", ""); }
+    mcp__dispatch(c);
+    return MCP_OK;
+}
+
+MCPDEF void mcp_client_free(mcp_client *c)
+{
+    mcp_call *call, *cn;
+    mcp__ev *e, *en;
+    if (!c) return;
+    mcp_client_close(c);
+    for (call = c->calls; call; call = cn) { cn = call->next; call->c = NULL; call->next = call->prev = NULL; }
+    while (c->reqs) {
+        mcp_request *r = c->reqs;
+        c->reqs = r->next;
+        mcp_json_free(r->doc);
+        MCP_FREE(r, NULL);
+    }
+    for (e = c->qhead; e; e = en) { en = e->next; mcp_json_free(e->doc); MCP_FREE(e, NULL); }
+    mcp__rpc_free(&c->rpc);
+    mcp_json_free(c->init);
+    mcp_jw_free(&c->w);
+#ifndef MCP_NO_STDIO
+    mcp_jsonl_free(&c->io.fr);
+    mcp_buf_free(&c->io.out); mcp_buf_free(&c->io.errline);
+    MCP_FREE(c->io.rbuf, NULL);
+#endif
+    MCP_FREE(c->strings, NULL);
+    MCP_FREE(c, NULL);
+}
+
+MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
+{
+    int wait = timeout_ms, nt;
+    if (!c) return MCP_ERR_INVALID;
+    mcp__dispatch(c);
+    mcp__expire(c, mcp_time_ms());
+    mcp__dispatch(c);
+    if (c->state == MCP__CLOSED) return MCP_ERR_CLOSED;
+    if (c->state == MCP__NEW) return MCP_OK;
+    if (!c->dead) {
+        nt = mcp_client_next_timeout(c);
+        if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
+#ifndef MCP_NO_STDIO
+        if (c->d.transport == MCP_STDIO) {
+            struct pollfd pf[3];
+            mcp_pollfd f[3];
+            int n = mcp_client_pollfds(c, f, 3), i, r;
+            for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
+            r = poll(pf, (nfds_t)n, wait);
+            for (i = 0; r > 0 && i < n && !c->dead; i++) {
+                if (!pf[i].revents) continue;
+                if (pf[i].fd == c->io.in_fd) mcp__flush(c);
+                else if (pf[i].fd == c->io.err_fd) mcp__stdio_read_err(c);
+                else if (pf[i].fd == c->io.out_fd) mcp__stdio_read_out(c);
+            }
+        }
+#endif
+    }
+    mcp__dispatch(c);
+    mcp__expire(c, mcp_time_ms());
+    mcp__dispatch(c);
+    return c->state == MCP__CLOSED ? MCP_ERR_CLOSED : MCP_OK;
+}
+
+MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
+{
+    int n = 0;
+    (void)fds; (void)max;
+    if (!c || c->dead) return 0;
+#ifndef MCP_NO_STDIO
+    if (c->d.transport == MCP_STDIO) {
+        if (c->io.out_fd >= 0 && n < max) { fds[n].fd = c->io.out_fd; fds[n].events = POLLIN; n++; }
+        if (c->io.err_fd >= 0 && n < max) { fds[n].fd = c->io.err_fd; fds[n].events = POLLIN; n++; }
+        if (c->io.in_fd >= 0 && c->io.out_off < c->io.out.len && n < max) {
+            fds[n].fd = c->io.in_fd; fds[n].events = POLLOUT; n++;
+        }
+    }
+#endif
+    return n;
+}
+
+MCPDEF int mcp_client_next_timeout(const mcp_client *c)
+{
+    int64_t left;
+    if (!c) return -1;
+    if (c->qhead) return 0;
+    if (!c->rpc.nheap) return -1;
+    left = c->rpc.heap[0]->due - mcp_time_ms();
+    return left <= 0 ? 0 : left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left;
+}
+
+MCPDEF void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out)
+{
+    if (c && out) *out = c->stats;
+}
+
+MCPDEF const char *mcp_client_protocol_version(const mcp_client *c) { return c ? c->version : NULL; }
+MCPDEF const mcp_json *mcp_client_server_info(const mcp_client *c)
+{
+    return c ? mcp_json_get(mcp_json_root(c->init), "serverInfo") : NULL;
+}
+MCPDEF const mcp_json *mcp_client_server_capabilities(const mcp_client *c)
+{
+    return c ? mcp_json_get(mcp_json_root(c->init), "capabilities") : NULL;
+}
+MCPDEF const char *mcp_client_instructions(const mcp_client *c)
+{
+    return c ? mcp_json_str(mcp_json_get(mcp_json_root(c->init), "instructions")) : NULL;
+}
+
+/* ---- blocking and typed calls ----------------------------------------------------------------- */
+
+MCPDEF mcp_status mcp_client_request(mcp_client *c, const char *method, const char *params_json,
+                                     mcp_json_doc **result, mcp_error *err)
+{
+    mcp_call *call = mcp_client_send(c, method, params_json, NULL, err);
+    mcp_status st;
+    if (result) *result = NULL;
+    if (!call) return err ? err->status : MCP_ERR_INVALID;
+    mcp_call_wait(call, -1);
+    st = mcp_call_result(call, result, err);
+    mcp_call_free(call);
+    return st;
+}
+
+MCPDEF mcp_status mcp_client_notify(mcp_client *c, const char *method, const char *params_json, mcp_error *err)
+{
+    mcp_json_doc *pd;
+    mcp_status st;
+    if (!c || !method) return mcp__fail(err, MCP_ERR_INVALID, "mcp_client_notify needs a client and a method.");
+    if (c->state == MCP__CLOSED || c->dead) return mcp__fail_closed(err);
+    if (c->state == MCP__NEW) return mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
+    if ((st = mcp__parse_params(params_json, &pd, err)) != MCP_OK) return st;
+    st = mcp__notify_dom(c, method, mcp_json_root(pd), err);
+    mcp_json_free(pd);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+/* Builds {"k1": v1 [, "k2": raw2] } for the typed calls; raw2 is JSON text (checked). */
+static char *mcp__params(const char *k1, const char *v1, const char *k2, const char *raw2, mcp_error *err)
+{
+    mcp_jw w;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    if (k1) { mcp_jw_key(&w, k1); mcp_jw_str(&w, v1); }
+    if (k2 && raw2) { mcp_jw_key(&w, k2); mcp_jw_raw(&w, raw2, strlen(raw2)); }
+    mcp_jw_obj_end(&w);
+    if (w.status == MCP_ERR_INVALID && k2 && raw2) {
+        mcp_jw_free(&w);
+        mcp__fail(err, MCP_ERR_INVALID, "The %s are not valid JSON.", k2);
+        return NULL;
+    }
+    return mcp_jw_finish(&w, NULL, err);
+}
+
+static mcp_status mcp__request_params(mcp_client *c, const char *method, char *params,
+                                      mcp_json_doc **result, mcp_error *err)
+{
+    mcp_status st;
+    if (!params) return err ? err->status : MCP_ERR_NOMEM;
+    st = mcp_client_request(c, method, params, result, err);
+    mcp_free(params);
+    return st;
+}
+
+MCPDEF mcp_call *mcp_client_send_tool(mcp_client *c, const char *name, const char *args_json,
+                                      const mcp_call_opts *opts, mcp_error *err)
+{
+    char *p;
+    mcp_call *call;
+    if (!name) { mcp__fail(err, MCP_ERR_INVALID, "A tool call needs the tool's name."); return NULL; }
+    if (!(p = mcp__params("name", name, "arguments", args_json, err))) return NULL;
+    call = mcp_client_send(c, "tools/call", p, opts, err);
+    mcp_free(p);
+    return call;
+}
+
+MCPDEF mcp_status mcp_client_call_tool(mcp_client *c, const char *name, const char *args_json,
+                                      mcp_json_doc **result, mcp_error *err)
+{
+    mcp_call *call = mcp_client_send_tool(c, name, args_json, NULL, err);
+    mcp_status st;
+    if (result) *result = NULL;
+    if (!call) return err ? err->status : MCP_ERR_INVALID;
+    mcp_call_wait(call, -1);
+    st = mcp_call_result(call, result, err);
+    mcp_call_free(call);
+    return st;
+}
+
+/* Every page of a list method, merged: {"<key>": [...]} */
+static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *key,
+                                mcp_json_doc **result, mcp_error *err)
+{
+    mcp_jw out;
+    mcp_json_doc *page = NULL;
+    char *cursor = NULL, *params, *text;
+    const char *next;
+    size_t i, pages, len;
+    const mcp_json *items;
+    mcp_status st = MCP_OK;
+    if (result) *result = NULL;
+    mcp_jw_init(&out, 0);
+    mcp_jw_obj_begin(&out); mcp_jw_key(&out, key); mcp_jw_arr_begin(&out);
+    for (pages = 0; ; pages++) {
+        if (pages == 10000) { st = mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method); break; }
+        params = cursor ? mcp__params("cursor", cursor, NULL, NULL, err) : NULL;
+        if (cursor && !params) { st = err ? err->status : MCP_ERR_NOMEM; break; }
+        st = mcp_client_request(c, method, params, &page, err);
+        mcp_free(params);
+        if (st != MCP_OK) break;
+        items = mcp_json_get(mcp_json_root(page), key);
+        for (i = 0; i < mcp_json_len(items); i++) mcp_jw_value(&out, mcp_json_at(items, i));
+        next = mcp_json_str(mcp_json_get(mcp_json_root(page), "nextCursor"));
+        if (!next || !*next) break;
+        if (cursor && !strcmp(cursor, next)) {
+            st = mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s returned the same nextCursor twice.", method);
+            break;
+        }
+        mcp_free(cursor);
+        len = strlen(next);
+        cursor = (char *)MCP_MALLOC(len + 1, NULL);
+        if (!cursor) { st = mcp__fail(err, MCP_ERR_NOMEM, "Out of memory listing."); break; }
+        memcpy(cursor, next, len + 1);
+        mcp_json_free(page); page = NULL;
+    }
+    mcp_json_free(page);
+    mcp_free(cursor);
+    mcp_jw_arr_end(&out); mcp_jw_obj_end(&out);
+    if (st != MCP_OK) { mcp_jw_free(&out); return st; }
+    text = mcp_jw_finish(&out, &len, err);
+    if (!text) return err ? err->status : MCP_ERR_NOMEM;
+    if (result && !(*result = mcp_json_parse(text, len, err))) st = err ? err->status : MCP_ERR_NOMEM;
+    mcp_free(text);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+MCPDEF mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err)
+{ return mcp__list_all(c, "tools/list", "tools", result, err); }
+MCPDEF mcp_status mcp_client_list_resources(mcp_client *c, mcp_json_doc **result, mcp_error *err)
+{ return mcp__list_all(c, "resources/list", "resources", result, err); }
+MCPDEF mcp_status mcp_client_list_resource_templates(mcp_client *c, mcp_json_doc **result, mcp_error *err)
+{ return mcp__list_all(c, "resources/templates/list", "resourceTemplates", result, err); }
+MCPDEF mcp_status mcp_client_list_prompts(mcp_client *c, mcp_json_doc **result, mcp_error *err)
+{ return mcp__list_all(c, "prompts/list", "prompts", result, err); }
+
+MCPDEF mcp_status mcp_client_read_resource(mcp_client *c, const char *uri, mcp_json_doc **result, mcp_error *err)
+{
+    if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/read needs a URI.");
+    return mcp__request_params(c, "resources/read", mcp__params("uri", uri, NULL, NULL, err), result, err);
+}
+
+MCPDEF mcp_status mcp_client_subscribe(mcp_client *c, const char *uri, mcp_error *err)
+{
+    if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/subscribe needs a URI.");
+    return mcp__request_params(c, "resources/subscribe", mcp__params("uri", uri, NULL, NULL, err), NULL, err);
+}
+
+MCPDEF mcp_status mcp_client_unsubscribe(mcp_client *c, const char *uri, mcp_error *err)
+{
+    if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/unsubscribe needs a URI.");
+    return mcp__request_params(c, "resources/unsubscribe", mcp__params("uri", uri, NULL, NULL, err), NULL, err);
+}
+
+MCPDEF mcp_status mcp_client_get_prompt(mcp_client *c, const char *name, const char *args_json,
+                                        mcp_json_doc **result, mcp_error *err)
+{
+    if (!name) return mcp__fail(err, MCP_ERR_INVALID, "prompts/get needs the prompt's name.");
+    return mcp__request_params(c, "prompts/get", mcp__params("name", name, "arguments", args_json, err), result, err);
+}
+
+MCPDEF mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const char *arg_name,
+                                      const char *arg_value, const char *context_json,
+                                      mcp_json_doc **result, mcp_error *err)
+{
+    mcp_jw w;
+    char *p;
+    if (!ref_json || !arg_name) return mcp__fail(err, MCP_ERR_INVALID, "completion/complete needs a ref and an argument name.");
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "ref"); mcp_jw_raw(&w, ref_json, strlen(ref_json));
+    mcp_jw_key(&w, "argument"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "name"); mcp_jw_str(&w, arg_name);
+    mcp_jw_key(&w, "value"); mcp_jw_str(&w, arg_value ? arg_value : "");
+    mcp_jw_obj_end(&w);
+    if (context_json) { mcp_jw_key(&w, "context"); mcp_jw_raw(&w, context_json, strlen(context_json)); }
+    mcp_jw_obj_end(&w);
+    p = mcp_jw_finish(&w, NULL, err);
+    return mcp__request_params(c, "completion/complete", p, result, err);
+}
+
+MCPDEF mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp_error *err)
+{
+    if (!level) return mcp__fail(err, MCP_ERR_INVALID, "logging/setLevel needs a level.");
+    return mcp__request_params(c, "logging/setLevel", mcp__params("level", level, NULL, NULL, err), NULL, err);
+}
+
+MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
+{
+    return mcp_client_request(c, "ping", NULL, NULL, err);
+}
+
+#endif /* a transport */
 
 #ifdef __cplusplus
 }
