@@ -1,0 +1,147 @@
+# mcp.h - build, test and check targets. Plain GNU make; `make help` lists the targets.
+#
+# Conventions for files in tests/ and bench/ (picked up by wildcard, no Makefile edit needed):
+#   tests/test_*.c        a test; linked against build/impl.o (tests/impl.c holds the one
+#                         MCP_IMPLEMENTATION). Run as `build/test_x DATA` (argv[1] = data dir).
+#   tests/standalone_*.c  a test that defines MCP_IMPLEMENTATION itself (e.g. with its own
+#                         allocator hooks); built alone, run the same way.
+#   tests/test_*.cpp      a C++ test; built twice: against the C implementation (build/impl.o)
+#                         and against mcp.h compiled as C++ (build/impl_cpp.o, suffix _cppimpl).
+#   tests/test_*.sh       a script test, run as `bash tests/test_x.sh DATA` with CC, CXX,
+#                         CFLAGS, CXXFLAGS, LDFLAGS and BUILD in its environment.
+#   bench/*.c             a benchmark, a whole program (it defines MCP_IMPLEMENTATION itself,
+#                         e.g. to count allocations); built with -DHAVE_CJSON -lcjson when
+#                         cJSON is installed; `make bench` runs `build/x DATA $(BENCH_ARGS)`.
+# Every test prints "N passed, N failed" as its last line and exits non-zero on failure.
+# Environment honoured by tests: MCP_TEST_QUICK=1 asks for a reduced run (make valgrind sets
+# it). A short benchmark run: make bench BENCH_ARGS=--quick (what .ci/run does).
+
+DATA         ?= tests/data
+FUZZ_SECONDS ?= 60
+BENCH_ARGS   ?=
+
+WARN     = -Wall -Wextra -Wpedantic -Wshadow -Werror
+CFLAGS   = -std=c99 $(WARN) -O2 -g
+CXXFLAGS = -std=c++11 $(WARN) -O2 -g
+LDFLAGS  =
+B        = build
+
+# `make test SANITIZE=1` (what `make asan` runs): clang with ASan + UBSan into build/asan/.
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ifeq ($(SANITIZE),1)
+CC       = clang
+CXX      = clang++
+CFLAGS   += $(SAN_FLAGS)
+CXXFLAGS += $(SAN_FLAGS)
+LDFLAGS  += $(SAN_FLAGS)
+B        = build/asan
+export ASAN_OPTIONS  = detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+endif
+
+# cJSON is an optional baseline for the benchmarks.
+ifneq ($(wildcard /usr/include/cjson/cJSON.h),)
+BENCH_CFLAGS = -DHAVE_CJSON
+BENCH_LIBS   = -lcjson
+endif
+
+TEST_C     = $(patsubst tests/%.c,$(B)/%,$(wildcard tests/test_*.c))
+STANDALONE = $(patsubst tests/%.c,$(B)/%,$(wildcard tests/standalone_*.c))
+TEST_CPP   = $(patsubst tests/%.cpp,$(B)/%,$(wildcard tests/test_*.cpp))
+TEST_CPP2  = $(addsuffix _cppimpl,$(TEST_CPP))
+TEST_SH    = $(wildcard tests/test_*.sh)
+BENCH      = $(patsubst bench/%.c,$(B)/%,$(wildcard bench/*.c))
+TEST_BINS  = $(TEST_C) $(STANDALONE) $(TEST_CPP) $(TEST_CPP2)
+HDRS       = mcp.h tests/test.h
+
+.PHONY: all test asan valgrind check fuzz bench clean help
+
+all: $(TEST_BINS) $(BENCH)
+
+$(B)/impl.o: tests/impl.c mcp.h | $(B)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/impl_cpp.o: tests/impl_cpp.cpp mcp.h | $(B)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(TEST_C): $(B)/%: tests/%.c $(B)/impl.o $(HDRS)
+	$(CC) $(CFLAGS) $< $(B)/impl.o -o $@ $(LDFLAGS) -lm
+
+$(STANDALONE): $(B)/%: tests/%.c $(HDRS) | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
+
+$(B)/%.cpp.o: tests/%.cpp $(HDRS) | $(B)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(TEST_CPP): $(B)/%: $(B)/%.cpp.o $(B)/impl.o
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+
+$(TEST_CPP2): $(B)/%_cppimpl: $(B)/%.cpp.o $(B)/impl_cpp.o
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+
+$(BENCH): $(B)/%: bench/%.c mcp.h | $(B)
+	$(CC) $(CFLAGS) $(BENCH_CFLAGS) $< -o $@ $(LDFLAGS) $(BENCH_LIBS) -lm
+
+$(B):
+	mkdir -p $@
+
+# Run every test program and script; tests/run_tests.sh prints one line per program and a
+# summary, and fails if any program fails.
+test: all
+	@CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(LDFLAGS)" \
+	BUILD="$(B)" bash tests/run_tests.sh "$(DATA)" $(TEST_BINS) $(TEST_SH)
+
+# Sanitizers: a leak canary first proves LeakSanitizer is really active, then every test.
+asan:
+	@mkdir -p build/asan
+	@clang $(SAN_FLAGS) -g tests/check/leak_canary.c -o build/asan/leak_canary
+	@if ASAN_OPTIONS=detect_leaks=1 build/asan/leak_canary >build/asan/leak_canary.log 2>&1; \
+	then echo "asan: LeakSanitizer did not report the canary leak; is it disabled?"; exit 1; \
+	elif grep -q 'ERROR: LeakSanitizer: detected memory leaks' build/asan/leak_canary.log; \
+	then echo "asan: LeakSanitizer is active (canary leak caught)"; \
+	else cat build/asan/leak_canary.log; echo "asan: canary failed without a leak report"; exit 1; fi
+	$(MAKE) --no-print-directory test SANITIZE=1
+
+valgrind: all
+	@MCP_TEST_QUICK=1 TEST_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
+	bash tests/run_tests.sh "$(DATA)" $(TEST_BINS)
+
+# Compile the header with every compiler and build option; see tests/check/run.sh.
+check:
+	@bash tests/check/run.sh build/check
+
+# libFuzzer on the JSON parser, seeded with JSONTestSuite; fails on any crash or leak.
+FUZZ_DIR = build/fuzz
+$(FUZZ_DIR)/fuzz_json: tests/fuzz/fuzz_json.c mcp.h
+	@mkdir -p $(FUZZ_DIR)
+	clang -std=c99 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer $< -o $@
+
+fuzz: $(FUZZ_DIR)/fuzz_json
+	@mkdir -p $(FUZZ_DIR)/corpus_json
+	cp $(DATA)/JSONTestSuite/test_parsing/*.json $(FUZZ_DIR)/corpus_json/
+	@echo "fuzz_json: fuzzing for $(FUZZ_SECONDS) s, log in $(FUZZ_DIR)/fuzz_json.log"
+	@if ! ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/fuzz_json -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 -timeout=20 -dict=tests/fuzz/json.dict -artifact_prefix=$(FUZZ_DIR)/ \
+	    $(FUZZ_DIR)/corpus_json >$(FUZZ_DIR)/fuzz_json.log 2>&1; then \
+	    tail -n 60 $(FUZZ_DIR)/fuzz_json.log; echo "fuzz_json: FAILED (crash input in $(FUZZ_DIR)/)"; exit 1; fi
+	@grep -E "^Done [0-9]+ runs" $(FUZZ_DIR)/fuzz_json.log || true
+	@grep -E 'stat::number_of_executed_units' $(FUZZ_DIR)/fuzz_json.log | \
+	    sed 's/.*: */fuzz_json: no crash; executions: /'
+
+bench: $(BENCH)
+	@if [ -z "$(BENCH)" ]; then echo "bench: no benchmarks in bench/"; fi
+	@for b in $(BENCH); do echo "== $$b $(DATA) $(BENCH_ARGS)"; $$b "$(DATA)" $(BENCH_ARGS) || exit 1; done
+
+clean:
+	rm -rf build
+
+help:
+	@echo "make            build every test and benchmark into build/"
+	@echo "make test       build and run every test (DATA=$(DATA) is passed as argv[1])"
+	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/"
+	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1)"
+	@echo "make check      compile mcp.h with gcc, clang, g++, clang++, tcc, musl and every option"
+	@echo "make fuzz       libFuzzer on the JSON parser for FUZZ_SECONDS=$(FUZZ_SECONDS)"
+	@echo "make bench      build and run the benchmarks"
+	@echo "make clean      remove build/"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Run test programs and report one line each plus a summary; exit non-zero if any failed.
+#
+#   tests/run_tests.sh DATA_DIR PROGRAM...
+#
+# A PROGRAM is a test binary (run as `PROGRAM DATA_DIR`, prefixed by $TEST_WRAPPER when set,
+# e.g. valgrind) or a tests/*.sh script (run as `bash SCRIPT DATA_DIR`, never wrapped).
+# A program passes only if it exits 0 and the last line of its stdout is
+# "N passed, 0 failed" with N > 0: a test that checked nothing did not pass.
+# Output of every program goes to $BUILD/logs/ (default build/logs); a failing program's
+# output is printed.
+set -uo pipefail
+
+data=${1:?usage: run_tests.sh DATA_DIR PROGRAM...}
+shift
+logs=${BUILD:-build}/logs
+[ -n "${TEST_WRAPPER:-}" ] && logs=$logs/wrapped
+mkdir -p "$logs"
+
+nprog=0 nfail=0 checks=0 failed_names=""
+for prog in "$@"; do
+    name=$(basename "$prog")
+    out=$logs/$name.out
+    err=$logs/$name.err
+    nprog=$((nprog + 1))
+    start=$(date +%s.%N)
+    case $prog in
+    *.sh) bash "$prog" "$data" >"$out" 2>"$err" ;;
+    *)    ${TEST_WRAPPER:-} "$prog" "$data" >"$out" 2>"$err" ;;
+    esac
+    rc=$?
+    secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    last=$(tail -n 1 "$out")
+    why=""
+    if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+        checks=$((checks + p))
+        if [ "$rc" -ne 0 ]; then why="exit status $rc"
+        elif [ "$f" -ne 0 ]; then why="$f checks failed"
+        elif [ "$p" -eq 0 ]; then why="no checks ran"
+        fi
+    else
+        why="exit status $rc, last line is not \"N passed, N failed\""
+    fi
+    if [ -z "$why" ]; then
+        printf 'PASS  %-28s %s  (%ss)\n' "$name" "$last" "$secs"
+    else
+        nfail=$((nfail + 1))
+        failed_names="$failed_names $name"
+        printf 'FAIL  %-28s %s\n' "$name" "$why"
+        echo "---- $name stderr (last 40 lines of $err):"
+        tail -n 40 "$err"
+        echo "---- $name stdout (last 10 lines of $out):"
+        tail -n 10 "$out"
+        echo "----"
+    fi
+done
+
+if [ "$nprog" -eq 0 ]; then
+    echo "TESTS FAILED: no test programs were given"
+    exit 1
+fi
+if [ "$nfail" -ne 0 ]; then
+    echo "TESTS FAILED: $nfail of $nprog programs failed:$failed_names"
+    exit 1
+fi
+echo "ALL TESTS PASSED: $nprog programs, $checks checks${TEST_WRAPPER:+ (under ${TEST_WRAPPER%% *})}"
