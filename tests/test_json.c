@@ -410,6 +410,258 @@ static void test_roundtrip(void)
     printf("round trips: %d/%d documents (compact and pretty)\n", good, tot);
 }
 
+/* ---- 3. UTF-8 and escapes ---------------------------------------------------------------------- */
+
+/* The reference: decode the code point and check it is in shortest form, not a surrogate
+   and at most U+10FFFF (independent of mcp.h's byte-range tables). Returns the length of the
+   valid sequence at s, or 0. */
+static int ref_utf8(const unsigned char *s, size_t n)
+{
+    static const unsigned minv[5] = {0, 0, 0x80, 0x800, 0x10000};
+    unsigned c = s[0], cp;
+    size_t len, i;
+    if (c < 0x80) return 1;
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len) return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    if (cp < minv[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return (int)len;
+}
+
+/* Is raw string content (between the quotes, no escapes allowed) acceptable? */
+static int ref_content(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    int k;
+    while (i < n) {
+        if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\') return 0;
+        if (!(k = ref_utf8(s + i, n - i))) return 0;
+        i += (size_t)k;
+    }
+    return 1;
+}
+
+/* Parses content as a string value ["..."] (as_key 0) or as a key {"...":1} (as_key 1).
+   Returns 1 if accepted with exactly those bytes, 0 if refused, -1 if accepted wrongly. */
+static int try_content(const unsigned char *c, size_t n, int as_key)
+{
+    char buf[256];
+    size_t len = 0, kl = 0;
+    mcp_json_doc *d;
+    const mcp_json *v;
+    const char *got;
+    int r;
+    if (n > 200) return -1;
+    memcpy(buf, as_key ? "{\"" : "[\"", 2); len = 2;
+    memcpy(buf + len, c, n); len += n;
+    memcpy(buf + len, as_key ? "\":1}" : "\"]", as_key ? 4 : 2); len += as_key ? 4 : 2;
+    d = parse_n(buf, len, NULL, NULL);
+    if (!d) return 0;
+    v = mcp_json_root(d);
+    if (as_key) { got = mcp_json_key_at(v, 0, &kl); }
+    else { got = mcp_json_str(mcp_json_at(v, 0)); kl = mcp_json_len(mcp_json_at(v, 0)); }
+    r = got && kl == n && memcmp(got, c, n) == 0 && got[n] == 0 ? 1 : -1;
+    mcp_json_free(d);
+    return r;
+}
+
+/* Checks content both as a value and as a key against the expectation. */
+static int content_ok(const char *c, size_t n, int want)
+{
+    int a = try_content((const unsigned char *)c, n, 0), b = try_content((const unsigned char *)c, n, 1);
+    return a == want && b == want;
+}
+#define STR_OK(c) CHECKF(content_ok((c), sizeof(c) - 1, 1), "string/key should be accepted as is: %s", show((c), sizeof(c) - 1))
+#define STR_BAD(c) CHECKF(content_ok((c), sizeof(c) - 1, 0), "string/key should be refused: %s", show((c), sizeof(c) - 1))
+
+/* The decoded bytes of an escaped string value "...", compared with want[0..wn). */
+static int unescapes_to(const char *json_str, const char *want, size_t wn)
+{
+    char buf[256];
+    mcp_json_doc *d;
+    const mcp_json *v;
+    int ok;
+    snprintf(buf, sizeof buf, "[\"%s\"]", json_str);
+    d = parse_n(buf, strlen(buf), NULL, NULL);
+    v = mcp_json_at(mcp_json_root(d), 0);
+    ok = d && mcp_json_len(v) == wn && mcp_json_str(v) && memcmp(mcp_json_str(v), want, wn) == 0 &&
+         mcp_json_str(v)[wn] == 0;
+    if (!ok) fprintf(stderr, "  \"%s\" decoded to %s\n", json_str,
+                     d ? show(mcp_json_str(v) ? mcp_json_str(v) : "", mcp_json_len(v)) : "(refused)");
+    mcp_json_free(d);
+    /* the same escape inside a key */
+    snprintf(buf, sizeof buf, "{\"%s\":0}", json_str);
+    d = parse_n(buf, strlen(buf), NULL, NULL);
+    if (ok) {
+        size_t kl;
+        const char *k = mcp_json_key_at(mcp_json_root(d), 0, &kl);
+        ok = d && k && kl == wn && memcmp(k, want, wn) == 0 && k[wn] == 0;
+        if (!ok) fprintf(stderr, "  key \"%s\" decoded wrongly\n", json_str);
+    }
+    mcp_json_free(d);
+    return ok;
+}
+#define UNESC(j, w) CHECKF(unescapes_to((j), (w), sizeof(w) - 1), "\"%s\" should decode to %s", (j), show((w), sizeof(w) - 1))
+
+static void test_utf8(void)
+{
+    unsigned b0, b1, t, i, pos, bad;
+    unsigned char c[16];
+    static const unsigned char tails[4][3] = {{0, 0, 0}, {1, 0x80, 0}, {2, 0xBF, 0xBF}, {2, 0x80, 'x'}};
+    static const unsigned char alpha[] = {
+        0x00, 0x1F, ' ', 'a', '"', 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2,
+        0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7, 0xF8, 0xFC, 0xFF};
+    unsigned long nfuzz = quick ? 20000 : 300000, f;
+
+    /* valid boundaries, raw */
+    STR_OK("\xC2\x80");              /* U+0080 */
+    STR_OK("\xDF\xBF");              /* U+07FF */
+    STR_OK("\xE0\xA0\x80");          /* U+0800 */
+    STR_OK("\xED\x9F\xBF");          /* U+D7FF */
+    STR_OK("\xEE\x80\x80");          /* U+E000 */
+    STR_OK("\xEF\xBF\xBF");          /* U+FFFF */
+    STR_OK("\xF0\x90\x80\x80");      /* U+10000 */
+    STR_OK("\xF4\x8F\xBF\xBF");      /* U+10FFFF */
+    STR_OK("\x7F");                  /* DEL is not a control character for JSON */
+    STR_OK("a\xC3\xA9z \xE2\x82\xAC \xF0\x9F\x98\x80!");
+    STR_OK("");
+    /* overlong forms */
+    STR_BAD("\xC0\x80"); STR_BAD("\xC0\xAF"); STR_BAD("\xC1\xBF");
+    STR_BAD("\xE0\x80\x80"); STR_BAD("\xE0\x9F\xBF");
+    STR_BAD("\xF0\x80\x80\x80"); STR_BAD("\xF0\x8F\xBF\xBF");
+    STR_BAD("\xF8\x88\x80\x80\x80"); STR_BAD("\xFC\x84\x80\x80\x80\x80");
+    /* encoded surrogates */
+    STR_BAD("\xED\xA0\x80"); STR_BAD("\xED\xAF\xBF"); STR_BAD("\xED\xB0\x80"); STR_BAD("\xED\xBF\xBF");
+    STR_BAD("\xED\xA0\xBD\xED\xB8\x80");   /* CESU-8 pair */
+    /* above U+10FFFF */
+    STR_BAD("\xF4\x90\x80\x80"); STR_BAD("\xF4\xBF\xBF\xBF"); STR_BAD("\xF5\x80\x80\x80");
+    STR_BAD("\xF7\xBF\xBF\xBF"); STR_BAD("\xF8"); STR_BAD("\xFE"); STR_BAD("\xFF");
+    /* truncated sequences right before the closing quote, and before other characters */
+    STR_BAD("\xC3"); STR_BAD("\xE2\x82"); STR_BAD("\xE2"); STR_BAD("\xF0\x9F\x98"); STR_BAD("\xF0\x9F");
+    STR_BAD("\xF0"); STR_BAD("a\xC3"); STR_BAD("\xC3" "a"); STR_BAD("\xE2\x82" "a"); STR_BAD("\xF0\x9F\x98 ");
+    /* lone continuation bytes */
+    STR_BAD("\x80"); STR_BAD("\xBF"); STR_BAD("a\x80" "b"); STR_BAD("\xC3\xA9\xA9");
+    /* truncated at the very end of the input (no closing quote) */
+    REJECT_N("[\"\xC3", 3); REJECT_N("\"\xE2\x82", 3); REJECT_N("\"\xF0\x9F\x98", 4);
+    REJECT_N("{\"\xC3", 3);
+
+    /* exhaustive: every lead byte 0x80..0xFF with every second byte and four tails, as a
+       value and as a key, against the reference */
+    bad = 0;
+    for (b0 = 0x80; b0 <= 0xFF; b0++)
+        for (b1 = 0; b1 <= 0xFF; b1++)
+            for (t = 0; t < 4; t++) {
+                size_t n = 2 + tails[t][0];
+                int want;
+                if (quick && (b1 & 7) != 0 && b1 < 0x80) continue;
+                c[0] = (unsigned char)b0; c[1] = (unsigned char)b1;
+                c[2] = tails[t][1]; c[3] = tails[t][2];
+                want = ref_content(c, n);
+                if (try_content(c, n, 0) != want || try_content(c, n, 1) != want) {
+                    if (bad++ < 10) fprintf(stderr, "  %s: mcp.h disagrees with the reference (%d)\n",
+                                            show((const char *)c, n), want);
+                }
+            }
+    CHECKF(bad == 0, "%u lead/second-byte combinations judged wrongly", bad);
+
+    /* every byte at every offset of a 16-byte string (the 8-byte scanner's lanes) */
+    bad = 0;
+    for (pos = 0; pos < 16; pos++)
+        for (b0 = 0; b0 <= 0xFF; b0++) {
+            int want;
+            memset(c, 'x', 16);
+            c[pos] = (unsigned char)b0;
+            want = ref_content(c, 16);
+            if (try_content(c, 16, 0) != want || try_content(c, 16, 1) != want) {
+                if (bad++ < 10) fprintf(stderr, "  byte 0x%02X at %u judged wrongly\n", b0, pos);
+            }
+        }
+    CHECKF(bad == 0, "%u byte/offset combinations judged wrongly", bad);
+
+    /* random short strings over an alphabet of boundary bytes */
+    bad = 0;
+    for (f = 0; f < nfuzz; f++) {
+        size_t n = 1 + rndn(8), k;
+        int want;
+        for (k = 0; k < n; k++) c[k] = alpha[rndn(sizeof alpha)];
+        want = ref_content(c, n);
+        if (try_content(c, n, f & 1) != want) {
+            if (bad++ < 10) fprintf(stderr, "  %s judged wrongly (%d)\n", show((const char *)c, n), want);
+        }
+    }
+    CHECKF(bad == 0, "%u random strings judged wrongly", bad);
+
+    /* control characters: refused raw, accepted escaped (with exactly that byte) */
+    bad = 0;
+    for (i = 0; i < 0x20; i++) {
+        char esc[8], want[1];
+        c[0] = 'a'; c[1] = (unsigned char)i; c[2] = 'b';
+        if (try_content(c, 3, 0) != 0 || try_content(c, 3, 1) != 0) bad++;
+        snprintf(esc, sizeof esc, "\\u%04X", i);
+        want[0] = (char)i;
+        if (!unescapes_to(esc, want, 1)) bad++;
+        snprintf(esc, sizeof esc, "\\u%04x", i);
+        if (!unescapes_to(esc, want, 1)) bad++;
+    }
+    CHECKF(bad == 0, "%u control characters handled wrongly", bad);
+
+    /* escapes */
+    UNESC("\\\"\\\\\\/\\b\\f\\n\\r\\t", "\"\\/\b\f\n\r\t");
+    UNESC("\\u0041", "A");
+    UNESC("\\u007F", "\x7F");
+    UNESC("\\u0080", "\xC2\x80");
+    UNESC("\\u00e9\\u00E9", "\xC3\xA9\xC3\xA9");
+    UNESC("\\u07FF", "\xDF\xBF");
+    UNESC("\\u0800", "\xE0\xA0\x80");
+    UNESC("\\u20AC", "\xE2\x82\xAC");
+    UNESC("\\uD7FF", "\xED\x9F\xBF");
+    UNESC("\\uE000", "\xEE\x80\x80");
+    UNESC("\\uFFFF", "\xEF\xBF\xBF");
+    UNESC("\\uFEFF", "\xEF\xBB\xBF");
+    UNESC("\\uD800\\uDC00", "\xF0\x90\x80\x80");
+    UNESC("\\uD83D\\uDE00", "\xF0\x9F\x98\x80");
+    UNESC("\\ud83d\\ude00", "\xF0\x9F\x98\x80");
+    UNESC("\\uD834\\uDD1E", "\xF0\x9D\x84\x9E");
+    UNESC("\\uDBFF\\uDFFF", "\xF4\x8F\xBF\xBF");
+    UNESC("x\\u00e9y\xC3\xA9z\\n", "x\xC3\xA9y\xC3\xA9z\n");
+    UNESC("\\u0000", "\0");
+    UNESC("a\\u0000b", "a\0b");
+    UNESC("\\u0000\\u0000", "\0\0");
+    /* lone, inverted and broken surrogates */
+    REJECT("[\"\\uD800\"]"); REJECT("[\"\\uDBFF\"]"); REJECT("[\"\\uD800x\"]");
+    REJECT("[\"\\uD800\\u0041\"]"); REJECT("[\"\\uD800\\n\"]"); REJECT("[\"\\uD800\\uD800\"]");
+    REJECT("[\"\\uD800\\\\uDC00\"]"); REJECT("[\"\\uD800\\uDC0\"]"); REJECT("[\"\\uD800\\u\"]");
+    REJECT("[\"\\uDC00\"]"); REJECT("[\"\\uDFFF\"]"); REJECT("[\"a\\uDC00b\"]");
+    REJECT("[\"\\uDC00\\uD800\"]"); REJECT("[\"\\uDE00\\uD83D\"]");
+    REJECT("{\"\\uD800\":1}"); REJECT("{\"\\uDC00\":1}"); REJECT("{\"\\uDC00\\uD800\":1}");
+    /* malformed escapes */
+    REJECT("[\"\\u\"]"); REJECT("[\"\\u1\"]"); REJECT("[\"\\u12\"]"); REJECT("[\"\\u123\"]");
+    REJECT("[\"\\u12G4\"]"); REJECT("[\"\\u-123\"]"); REJECT("[\"\\U0041\"]"); REJECT("[\"\\x41\"]");
+    REJECT("[\"\\a\"]"); REJECT("[\"\\'\"]"); REJECT("[\"\\0\"]"); REJECT("[\"\\ \"]");
+    REJECT("[\"\\"); REJECT("[\"\\\"]"); REJECT("[\"\\u00"); REJECT("[\"abc");
+    REJECT("[\"\\\xC3\xA9\"]"); REJECT("[\"\\\x01\"]");
+
+    /* the NUL kept inside: mcp_json_len counts it, the string is NUL-terminated after it */
+    {
+        mcp_json_doc *d = parse_s("{\"k\\u0000ey\":\"a\\u0000b\"}", NULL);
+        const mcp_json *v = mcp_json_at(mcp_json_root(d), 0);
+        size_t kl = 0;
+        const char *k = mcp_json_key_at(mcp_json_root(d), 0, &kl);
+        CHECK(d && mcp_json_len(v) == 3 && memcmp(mcp_json_str(v), "a\0b", 4) == 0);
+        CHECK(strlen(mcp_json_str(v)) == 1);
+        CHECK(k && kl == 4 && memcmp(k, "k\0ey", 5) == 0);
+        CHECK(mcp_json_getn(mcp_json_root(d), "k\0ey", 4) == v);
+        CHECK(mcp_json_get(mcp_json_root(d), "k") == NULL);
+        mcp_json_free(d);
+    }
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -423,5 +675,6 @@ int main(int argc, char **argv)
     (void)expect_error_n; (void)outcome; (void)parse_s; (void)now_s; (void)rndn; (void)bitsd; /* TEMP */
     test_suite();
     test_roundtrip();
+    test_utf8();
     return TEST_DONE();
 }
