@@ -662,6 +662,607 @@ static void test_utf8(void)
     }
 }
 
+/* ---- 4. numbers -------------------------------------------------------------------------------- */
+
+/* Parses text as a top-level value; on success fills the number's double bits and, when
+   mcp_json_int64 says it is an exact integer, *i64 (else *has_i64 = 0). Returns the status. */
+static mcp_status num_parse(const char *text, size_t n, uint64_t *bits, int *has_i64, int64_t *i64)
+{
+    mcp_error err;
+    mcp_json_doc *d = parse_n(text, n, NULL, &err);
+    const mcp_json *v;
+    if (!d) return err.status;
+    v = mcp_json_root(d);
+    if (mcp_json_typeof(v) != MCP_JSON_NUMBER) { mcp_json_free(d); return MCP_ERR_INVALID; }
+    *bits = dbits(mcp_json_num(v));
+    *has_i64 = mcp_json_int64(v, i64);
+    mcp_json_free(d);
+    return MCP_OK;
+}
+
+/* The text parses to a double with exactly these bits. */
+static int num_bits_are(const char *text, uint64_t want)
+{
+    uint64_t b = 0;
+    int h;
+    int64_t i;
+    mcp_status st = num_parse(text, strlen(text), &b, &h, &i);
+    if (st != MCP_OK || b != want) {
+        fprintf(stderr, "  %s: status %d, bits 0x%016llX (%.17g), want 0x%016llX (%.17g)\n",
+                show(text, strlen(text)), (int)st, (unsigned long long)b, bitsd(b),
+                (unsigned long long)want, bitsd(want));
+        return 0;
+    }
+    return 1;
+}
+#define NUM_BITS(t, b) CHECKF(num_bits_are((t), (b)), "%s should read as 0x%016llX", SHOW(t), (unsigned long long)(b))
+
+/* The text is an integer literal kept exactly: mcp_json_int64 gives want. */
+static int num_int_is(const char *text, int64_t want)
+{
+    mcp_json_doc *d = parse_s(text, NULL);
+    const mcp_json *v = mcp_json_root(d);
+    int64_t got = 0;
+    int ok = d && mcp_json_int64(v, &got) && got == want && mcp_json_num(v) == (double)want;
+    char *back = ok ? mcp_json_dump(v, 0, NULL) : NULL;
+    char want_txt[32];
+    snprintf(want_txt, sizeof want_txt, "%lld", (long long)want);
+    ok = ok && back && strcmp(back, want_txt) == 0;   /* written back as an integer */
+    if (!ok) fprintf(stderr, "  %s -> %lld, dumped %s\n", text, (long long)got, back ? back : "-");
+    mcp_free(back);
+    mcp_json_free(d);
+    return ok;
+}
+#define NUM_INT(t, i) CHECKF(num_int_is((t), (i)), "%s should be the exact integer %lld", (t), (long long)(i))
+
+static int num_refused(const char *text, size_t n)
+{
+    mcp_error err;
+    mcp_json_doc *d = parse_n(text, n, NULL, &err);
+    int ok = !d && err.status == MCP_ERR_PARSE && strstr(err.message, "too large for a double");
+    if (!ok) fprintf(stderr, "  %s: %s\n", show(text, n), d ? "accepted" : err.message);
+    mcp_json_free(d);
+    return ok;
+}
+#define NUM_REFUSED(t) CHECKF(num_refused((t), strlen(t)), "%s should be refused as too large", SHOW(t))
+
+/* mcp_json_int64 of a parsed double */
+static int int64_of(const char *text, int64_t *out)
+{
+    mcp_json_doc *d = parse_s(text, NULL);
+    int r = d ? mcp_json_int64(mcp_json_root(d), out) : -1;
+    mcp_json_free(d);
+    return r;
+}
+
+/* The writer's text for one double, NUL-terminated in buf. */
+static const char *write_num(double v, char *buf, size_t cap)
+{
+    mcp_jw w;
+    const char *t;
+    size_t n;
+    mcp_jw_init(&w, 0);
+    if (mcp_jw_num(&w, v) != MCP_OK || !(t = mcp_jw_text(&w, &n)) || n >= cap) {
+        mcp_jw_free(&w);
+        return NULL;
+    }
+    memcpy(buf, t, n); buf[n] = 0;
+    mcp_jw_free(&w);
+    return buf;
+}
+
+static void test_number_cases(void)
+{
+    char buf[64], *big;
+    int64_t i64 = 0;
+    size_t i, n;
+
+    /* integers kept exactly */
+    NUM_INT("0", 0); NUM_INT("-0", 0); NUM_INT("1", 1); NUM_INT("-1", -1);
+    NUM_INT("9223372036854775807", INT64_MAX);
+    NUM_INT("-9223372036854775808", INT64_MIN);
+    NUM_INT("9223372036854775806", INT64_MAX - 1);
+    NUM_INT("-9223372036854775807", -INT64_MAX);
+    NUM_INT("9007199254740993", 9007199254740993);   /* not a double, but exact */
+    NUM_INT("1000000000000000000", 1000000000000000000);
+    NUM_INT("  42 ", 42);
+    {   /* -0 as a literal integer is the integer 0; -0.0 is the negative zero double */
+        mcp_json_doc *d = parse_s("[-0,-0.0,0.0,-0e0]", NULL);
+        const mcp_json *r = mcp_json_root(d);
+        char *t = mcp_json_dump(r, 0, NULL);
+        CHECK(d && dbits(mcp_json_num(mcp_json_at(r, 1))) == 0x8000000000000000u);
+        CHECK(d && dbits(mcp_json_num(mcp_json_at(r, 2))) == 0);
+        CHECK(d && dbits(mcp_json_num(mcp_json_at(r, 3))) == 0x8000000000000000u);
+        CHECKF(t && strcmp(t, "[0,-0.0,0.0,-0.0]") == 0, "dump: %s", t ? t : "NULL");
+        mcp_free(t);
+        mcp_json_free(d);
+    }
+    /* just outside int64: the correctly rounded double */
+    NUM_BITS("9223372036854775808", 0x43E0000000000000u);            /* 2^63 */
+    NUM_BITS("-9223372036854775809", 0xC3E0000000000000u);           /* -2^63 */
+    NUM_BITS("18446744073709551615", 0x43F0000000000000u);           /* 2^64 */
+    NUM_BITS("18446744073709551616", 0x43F0000000000000u);
+    NUM_BITS("100000000000000000000", 0x4415AF1D78B58C40u);          /* 1e20 */
+    NUM_BITS("9223372036854775807.0", 0x43E0000000000000u);
+    CHECK(int64_of("9223372036854775808", &i64) == 0);
+    CHECK(int64_of("18446744073709551616", &i64) == 0);
+    CHECK(int64_of("-9223372036854775809", &i64) == 1 && i64 == INT64_MIN);  /* the double is -2^63 exactly */
+    {
+        mcp_json_doc *d = parse_s("9223372036854775808", NULL);
+        char *t = mcp_json_dump(mcp_json_root(d), 0, NULL);
+        CHECKF(t && strcmp(t, "9223372036854776000.0") == 0, "2^63 dumps as %s", t ? t : "NULL");
+        mcp_free(t);
+        mcp_json_free(d);
+    }
+    /* mcp_json_int64 on doubles */
+    i64 = 7; CHECK(int64_of("3.0", &i64) == 1 && i64 == 3);
+    i64 = 7; CHECK(int64_of("-3.0e0", &i64) == 1 && i64 == -3);
+    i64 = 7; CHECK(int64_of("1e2", &i64) == 1 && i64 == 100);
+    i64 = 7; CHECK(int64_of("-0.0", &i64) == 1 && i64 == 0);
+    i64 = 7; CHECK(int64_of("1e18", &i64) == 1 && i64 == 1000000000000000000);
+    i64 = 7; CHECK(int64_of("9007199254740993.0", &i64) == 1 && i64 == 9007199254740992);
+    i64 = 7; CHECK(int64_of("9223372036854774784.0", &i64) == 1 && i64 == 9223372036854774784);
+    i64 = 7; CHECK(int64_of("-9223372036854775808.0", &i64) == 1 && i64 == INT64_MIN);
+    i64 = 7; CHECK(int64_of("1e300", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("1e19", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("-1e19", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("0.5", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("-2.5", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("5e-324", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("\"3\"", &i64) == 0 && i64 == 7);
+    i64 = 7; CHECK(int64_of("true", &i64) == 0 && i64 == 7);
+    {
+        mcp_json_doc *d = parse_s("12", NULL);
+        CHECK(mcp_json_int64(mcp_json_root(d), NULL) == 1);   /* out may be NULL */
+        CHECK(mcp_json_int64(NULL, &i64) == 0);
+        mcp_json_free(d);
+    }
+
+    /* the hard cases */
+    NUM_BITS("2.2250738585072011e-308", 0x000FFFFFFFFFFFFFu);
+    NUM_BITS("2.2250738585072012e-308", 0x0010000000000000u);
+    NUM_BITS("2.2250738585072014e-308", 0x0010000000000000u);
+    NUM_BITS("2.2250738585072009e-308", 0x000FFFFFFFFFFFFFu);
+    NUM_BITS("4.4501477170144023e-308", 0x001FFFFFFFFFFFFFu);
+    NUM_BITS("4.9406564584124654e-324", 0x0000000000000001u);
+    NUM_BITS("2.4703282292062327e-324", 0x0000000000000000u);
+    NUM_BITS("2.4703282292062328e-324", 0x0000000000000001u);
+    NUM_BITS("-2.4703282292062328e-324", 0x8000000000000001u);
+    NUM_BITS("-2.4703282292062327e-324", 0x8000000000000000u);
+    NUM_BITS("1.7976931348623157e308", 0x7FEFFFFFFFFFFFFFu);
+    NUM_BITS("1.7976931348623158e308", 0x7FEFFFFFFFFFFFFFu);
+    NUM_BITS("-1.7976931348623158e+308", 0xFFEFFFFFFFFFFFFFu);
+    NUM_REFUSED("1.7976931348623159e308");
+    NUM_REFUSED("-1.7976931348623159e308");
+    /* exactly halfway between DBL_MAX and 2^1024 rounds to even, that is to infinity */
+    NUM_REFUSED("179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792");
+    NUM_BITS("179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791.999999999999999999999999", 0x7FEFFFFFFFFFFFFFu);
+    NUM_REFUSED("1e309"); NUM_REFUSED("1e400"); NUM_REFUSED("-1e400"); NUM_REFUSED("1e99999999999999999999");
+    NUM_REFUSED("123456789e301");
+    NUM_BITS("123456789e300", 0x7FE5F9DD9ED1A813u);
+    NUM_BITS("9007199254740993.0", 0x4340000000000000u);
+    NUM_BITS("9007199254740993e0", 0x4340000000000000u);
+    NUM_BITS("90071992547409930e-1", 0x4340000000000000u);
+    NUM_BITS("900719925474099300e-2", 0x4340000000000000u);
+    NUM_BITS("9007199254740995.0", 0x4340000000000002u);
+    NUM_BITS("9007199254740993.0000000000000000000000000000000000001", 0x4340000000000001u);
+    NUM_BITS("4503599627370497.5", 0x4330000000000002u);
+    NUM_BITS("4503599627370496.5", 0x4330000000000000u);
+    NUM_BITS("1.00000000000000011102230246251565404236316680908203125", 0x3FF0000000000000u);
+    NUM_BITS("1.000000000000000111022302462515654042363166809082031251", 0x3FF0000000000001u);
+    NUM_BITS("1.00000000000000011102230246251565404236316680908203124999999999999999999999", 0x3FF0000000000000u);
+    NUM_BITS("0.1", 0x3FB999999999999Au);
+    NUM_BITS("0.3", 0x3FD3333333333333u);
+    NUM_BITS("1e23", 0x44B52D02C7E14AF6u);
+    NUM_BITS("8.41e21", 0x447C7E83209E90B2u);
+    NUM_BITS("5e-324", 0x0000000000000001u);
+    NUM_BITS("1e-400", 0x0000000000000000u);
+    NUM_BITS("-1e-400", 0x8000000000000000u);
+    NUM_BITS("1e308", 0x7FE1CCF385EBC8A0u);
+    NUM_BITS("1E+2", 0x4059000000000000u);
+    NUM_BITS("1e-2", 0x3F847AE147AE147Bu);
+    NUM_BITS("0e0", 0); NUM_BITS("0.0e-999999", 0); NUM_BITS("0e999999999999999999999", 0);
+    NUM_BITS("-0.000e+999", 0x8000000000000000u);
+    NUM_BITS("1e00000000000000000000000000001", 0x4024000000000000u);   /* leading zeros in the exponent */
+    NUM_BITS("1e-0000000000000000000000000001", 0x3FB999999999999Au);
+    NUM_BITS("123.456e-789", 0); NUM_BITS("123e-10000000", 0);
+    {   /* 0.(330 zeros)1e330 is 0.1 */
+        char z[400];
+        memcpy(z, "0.", 2);
+        memset(z + 2, '0', 330);
+        strcpy(z + 332, "1e330");
+        CHECK(num_bits_are(z, 0x3FB999999999999Au));
+        strcpy(z + 332, "1e-330");   /* 1e-661 */
+        CHECK(num_bits_are(z, 0));
+    }
+
+    /* halfway with a 1 after many zeros, beyond the 800 digits the slow path keeps */
+    big = (char *)malloc(4096);
+    if (!big) exit(2);
+    strcpy(big, "1.00000000000000011102230246251565404236316680908203125");
+    n = strlen(big);
+    for (i = 0; i < 2000; i++) big[n++] = '0';
+    big[n] = 0;
+    CHECK(num_bits_are(big, 0x3FF0000000000000u));        /* still exactly halfway: even */
+    big[n++] = '1'; big[n] = 0;
+    CHECK(num_bits_are(big, 0x3FF0000000000001u));        /* just above: up */
+    /* 9007199254740993 with 900 zeros and e-900, then with a trailing 1 */
+    strcpy(big, "9007199254740993");
+    n = strlen(big);
+    for (i = 0; i < 900; i++) big[n++] = '0';
+    memcpy(big + n, "e-900", 6);
+    CHECK(num_bits_are(big, 0x4340000000000000u));
+    big[n++] = '1';
+    memcpy(big + n, "e-901", 6);
+    CHECK(num_bits_are(big, 0x4340000000000001u));
+    /* 800+ digit mantissas against strtod */
+    for (i = 0; i < 50; i++) {
+        size_t nd = 780 + rndn(400), k;
+        int ok;
+        uint64_t want;
+        n = 0;
+        if (i & 1) big[n++] = '-';
+        big[n++] = '0'; big[n++] = '.';
+        for (k = 0; k < nd; k++) big[n++] = (char)('0' + (k < 3 ? 9 - rndn(2) * 9 : rndn(10)));
+        n += (size_t)sprintf(big + n, "e%d", (int)rndn(600) - 300);
+        want = dbits(strtod(big, NULL));
+        ok = num_bits_are(big, want);
+        CHECKF(ok, "an %lu-digit mantissa is not read like strtod", (unsigned long)nd);
+    }
+    free(big);
+
+    /* numbers whose digits are compensated by a large exponent (more than 100000 digits):
+       1 followed by 1000010 zeros, e-1000000, is 1e10; 0.(1000000 zeros)1e1000005 is 1e4 */
+    big = (char *)malloc(1100000);
+    if (!big) exit(2);
+    big[0] = '1';
+    memset(big + 1, '0', 1000010);
+    strcpy(big + 1000011, "e-1000000");
+    CHECK(num_bits_are(big, dbits(1e10)));
+    memcpy(big, "0.", 2);
+    memset(big + 2, '0', 1000000);
+    strcpy(big + 1000002, "1e1000005");
+    CHECK(num_bits_are(big, dbits(1e4)));
+    free(big);
+
+    /* the writer's format */
+    {
+        static const struct { double v; const char *t; } fmt[] = {
+            {0.0, "0.0"}, {1.0, "1.0"}, {-2.5, "-2.5"}, {0.1, "0.1"}, {0.3, "0.3"},
+            {123.456, "123.456"}, {1e20, "100000000000000000000.0"}, {1e21, "1e21"},
+            {1e22, "1e22"}, {1.5e-7, "1.5e-7"}, {0.000001, "0.000001"}, {1e300, "1e300"},
+            {5e-324, "5e-324"}, {1.7976931348623157e308, "1.7976931348623157e308"},
+            {9007199254740992.0, "9007199254740992.0"}, {2.2250738585072014e-308, "2.2250738585072014e-308"},
+            {-1e-100, "-1e-100"}, {0.1 + 0.2, "0.30000000000000004"}, {0.000025, "0.000025"}, {1e-7, "1e-7"}};
+        for (i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
+            const char *t = write_num(fmt[i].v, buf, sizeof buf);
+            CHECKF(t && strcmp(t, fmt[i].t) == 0, "%.17g is written as %s, want %s", fmt[i].v,
+                   t ? t : "NULL", fmt[i].t);
+        }
+        CHECKF(write_num(-0.0, buf, sizeof buf) && strcmp(buf, "-0.0") == 0, "-0.0 written as %s", buf);
+    }
+    /* NaN and infinities are refused */
+    {
+        double bad[3];
+        mcp_jw w;
+        mcp_error err;
+        bad[0] = NAN; bad[1] = INFINITY; bad[2] = -INFINITY;
+        for (i = 0; i < 3; i++) {
+            mcp_jw_init(&w, 0);
+            CHECK(mcp_jw_num(&w, bad[i]) == MCP_ERR_INVALID);
+            CHECK(w.len == 0 && mcp_jw_text(&w, NULL) == NULL);
+            CHECK(mcp_jw_finish(&w, NULL, &err) == NULL && err.status == MCP_ERR_INVALID &&
+                  strcmp(err.message, "JSON writer error: a number that is NaN or infinite (JSON has neither).") == 0);
+            mcp_jw_init(&w, 0);
+            mcp_jw_arr_begin(&w);
+            mcp_jw_int(&w, 1);
+            CHECK(mcp_jw_num(&w, bad[i]) == MCP_ERR_INVALID);
+            CHECK(w.len == 2 && memcmp(w.buf, "[1", 2) == 0);   /* nothing written */
+            mcp_jw_free(&w);
+        }
+    }
+}
+
+/* ---- 4b. the random sample against strtod ------------------------------------------------------ */
+
+#define NB 2048
+static struct {
+    char json[NB * 64 + 16];         /* "[n1,n2,...]" */
+    size_t len, count;
+    size_t off[NB];
+    double ref[NB];
+    unsigned char zero_int[NB];      /* the literal is an integer zero: compare values, not bits */
+} nb;
+static unsigned long n_total, n_bad, n_refused, n_bad_refuse, n_written, n_bad_write;
+static unsigned long n_short_tested, n_not_shortest;
+
+/* The fewest significant digits (%.*e) that read back to v. */
+static int shortest_digits(double v)
+{
+    char t[40];
+    int p;
+    for (p = 1; p < 17; p++) {
+        snprintf(t, sizeof t, "%.*e", p - 1, v);
+        if (dbits(strtod(t, NULL)) == dbits(v)) return p;
+    }
+    return 17;
+}
+static mcp_jw nb_w;
+
+static void num_flush(void)
+{
+    mcp_error err;
+    mcp_json_doc *d;
+    const mcp_json *r;
+    const char *t;
+    size_t i, tl;
+    if (!nb.count) return;
+    nb.json[nb.len++] = ']';
+    d = mcp_json_parse(nb.json, nb.len, &err);
+    CHECKF(d != NULL, "a batch of numbers was refused: %s", err.message);
+    if (!d) { n_bad += nb.count; nb.count = 0; nb.len = 0; return; }
+    r = mcp_json_root(d);
+    CHECK(mcp_json_len(r) == nb.count);
+    mcp_jw_reset(&nb_w);
+    mcp_jw_arr_begin(&nb_w);
+    for (i = 0; i < nb.count; i++) {
+        const mcp_json *v = mcp_json_at(r, i);
+        double got = mcp_json_num(v);
+        int ok = nb.zero_int[i] ? got == 0 : dbits(got) == dbits(nb.ref[i]);
+        n_total++;
+        if (!ok) {
+            const char *s = nb.json + nb.off[i];
+            size_t l = strcspn(s, ",]");
+            if (n_bad++ < 20)
+                fprintf(stderr, "  %.*s: mcp.h %.17g (0x%016llX), strtod %.17g (0x%016llX)\n",
+                        (int)(l > 120 ? 120 : l), s, got, (unsigned long long)dbits(got),
+                        nb.ref[i], (unsigned long long)dbits(nb.ref[i]));
+        }
+        mcp_jw_num(&nb_w, got);
+    }
+    mcp_jw_arr_end(&nb_w);
+    t = mcp_jw_text(&nb_w, &tl);
+    CHECKF(t != NULL, "the writer failed on a batch of doubles");
+    if (t) {
+        /* read back by mcp.h and by strtod: the same bits; '.' or 'e' in every number */
+        mcp_json_doc *d2 = mcp_json_parse(t, tl, &err);
+        const char *p = t + 1;
+        char tok[64];
+        CHECKF(d2 && mcp_json_len(mcp_json_root(d2)) == nb.count, "the written batch does not parse: %s", err.message);
+        for (i = 0; i < nb.count && d2; i++) {
+            double v = mcp_json_num(mcp_json_at(r, i));
+            size_t l = strcspn(p, ",]"), k, nd = 0;
+            int ok = l < sizeof tok, seen = 0;
+            if (ok) {
+                memcpy(tok, p, l); tok[l] = 0;
+                ok = dbits(strtod(tok, NULL)) == dbits(v) &&
+                     dbits(mcp_json_num(mcp_json_at(mcp_json_root(d2), i))) == dbits(v) &&
+                     strpbrk(tok, ".e") != NULL && !strchr(tok, 'E') && !strchr(tok, '+');
+                for (k = 0; k < l && tok[k] != 'e'; k++) {   /* significant digits */
+                    if (tok[k] >= '1' && tok[k] <= '9') { nd += (size_t)seen + 1; seen = 0; }
+                    else if (tok[k] == '0' && nd) seen++;   /* zeros count once a digit follows */
+                }
+                ok = ok && nd <= 17;
+                if (ok && (i & 31) == 0 && v != 0) {   /* "shortest or nearly": count the longer ones */
+                    int sd = shortest_digits(v);
+                    n_short_tested++;
+                    if ((int)nd > sd) n_not_shortest++;
+                }
+            }
+            n_written++;
+            if (!ok && n_bad_write++ < 20)
+                fprintf(stderr, "  %.17g (0x%016llX) was written as %.*s\n", v,
+                        (unsigned long long)dbits(v), (int)l, p);
+            p += l + 1;
+        }
+        mcp_json_free(d2);
+    }
+    mcp_json_free(d);
+    nb.count = 0; nb.len = 0;
+}
+
+/* One number literal (valid JSON grammar): compared with strtod, or refused if it overflows. */
+static void num_case(const char *s)
+{
+    char *end;
+    double ref;
+    size_t l = strlen(s);
+    ref = strtod(s, &end);
+    if (*end) { CHECKF(0, "generator bug: %s", s); return; }
+    if (isinf(ref)) {
+        n_refused++;
+        if (!num_refused(s, l) && n_bad_refuse++ < 20) fprintf(stderr, "  %s overflows but was not refused\n", s);
+        return;
+    }
+    if (l > 60) {   /* long ones alone */
+        uint64_t b = 0;
+        int h;
+        int64_t i;
+        mcp_status st = num_parse(s, l, &b, &h, &i);
+        n_total++;
+        if (st != MCP_OK || b != dbits(ref)) {
+            if (n_bad++ < 20) fprintf(stderr, "  %s: mcp.h 0x%016llX (status %d), strtod 0x%016llX\n", s,
+                                      (unsigned long long)b, (int)st, (unsigned long long)dbits(ref));
+        }
+        return;
+    }
+    if (nb.count == NB) num_flush();
+    nb.json[nb.len++] = nb.count ? ',' : '[';
+    nb.off[nb.count] = nb.len;
+    memcpy(nb.json + nb.len, s, l); nb.len += l;
+    nb.ref[nb.count] = ref;
+    nb.zero_int[nb.count] = ref == 0 && !strpbrk(s, ".eE");
+    nb.count++;
+}
+
+/* A random finite double from its bit pattern. */
+static double rnd_double(void)
+{
+    double d;
+    do d = bitsd(rnd()); while (isnan(d) || isinf(d));
+    return d;
+}
+
+static void gen_from_bits(char *out)
+{
+    static const int prec[3] = {17, 16, 15};
+    int p = prec[rndn(3)];   /* two statements: the order of the calls is fixed */
+    sprintf(out, "%.*g", p, rnd_double());
+}
+
+/* 1..40 random digits, a random decimal point, maybe an exponent in [-350, 330] */
+static void gen_digits(char *out)
+{
+    char dig[48];
+    unsigned nd = 1 + rndn(40), k = rndn(nd + 1), i, mode = rndn(4);
+    size_t o = 0;
+    for (i = 0; i < nd; i++) {
+        if (mode == 0) dig[i] = (char)('0' + rndn(10));
+        else if (mode == 1) dig[i] = rndn(2) ? '0' : '9';
+        else if (mode == 2) dig[i] = rndn(4) ? '0' : (char)('1' + rndn(9));
+        else dig[i] = i == 0 || rndn(3) ? (char)('0' + rndn(10)) : dig[i - 1];
+    }
+    if (rndn(2)) out[o++] = '-';
+    if (k == 0) {
+        out[o++] = '0'; out[o++] = '.';
+        memcpy(out + o, dig, nd); o += nd;
+    } else {
+        if (k > 1 && dig[0] == '0') dig[0] = (char)('1' + rndn(9));
+        memcpy(out + o, dig, k); o += k;
+        if (k < nd) { out[o++] = '.'; memcpy(out + o, dig + k, nd - k); o += nd - k; }
+    }
+    if (rndn(4)) {
+        int e = (int)rndn(681) - 350;
+        out[o++] = rndn(2) ? 'e' : 'E';
+        if (e < 0) out[o++] = '-';
+        else if (rndn(2)) out[o++] = '+';
+        if (!rndn(8)) out[o++] = '0';
+        o += (size_t)sprintf(out + o, "%d", e < 0 ? -e : e);
+    }
+    out[o] = 0;
+}
+
+/* Doubles near the subnormal boundary, the smallest values and the overflow boundary,
+   printed with various precisions (some too short to round-trip, some long). */
+static void gen_boundary(char *out)
+{
+    static const unsigned expo[] = {0, 0, 1, 2, 0x7FE, 0x7FE, 0x7FD, 0x3FF, 0x433, 0x434};
+    static const int prec[] = {15, 16, 17, 18, 20, 25, 30};
+    uint64_t mant = rnd() & 0x000FFFFFFFFFFFFFu;
+    unsigned ex = expo[rndn(sizeof expo / sizeof expo[0])];
+    int p = prec[rndn(sizeof prec / sizeof prec[0])];
+    double d;
+    switch (rndn(4)) {
+    case 0: mant &= 0xFF; break;                                     /* smallest mantissas */
+    case 1: mant |= 0x000FFFFFFFFFFF00u; break;                       /* largest */
+    default: break;
+    }
+    d = bitsd((uint64_t)ex << 52 | mant | (rndn(2) ? (uint64_t)1 << 63 : 0));
+    if (rndn(2)) sprintf(out, "%.*g", p, d);
+    else sprintf(out, "%.*e", p - 1, d);
+}
+
+/* Exact halfway points (from long double, which holds the midpoint of two doubles exactly
+   when it has a 64-bit significand): exactly, a hair above (a 1 after 820 digits) and a hair
+   below. Expected: round half to even, up, down; and strtod agrees. */
+static unsigned long hw_total, hw_bad;
+static void halfway_case(double lo)
+{
+    char s[2048], *e;
+    long double mid;
+    double hi = nextafter(lo, INFINITY);
+    uint64_t want[3];
+    size_t ml;
+    int v;
+    if (isinf(hi)) return;
+    mid = ((long double)lo + (long double)hi) / 2;
+    snprintf(s, sizeof s, "%.780Le", mid);
+    e = strchr(s, 'e');
+    if (!e) return;
+    ml = (size_t)(e - s);
+    while (s[ml - 1] == '0') ml--;          /* trailing zeros of the significand */
+    if (s[ml - 1] == '.') ml--;
+    want[0] = dbits(lo) & 1 ? dbits(hi) : dbits(lo);
+    want[1] = dbits(hi);
+    want[2] = dbits(lo);
+    for (v = 0; v < 3; v++) {
+        char t[2100];
+        size_t o = 0;
+        int neg = (int)rndn(2);
+        uint64_t b = 0, sign = neg ? (uint64_t)1 << 63 : 0;
+        int h, ok;
+        int64_t i;
+        mcp_status st;
+        if (neg) t[o++] = '-';
+        memcpy(t + o, s, ml); o += ml;
+        if (v > 0 && !memchr(s, '.', ml)) t[o++] = '.';
+        if (v == 1) { while (o < 830) t[o++] = '0'; t[o++] = '1'; }
+        if (v == 2) {
+            size_t k = o - 1;
+            while (t[k] == '.') k--;
+            t[k]--;                          /* the last digit is not 0 */
+            memcpy(t + o, "99999", 5); o += 5;
+        }
+        strcpy(t + o, e);
+        st = num_parse(t, strlen(t), &b, &h, &i);
+        ok = st == MCP_OK && b == (want[v] | sign) && dbits(strtod(t, NULL)) == (want[v] | sign);
+        hw_total++;
+        if (!ok && hw_bad++ < 10)
+            fprintf(stderr, "  halfway variant %d between %.17g and %.17g: mcp.h 0x%016llX (status %d), want 0x%016llX, strtod 0x%016llX\n  %s\n",
+                    v, lo, hi, (unsigned long long)b, (int)st, (unsigned long long)(want[v] | sign),
+                    (unsigned long long)dbits(strtod(t, NULL)), t);
+    }
+}
+
+static void test_number_sample(void)
+{
+    char s[128];
+    unsigned long n = quick ? 20000 : 1000000, i, nh = quick ? 300 : 6000;
+    double t0 = now_s();
+    n_total = n_bad = n_refused = n_bad_refuse = n_written = n_bad_write = 0;
+    n_short_tested = n_not_shortest = 0;
+    mcp_jw_init(&nb_w, 0);
+    for (i = 0; i < n; i++) {
+        switch (i % 5) {
+        case 0: case 1: gen_from_bits(s); break;
+        case 2: case 3: gen_digits(s); break;
+        default: gen_boundary(s); break;
+        }
+        num_case(s);
+    }
+    num_flush();
+    mcp_jw_free(&nb_w);
+    CHECKF(n_bad == 0, "%lu of %lu numbers differ from strtod", n_bad, n_total);
+    CHECKF(n_bad_refuse == 0, "%lu of %lu overflowing numbers were not refused", n_bad_refuse, n_refused);
+    CHECKF(n_bad_write == 0, "%lu of %lu written doubles do not read back", n_bad_write, n_written);
+    /* Grisu2 misses the shortest form when it lies on the rounding boundary (about 0.2%) */
+    CHECKF(n_not_shortest * 100 <= n_short_tested, "%lu of %lu written doubles are not in the shortest form",
+           n_not_shortest, n_short_tested);
+    CHECKF(n_total + n_refused == n, "%lu numbers checked, want %lu", n_total + n_refused, n);
+    CHECKF(n_refused > n / 100, "only %lu overflowing numbers in the sample", n_refused);
+    /* halfway points */
+    hw_total = hw_bad = 0;
+    if (LDBL_MANT_DIG >= 64) {
+        halfway_case(0.0);
+        halfway_case(DBL_MIN);
+        halfway_case(1.0);
+        halfway_case(nextafter(DBL_MAX, 0));
+        halfway_case(9007199254740992.0);
+        for (i = 0; i < nh; i++) {
+            double d = fabs(rnd_double());
+            if (i % 4 == 0) d = bitsd(rnd() & 0x001FFFFFFFFFFFFFu);   /* subnormal or tiny */
+            halfway_case(d);
+        }
+        CHECKF(hw_bad == 0, "%lu of %lu halfway cases rounded wrongly", hw_bad, hw_total);
+    } else {
+        printf("halfway cases skipped: long double has only %d bits\n", LDBL_MANT_DIG);
+    }
+    printf("numbers: %lu read like strtod, %lu overflowing refused, %lu written and read back, "
+           "%lu halfway cases (%.1f s)\n", n_total, n_refused, n_written, hw_total, now_s() - t0);
+    printf("writer: %lu of %lu sampled doubles are longer than the shortest form\n",
+           n_not_shortest, n_short_tested);
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -676,5 +1277,7 @@ int main(int argc, char **argv)
     test_suite();
     test_roundtrip();
     test_utf8();
+    test_number_cases();
+    test_number_sample();
     return TEST_DONE();
 }
