@@ -7,6 +7,9 @@
 #                         allocator hooks); built alone, run the same way.
 #   tests/test_*.cpp      a C++ test; built twice: against the C implementation (build/impl.o)
 #                         and against mcp.h compiled as C++ (build/impl_cpp.o, suffix _cppimpl).
+#   tests/servers/*.c     a helper program the tests spawn (e.g. an MCP server); a whole
+#                         program like standalone_*.c, built into build/ before the tests run.
+#                         Tests get MCP_TEST_SERVER=<build dir>/test_server in the environment.
 #   tests/test_*.sh       a script test, run as `bash tests/test_x.sh DATA` with CC, CXX,
 #                         CFLAGS, CXXFLAGS, LDFLAGS and BUILD in its environment.
 #   bench/*.c             a benchmark, a whole program (it defines MCP_IMPLEMENTATION itself,
@@ -35,7 +38,7 @@ CFLAGS   += $(SAN_FLAGS)
 CXXFLAGS += $(SAN_FLAGS)
 LDFLAGS  += $(SAN_FLAGS)
 B        = build/asan
-export ASAN_OPTIONS  = detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export ASAN_OPTIONS  = detect_leaks=1
 export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 endif
 
@@ -50,13 +53,14 @@ STANDALONE = $(patsubst tests/%.c,$(B)/%,$(wildcard tests/standalone_*.c))
 TEST_CPP   = $(patsubst tests/%.cpp,$(B)/%,$(wildcard tests/test_*.cpp))
 TEST_CPP2  = $(addsuffix _cppimpl,$(TEST_CPP))
 TEST_SH    = $(wildcard tests/test_*.sh)
+SERVERS    = $(patsubst tests/servers/%.c,$(B)/%,$(wildcard tests/servers/*.c))
 BENCH      = $(patsubst bench/%.c,$(B)/%,$(wildcard bench/*.c))
 TEST_BINS  = $(TEST_C) $(STANDALONE) $(TEST_CPP) $(TEST_CPP2)
 HDRS       = mcp.h tests/test.h
 
 .PHONY: all test asan valgrind check fuzz bench clean help
 
-all: $(TEST_BINS) $(BENCH)
+all: $(TEST_BINS) $(SERVERS) $(BENCH)
 
 $(B)/impl.o: tests/impl.c mcp.h | $(B)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -68,6 +72,9 @@ $(TEST_C): $(B)/%: tests/%.c $(B)/impl.o $(HDRS)
 	$(CC) $(CFLAGS) $< $(B)/impl.o -o $@ $(LDFLAGS) -lm
 
 $(STANDALONE): $(B)/%: tests/%.c $(HDRS) | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
+
+$(SERVERS): $(B)/%: tests/servers/%.c mcp.h | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
 
 $(B)/%.cpp.o: tests/%.cpp $(HDRS) | $(B)
@@ -89,7 +96,8 @@ $(B):
 # summary, and fails if any program fails.
 test: all
 	@CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(LDFLAGS)" \
-	BUILD="$(B)" bash tests/run_tests.sh "$(DATA)" $(TEST_BINS) $(TEST_SH)
+	BUILD="$(B)" MCP_TEST_SERVER="$(B)/test_server" \
+	bash tests/run_tests.sh "$(DATA)" $(TEST_BINS) $(TEST_SH)
 
 # Sanitizers: a leak canary first proves LeakSanitizer is really active, then every test.
 asan:
@@ -103,7 +111,7 @@ asan:
 	$(MAKE) --no-print-directory test SANITIZE=1
 
 valgrind: all
-	@MCP_TEST_QUICK=1 TEST_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
+	@MCP_TEST_QUICK=1 MCP_TEST_SERVER="$(B)/test_server" TEST_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
 	bash tests/run_tests.sh "$(DATA)" $(TEST_BINS)
 
 # Compile the header with every compiler and build option; see tests/check/run.sh.
