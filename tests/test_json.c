@@ -1263,6 +1263,277 @@ static void test_number_sample(void)
            n_not_shortest, n_short_tested);
 }
 
+/* ---- 5. locale independence -------------------------------------------------------------------- */
+
+static void test_locale(void)
+{
+    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "de_DE.ISO-8859-1",
+                                        "fr_FR.UTF-8", "fr_FR.utf8", "nl_NL.UTF-8", "ru_RU.UTF-8"};
+    const char *got = NULL;
+    size_t i;
+    for (i = 0; i < sizeof names / sizeof names[0] && !got; i++)
+        if (setlocale(LC_ALL, names[i]) && strcmp(localeconv()->decimal_point, ",") == 0) got = names[i];
+    CHECKF(got != NULL, "no locale with a decimal comma could be set (de_DE.UTF-8, de_DE.utf8, ...); "
+           "generate one: sed -i 's/^# *de_DE.UTF-8/de_DE.UTF-8/' /etc/locale.gen && locale-gen");
+    if (got) {
+        static const char *const nums[] = {"1.5", "2.25e3", "0.1", "-7.125", "1e23", "2.4703282292062328e-324",
+            "1.7976931348623157e308", "0.30000000000000004", "4503599627370497.5", "123456789012345678901234567890.5"};
+        mcp_json_doc *d;
+        const mcp_json *r;
+        char buf[64], *t;
+        CHECKF(strtod("1,5", NULL) == 1.5, "the %s locale is not in effect for strtod", got);
+        d = parse_s("[1.5, 2.25e3, 0.1]", NULL);
+        r = mcp_json_root(d);
+        CHECKF(d && mcp_json_len(r) == 3, "under %s \"[1.5, 2.25e3, 0.1]\" was not parsed", got);
+        CHECK(dbits(mcp_json_num(mcp_json_at(r, 0))) == dbits(1.5));
+        CHECK(dbits(mcp_json_num(mcp_json_at(r, 1))) == dbits(2250.0));
+        CHECK(dbits(mcp_json_num(mcp_json_at(r, 2))) == dbits(0.1));
+        t = mcp_json_dump(r, 0, NULL);
+        CHECKF(t && strcmp(t, "[1.5,2250.0,0.1]") == 0, "under %s the dump is %s", got, t ? t : "NULL");
+        mcp_free(t);
+        t = mcp_json_dump(r, 1, NULL);
+        CHECKF(t && strcmp(t, "[\n  1.5,\n  2250.0,\n  0.1\n]") == 0, "under %s the pretty dump is %s", got, t ? t : "NULL");
+        mcp_free(t);
+        mcp_json_free(d);
+        /* numbers on every conversion path; the bits were fixed in the C locale above */
+        for (i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+            uint64_t b = 0, want;
+            int h;
+            int64_t i64;
+            const char *w;
+            setlocale(LC_NUMERIC, "C");
+            want = dbits(strtod(nums[i], NULL));
+            setlocale(LC_NUMERIC, got);
+            CHECKF(num_parse(nums[i], strlen(nums[i]), &b, &h, &i64) == MCP_OK && b == want,
+                   "under %s %s reads as %.17g", got, nums[i], bitsd(b));
+            w = write_num(bitsd(want), buf, sizeof buf);
+            CHECKF(w && !strchr(w, ',') && strpbrk(w, ".e"), "under %s %.17g is written as %s", got,
+                   bitsd(want), w ? w : "NULL");
+            CHECKF(w && num_parse(w, strlen(w), &b, &h, &i64) == MCP_OK && b == want,
+                   "under %s the written %s does not read back", got, w ? w : "NULL");
+        }
+        printf("locale: %s (decimal point \"%s\") does not change numbers\n", got, localeconv()->decimal_point);
+    }
+    setlocale(LC_ALL, "C");
+    CHECK(strcmp(localeconv()->decimal_point, ".") == 0);
+}
+
+/* ---- 6. limits --------------------------------------------------------------------------------- */
+
+/* n levels: "[[[...]]]" or {"a":{"a":...1}} (with_close: the closers too) */
+static char *nested(size_t n, int obj, int with_close, size_t *len)
+{
+    size_t per = obj ? 5 : 1, o = 0, i;
+    char *b = (char *)malloc(n * (per + 1) + 4);
+    if (!b) { perror("malloc"); exit(2); }
+    for (i = 0; i < n; i++) {
+        if (obj) { memcpy(b + o, "{\"a\":", 5); o += 5; }
+        else b[o++] = '[';
+    }
+    if (obj) b[o++] = '1';
+    if (with_close)
+        for (i = 0; i < n; i++) b[o++] = obj ? '}' : ']';
+    b[o] = 0;
+    *len = o;
+    return b;
+}
+
+static int depth_outcome(size_t n, int obj, int with_close, size_t max_depth, mcp_error *err)
+{
+    size_t len;
+    char *b = nested(n, obj, with_close, &len);
+    mcp_json_opts o;
+    mcp_json_doc *d;
+    memset(&o, 0, sizeof o);
+    o.max_depth = max_depth;
+    d = mcp_json_parse_ex(b, len, &o, err);
+    free(b);
+    mcp_json_free(d);
+    return d != NULL;
+}
+
+static void test_limits(void)
+{
+    mcp_error err;
+    mcp_json_opts o;
+    char msg[200];
+    size_t len, i, deep = quick ? 100000 : 1000000;
+    int obj;
+    char *b, *t;
+    mcp_json_doc *d, *d2;
+
+    for (obj = 0; obj < 2; obj++) {
+        CHECKF(depth_outcome(512, obj, 1, 0, &err), "%s 512 deep: %s", obj ? "objects" : "arrays", err.message);
+        CHECK(err.status == MCP_OK);
+        CHECKF(!depth_outcome(513, obj, 1, 0, &err) && err.status == MCP_ERR_LIMIT,
+               "%s 513 deep: not refused with MCP_ERR_LIMIT", obj ? "objects" : "arrays");
+        snprintf(msg, sizeof msg, "JSON parse error at line 1, column %d (byte %d): nesting is deeper than the limit of 512 levels",
+                 obj ? 512 * 5 + 1 : 513, obj ? 512 * 5 : 512);
+        CHECKF(strcmp(err.message, msg) == 0, "message: %s", err.message);
+        /* a million levels, open only and closed too: refused, no stack overflow */
+        CHECK(!depth_outcome(1000000, obj, 0, 0, &err) && err.status == MCP_ERR_LIMIT);
+        CHECK(!depth_outcome(1000000, obj, 1, 0, &err) && err.status == MCP_ERR_LIMIT);
+        /* per call */
+        CHECK(depth_outcome(3, obj, 1, 3, &err));
+        CHECK(!depth_outcome(4, obj, 1, 3, &err) && err.status == MCP_ERR_LIMIT &&
+              strstr(err.message, "nesting is deeper than the limit of 3 levels") != NULL);
+        CHECK(depth_outcome(1000, obj, 1, 2000, &err));
+        CHECK(depth_outcome(2000, obj, 1, 2000, &err));
+        CHECK(!depth_outcome(2001, obj, 1, 2000, &err) && err.status == MCP_ERR_LIMIT);
+        CHECK(depth_outcome(1, obj, 1, 1, &err));
+        CHECK(!depth_outcome(2, obj, 1, 1, &err) && err.status == MCP_ERR_LIMIT);
+    }
+    /* depth counts nesting, not containers: many siblings at depth 2 */
+    memset(&o, 0, sizeof o);
+    o.max_depth = 2;
+    d = mcp_json_parse_ex("[[],[1],{},{\"a\":2},[[]]]", 24, &o, &err);
+    CHECK(d == NULL && err.status == MCP_ERR_LIMIT);
+    d = mcp_json_parse_ex("[[],[1],{},{\"a\":2},[3]]", 23, &o, &err);
+    CHECK(d != NULL && mcp_json_len(mcp_json_root(d)) == 5);
+    mcp_json_free(d);
+    o.max_depth = 0;   /* 0: the default */
+    CHECK(depth_outcome(512, 0, 1, 0, &err) && !depth_outcome(513, 0, 1, 0, &err));
+
+    /* a million (quick: 100000) levels with max_depth 2000000: parse, dump, compare */
+    for (obj = 0; obj < 2; obj++) {
+        const mcp_json *v;
+        size_t levels = 0;
+        b = nested(deep, obj, 1, &len);
+        memset(&o, 0, sizeof o);
+        o.max_depth = 2000000;
+        d = mcp_json_parse_ex(b, len, &o, &err);
+        CHECKF(d != NULL, "%lu levels with max_depth 2000000: %s", (unsigned long)deep, err.message);
+        for (v = mcp_json_root(d); v && mcp_json_typeof(v) != MCP_JSON_NUMBER && mcp_json_len(v) == 1; v = mcp_json_at(v, 0))
+            levels++;
+        /* objects: deep levels down to the 1; arrays: deep - 1 levels down to the innermost [] */
+        CHECKF(obj ? levels == deep && mcp_json_num(v) == 1
+                   : levels == deep - 1 && mcp_json_typeof(v) == MCP_JSON_ARRAY && mcp_json_len(v) == 0,
+               "walked %lu levels of %lu", (unsigned long)levels, (unsigned long)deep);
+        t = mcp_json_dump(mcp_json_root(d), 0, &i);
+        CHECKF(t && i == len && memcmp(t, b, len) == 0, "the deep document does not dump as itself");
+        d2 = t ? mcp_json_parse_ex(t, i, &o, &err) : NULL;
+        CHECK(d2 && mcp_json_equal(mcp_json_root(d), mcp_json_root(d2)));
+        mcp_json_free(d2);
+        mcp_free(t);
+        mcp_json_free(d);
+        free(b);
+    }
+
+    /* max_size */
+    memset(&o, 0, sizeof o);
+    o.max_size = 10;
+    d = mcp_json_parse_ex("[1,2,3,45]", 10, &o, &err);
+    CHECK(d != NULL && err.status == MCP_OK);
+    mcp_json_free(d);
+    d = mcp_json_parse_ex("[1,2,3,456]", 11, &o, &err);
+    CHECK(d == NULL && err.status == MCP_ERR_LIMIT);
+    CHECKF(strcmp(err.message, "The JSON text is 11 bytes, over the limit of 10 bytes (raise mcp_json_opts.max_size).") == 0,
+           "message: %s", err.message);
+    d = mcp_json_parse_ex("                    1", 21, &o, &err);   /* whitespace counts too */
+    CHECK(d == NULL && err.status == MCP_ERR_LIMIT);
+    o.max_size = 1 << 20;
+    d = mcp_json_parse_ex("[1,2,3,456]", 11, &o, &err);
+    CHECK(d != NULL);
+    mcp_json_free(d);
+    /* the default, 128 MiB: the length is checked before any byte is read */
+    b = (char *)malloc(((size_t)128 << 20) + 1);
+    if (b) {
+        d = mcp_json_parse(b, ((size_t)128 << 20) + 1, &err);
+        CHECK(d == NULL && err.status == MCP_ERR_LIMIT &&
+              strstr(err.message, "134217729 bytes, over the limit of 134217728 bytes") != NULL);
+        mcp_json_free(d);
+        free(b);
+    }
+    /* NULL text */
+    d = mcp_json_parse(NULL, 5, &err);
+    CHECK(d == NULL && err.status == MCP_ERR_INVALID &&
+          strcmp(err.message, "mcp_json_parse was given a NULL text of 5 bytes.") == 0);
+    d = mcp_json_parse(NULL, 0, &err);
+    CHECK(d == NULL && err.status == MCP_ERR_PARSE &&
+          strcmp(err.message, "JSON parse error at line 1, column 1 (byte 0): expected a value but the input ended") == 0);
+}
+
+/* ---- 7. error messages ------------------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+    mcp_error err;
+    mcp_json_doc *d;
+    const char *three = "{\"name\": \"example\",\n \"version\": \"1.0\",\n  \"on\": true \"x\": 1}";
+
+    CHECK(strchr(three, '"') && three[52] == '"');
+    EXPECT_ERROR(three, MCP_ERR_PARSE,
+                 "JSON parse error at line 3, column 14 (byte 52): expected ',' or '}', found '\"'");
+    EXPECT_ERROR("", MCP_ERR_PARSE, "JSON parse error at line 1, column 1 (byte 0): expected a value but the input ended");
+    EXPECT_ERROR(" \n\t ", MCP_ERR_PARSE, "JSON parse error at line 2, column 3 (byte 4): expected a value but the input ended");
+    EXPECT_ERROR("[1] x", MCP_ERR_PARSE, "JSON parse error at line 1, column 5 (byte 4): unexpected data after the JSON value");
+    EXPECT_ERROR("{}{}", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): unexpected data after the JSON value");
+    EXPECT_ERROR("1 2", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): unexpected data after the JSON value");
+    EXPECT_ERROR("\xEF\xBB\xBF{}", MCP_ERR_PARSE,
+                 "JSON parse error at line 1, column 1 (byte 0): a byte order mark is not allowed before JSON text");
+    EXPECT_ERROR("[01]", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): numbers must not have leading zeros");
+    EXPECT_ERROR("-012", MCP_ERR_PARSE, "JSON parse error at line 1, column 1 (byte 0): numbers must not have leading zeros");
+    EXPECT_ERROR("[\"a\\x\"]", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): invalid escape '\\x' in a string");
+    EXPECT_ERROR("[\"\\\x01\"]", MCP_ERR_PARSE,
+                 "JSON parse error at line 1, column 3 (byte 2): invalid escape (backslash before byte 0x01) in a string");
+    EXPECT_ERROR("[\"abc", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): unterminated string");
+    EXPECT_ERROR("[\"abc\\", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): unterminated string");
+    EXPECT_ERROR("[\"a\tb\"]", MCP_ERR_PARSE,
+                 "JSON parse error at line 1, column 4 (byte 3): control character U+0009 must be escaped in a string");
+    EXPECT_ERROR("[\"\xC3(\"]", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): invalid UTF-8 (byte 0xC3) in a string");
+    EXPECT_ERROR("[\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\", x]", MCP_ERR_PARSE,   /* columns count characters */
+                 "JSON parse error at line 1, column 9 (byte 14): expected a value, found 'x'");
+    EXPECT_ERROR("[1,]", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): expected a value, found ']'");
+    EXPECT_ERROR("{\"a\" 1}", MCP_ERR_PARSE, "JSON parse error at line 1, column 6 (byte 5): expected ':' after the key, found '1'");
+    EXPECT_ERROR("{1:2}", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): expected a string key, found '1'");
+    EXPECT_ERROR("{\"a\":1,}", MCP_ERR_PARSE, "JSON parse error at line 1, column 8 (byte 7): expected a string key, found '}'");
+    EXPECT_ERROR("[1 2]", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): expected ',' or ']', found '2'");
+    EXPECT_ERROR("[1", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): expected ',' or ']' but the input ended");
+    EXPECT_ERROR("{\"a\":1", MCP_ERR_PARSE, "JSON parse error at line 1, column 7 (byte 6): expected ',' or '}' but the input ended");
+    EXPECT_ERROR("[\x01]", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): expected a value, found byte 0x01");
+    EXPECT_ERROR("[1 \xC3\xA9]", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): expected ',' or ']', found byte 0xC3");
+    EXPECT_ERROR("[1 ]]", MCP_ERR_PARSE, "JSON parse error at line 1, column 5 (byte 4): unexpected data after the JSON value");
+    EXPECT_ERROR("tru", MCP_ERR_PARSE, "JSON parse error at line 1, column 1 (byte 0): expected a value, found 't'");
+    EXPECT_ERROR("-", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): expected a digit after '-' but the input ended");
+    EXPECT_ERROR("[-x]", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): expected a digit after '-', found 'x'");
+    EXPECT_ERROR("1.", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): expected a digit after the decimal point but the input ended");
+    EXPECT_ERROR("1e", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): expected a digit in the exponent but the input ended");
+    EXPECT_ERROR("1e+x", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): expected a digit in the exponent, found 'x'");
+    EXPECT_ERROR("[\"\\uD800\"]", MCP_ERR_PARSE,
+                 "JSON parse error at line 1, column 3 (byte 2): high surrogate \\uD800 is not followed by a low surrogate");
+    EXPECT_ERROR("[\"\\uDC00\"]", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): lone low surrogate \\uDC00 in a string");
+    EXPECT_ERROR("[\"\\u12\"]", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): a \\u escape needs four hex digits");
+    EXPECT_ERROR("[1e400]", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): the number 1e400 is too large for a double");
+    EXPECT_ERROR("[12345678901234567890123456789012345678901234567890e300]", MCP_ERR_PARSE,
+                 "JSON parse error at line 1, column 2 (byte 1): the number 1234567890123456789012345678901234567890... is too large for a double");
+    EXPECT_ERROR("[\r\n1\r\nx]", MCP_ERR_PARSE, "JSON parse error at line 3, column 1 (byte 6): expected ',' or ']', found 'x'");
+    EXPECT_ERROR("[\n\n\n", MCP_ERR_PARSE, "JSON parse error at line 4, column 1 (byte 4): expected a value but the input ended");
+    CHECK(expect_error_n("[1]\0", 4, NULL, MCP_ERR_PARSE,
+                         "JSON parse error at line 1, column 4 (byte 3): unexpected data after the JSON value"));
+
+    /* the other fields are cleared; success clears the message; a NULL err is accepted */
+    memset(&err, 0x5A, sizeof err);
+    d = mcp_json_parse("[", 1, &err);
+    CHECK(d == NULL && err.status == MCP_ERR_PARSE && err.http_status == 0 && err.rpc_code == 0 && err.sys_errno == 0);
+    memset(&err, 0x5A, sizeof err);
+    d = mcp_json_parse("[1]", 3, &err);
+    CHECK(d != NULL && err.status == MCP_OK && err.message[0] == 0);
+    mcp_json_free(d);
+    CHECK(mcp_json_parse("[", 1, NULL) == NULL);
+    CHECK(mcp_json_parse("\xEF\xBB\xBF", 3, NULL) == NULL);
+    CHECK(mcp_json_parse(NULL, 3, NULL) == NULL);
+    d = mcp_json_parse("{\"a\":[1]}", 9, NULL);
+    CHECK(d != NULL);
+    mcp_json_free(d);
+    {
+        mcp_json_opts o;
+        memset(&o, 0, sizeof o);
+        o.max_depth = 1;
+        CHECK(mcp_json_parse_ex("[[1]]", 5, &o, NULL) == NULL);
+        CHECK(mcp_json_parse_ex("[1]", 3, NULL, NULL) != NULL ? (mcp_json_free(mcp_json_parse_ex("[1]", 3, NULL, NULL)), 1) : 0);
+    }
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -1279,5 +1550,8 @@ int main(int argc, char **argv)
     test_utf8();
     test_number_cases();
     test_number_sample();
+    test_locale();
+    test_limits();
+    test_errors();
     return TEST_DONE();
 }
