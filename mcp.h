@@ -2551,7 +2551,7 @@ MCPDEF mcp_status mcp_jsonl_feed(mcp_jsonl *p, const char *data, size_t len, siz
         nl = (const char *)memchr(data + off, '\n', len - off);
         seg = nl ? (size_t)(nl - (data + off)) : len - off;
         /* max + 1: a CR may precede the LF */
-        if (p->_part.len + seg > max + 1) {
+        if (p->_part.len + seg > max && p->_part.len + seg - 1 > max) {
             *used = off;
             return mcp__jsonl_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit");
         }
@@ -2717,6 +2717,9 @@ MCPDEF mcp_status mcp_http_url_parse(mcp_http_url *u, const char *url, mcp_error
         if (strchr(url, '@')) return mcp__url_bad(err, url, "user names and passwords in URLs are not supported; send credentials in a header");
         return mcp__url_bad(err, url, "the port must be a number from 1 to 65535");
     }
+    for (tend = strchr(p, '#') ? strchr(p, '#') + 1 : p + strlen(p); *tend; tend++)
+        if ((unsigned char)*tend <= 0x20 || (unsigned char)*tend >= 0x7F)
+            return mcp__url_bad(err, url, "the fragment has a space, a control character or a non-ASCII byte");
     t = p;
     for (tend = t; *tend && *tend != '#'; tend++) {
         unsigned char c = (unsigned char)*tend;
@@ -2781,7 +2784,7 @@ MCPDEF mcp_status mcp_http_write_request(mcp_buf *out, const char *method, const
     const char *const *h;
     size_t start = out->len, n;
     int i, has_host = 0, ok = 1;
-    char num[24];
+    char num[64];
     lists[0] = headers; lists[1] = headers2;
     if (!method || !*method || !u || !u->host)
         return mcp__fail(err, MCP_ERR_INVALID, "mcp_http_write_request needs a method and a parsed URL.");
@@ -3252,6 +3255,7 @@ static mcp_status mcp__sse_line(mcp_sse *p, const char *line, size_t n)
         return MCP_OK;
     }
     if (line[0] == ':') return MCP_AGAIN;                     /* comment */
+    if (n > max) return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit");
     if (!(line = mcp__sse_utf8(p, line, &n))) return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
     colon = (const char *)memchr(line, ':', n);
     fl = colon ? (size_t)(colon - line) : n;
@@ -3259,7 +3263,7 @@ static mcp_status mcp__sse_line(mcp_sse *p, const char *line, size_t n)
     vn = colon ? n - fl - 1 : 0;
     if (vn && *val == ' ') { val++; vn--; }
     if (fl == 4 && !memcmp(line, "data", 4)) {
-        if (p->_data.len + vn + 1 > max) return mcp__sse_fail(p, MCP_ERR_LIMIT, "an event's data is larger than the limit");
+        if (p->_data.len + vn > max) return mcp__sse_fail(p, MCP_ERR_LIMIT, "an event's data is larger than the limit");
         if (mcp_buf_append(&p->_data, val, vn) != MCP_OK || mcp_buf_append(&p->_data, "\n", 1) != MCP_OK)
             return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
     } else if (fl == 5 && !memcmp(line, "event", 5)) {
@@ -3269,10 +3273,22 @@ static mcp_status mcp__sse_line(mcp_sse *p, const char *line, size_t n)
             return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory");
     } else if (fl == 5 && !memcmp(line, "retry", 5) && vn) {
         for (i = 0, r = 0; i < vn && val[i] >= '0' && val[i] <= '9'; i++)
-            r = r > 100000000ul ? 100000000ul * 10 : r * 10 + (unsigned long)(val[i] - '0');
+            r = r >= 100000000ul ? 1000000000ul : r * 10 + (unsigned long)(val[i] - '0');  /* caps at 1e9 ms */
         if (i == vn) { p->has_retry = 1; p->retry_ms = r; }
     }
     return MCP_AGAIN;
+}
+
+/* Does the unfinished line (what is buffered, then s[0..n)) begin as a comment? Comments
+   are skipped as they stream by instead of being buffered, whatever their length. */
+static int mcp__sse_comment_start(const mcp_sse *p, const char *s, size_t n)
+{
+    unsigned char h[4];
+    size_t k = 0, i;
+    for (i = 0; i < p->_line.len && k < 4; i++) h[k++] = (unsigned char)p->_line.data[i];
+    for (i = 0; i < n && k < 4; i++) h[k++] = (unsigned char)s[i];
+    if (k >= 1 && h[0] == ':') return 1;
+    return !p->_bom_done && k == 4 && h[0] == 0xEF && h[1] == 0xBB && h[2] == 0xBF && h[3] == ':';
 }
 
 /* First CR or LF in [s, end), or end. */
@@ -3306,8 +3322,10 @@ MCPDEF mcp_status mcp_sse_feed(mcp_sse *p, const char *data, size_t len, size_t 
         }
         eol = mcp__find_eol(data + off, data + len);
         seg = (size_t)(eol - (data + off));
-        if (!p->_line.len && seg && data[off] == ':') { p->_skip = 1; p->_bom_done = 1; }  /* comment */
-        if (eol == data + len) {                   /* unfinished line: keep it */
+        if (eol == data + len) {                   /* unfinished line: keep it, unless a comment */
+            if (!p->_skip && mcp__sse_comment_start(p, data + off, seg)) {
+                p->_skip = 1; p->_bom_done = 1; p->_line.len = 0;
+            }
             if (!p->_skip) {
                 if (p->_line.len + seg > max) { *used = off; return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit"); }
                 if (mcp_buf_append(&p->_line, data + off, seg) != MCP_OK) { *used = off; return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory"); }
@@ -3316,8 +3334,7 @@ MCPDEF mcp_status mcp_sse_feed(mcp_sse *p, const char *data, size_t len, size_t 
             break;
         }
         if (p->_skip) { p->_skip = 0; off += seg + 1; p->_cr = *eol == '\r'; continue; }
-        if (p->_line.len) {
-            if (p->_line.len + seg > max) { *used = off; return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit"); }
+        if (p->_line.len) {                        /* sse_line checks the length */
             if (mcp_buf_append(&p->_line, data + off, seg) != MCP_OK) { *used = off; return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory"); }
             line = p->_line.data; seg = p->_line.len;
         } else {
