@@ -1534,6 +1534,524 @@ static void test_errors(void)
     }
 }
 
+/* ---- 8. accessors and conventions -------------------------------------------------------------- */
+
+static void test_accessors(void)
+{
+    const char *text = "{\"a\":{\"b\":[10,\"x\",true,false,null,2.5,{}]},\"s\":\"str\",\"n\":-3,"
+                       "\"dup\":1,\"e\":[],\"dup\":2,\"\":\"empty\",\"ab\":\"AB\",\"dup\":3}";
+    mcp_json_doc *d = parse_s(text, NULL);
+    const mcp_json *r = mcp_json_root(d), *a, *b, *v, *item;
+    size_t kl = 99, i;
+    int64_t i64 = 0;
+    double sum = 0;
+    char keys[64];
+    size_t ko = 0;
+
+    CHECK(d != NULL && mcp_json_typeof(r) == MCP_JSON_OBJECT && mcp_json_len(r) == 9);
+    /* NULL everywhere */
+    CHECK(mcp_json_typeof(NULL) == MCP_JSON_NULL);
+    CHECK(mcp_json_len(NULL) == 0);
+    CHECK(mcp_json_get(NULL, "a") == NULL && mcp_json_get(r, NULL) == NULL);
+    CHECK(mcp_json_getn(NULL, "a", 1) == NULL && mcp_json_getn(r, NULL, 0) == NULL);
+    CHECK(mcp_json_at(NULL, 0) == NULL);
+    CHECK(mcp_json_key_at(NULL, 0, &kl) == NULL && kl == 0);
+    CHECK(mcp_json_key_at(NULL, 0, NULL) == NULL);
+    CHECK(mcp_json_str(NULL) == NULL && mcp_json_num(NULL) == 0 && mcp_json_is_true(NULL) == 0);
+    CHECK(mcp_json_int64(NULL, &i64) == 0);
+    CHECK(mcp_json_root(NULL) == NULL);
+    CHECK(mcp_json_equal(NULL, NULL) == 1 && mcp_json_equal(NULL, r) == 0 && mcp_json_equal(r, NULL) == 0);
+    mcp_json_free(NULL);
+    {
+        size_t l = 0;
+        char *t = mcp_json_dump(NULL, 0, &l);
+        CHECKF(t && strcmp(t, "null") == 0 && l == 4, "mcp_json_dump(NULL) = %s", t ? t : "NULL");
+        mcp_free(t);
+        mcp_free(NULL);
+    }
+    /* chains */
+    a = mcp_json_get(r, "a");
+    b = mcp_json_get(a, "b");
+    CHECK(mcp_json_typeof(b) == MCP_JSON_ARRAY && mcp_json_len(b) == 7);
+    CHECK(mcp_json_get(mcp_json_get(r, "zz"), "b") == NULL);
+    CHECK(mcp_json_at(mcp_json_get(mcp_json_get(r, "zz"), "b"), 0) == NULL);
+    CHECK(mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_get(r, "a"), "b"), "c")) == NULL);
+    CHECK(mcp_json_num(mcp_json_at(mcp_json_get(mcp_json_get(r, "a"), "b"), 0)) == 10);
+    /* wrong types */
+    CHECK(mcp_json_get(b, "0") == NULL);                  /* get on an array */
+    CHECK(mcp_json_get(mcp_json_get(r, "s"), "s") == NULL);
+    CHECK(mcp_json_at(mcp_json_get(r, "s"), 0) == NULL);  /* at on a string */
+    CHECK(mcp_json_at(mcp_json_get(r, "n"), 0) == NULL);
+    kl = 99;
+    CHECK(mcp_json_key_at(b, 0, &kl) == NULL && kl == 0); /* key_at on an array */
+    CHECK(mcp_json_str(mcp_json_get(r, "n")) == NULL);
+    CHECK(mcp_json_num(mcp_json_get(r, "s")) == 0);
+    CHECK(mcp_json_len(mcp_json_get(r, "n")) == 0 && mcp_json_len(mcp_json_at(b, 2)) == 0 &&
+          mcp_json_len(mcp_json_at(b, 4)) == 0);
+    CHECK(mcp_json_is_true(mcp_json_at(b, 2)) == 1 && mcp_json_is_true(mcp_json_at(b, 3)) == 0);
+    CHECK(mcp_json_is_true(mcp_json_at(b, 0)) == 0 && mcp_json_is_true(mcp_json_get(r, "s")) == 0);
+    CHECK(mcp_json_typeof(mcp_json_at(b, 0)) == MCP_JSON_NUMBER && mcp_json_typeof(mcp_json_at(b, 1)) == MCP_JSON_STRING &&
+          mcp_json_typeof(mcp_json_at(b, 2)) == MCP_JSON_BOOL && mcp_json_typeof(mcp_json_at(b, 4)) == MCP_JSON_NULL &&
+          mcp_json_typeof(mcp_json_at(b, 6)) == MCP_JSON_OBJECT && mcp_json_typeof(mcp_json_get(r, "e")) == MCP_JSON_ARRAY);
+    /* the null value is a value, not a missing one */
+    CHECK(mcp_json_at(b, 4) != NULL && mcp_json_at(b, 7) == NULL && mcp_json_at(b, (size_t)-1) == NULL);
+    /* lengths */
+    CHECK(mcp_json_len(mcp_json_get(r, "s")) == 3 && mcp_json_len(mcp_json_get(r, "e")) == 0 &&
+          mcp_json_len(mcp_json_at(b, 6)) == 0 && mcp_json_len(a) == 1);
+    /* the last duplicate wins; all are kept in order */
+    CHECK(mcp_json_num(mcp_json_get(r, "dup")) == 3);
+    CHECK(mcp_json_num(mcp_json_getn(r, "dup", 3)) == 3);
+    CHECK(mcp_json_num(mcp_json_at(r, 3)) == 1 && mcp_json_num(mcp_json_at(r, 5)) == 2);
+    CHECK(mcp_json_getn(r, "dupx", 3) == mcp_json_get(r, "dup"));   /* only keylen bytes count */
+    CHECK(mcp_json_get(r, "du") == NULL && mcp_json_get(r, "dupe") == NULL && mcp_json_get(r, "A") == NULL);
+    CHECK(strcmp(mcp_json_str(mcp_json_getn(r, "abc", 2)), "AB") == 0);
+    CHECK(strcmp(mcp_json_str(mcp_json_get(r, "")), "empty") == 0);
+    CHECK(mcp_json_getn(r, "", 0) == mcp_json_get(r, ""));
+    /* at and key_at on objects */
+    CHECK(mcp_json_at(r, 1) == mcp_json_get(r, "s"));
+    CHECK(mcp_json_at(r, 9) == NULL);
+    CHECK(strcmp(mcp_json_key_at(r, 1, &kl), "s") == 0 && kl == 1);
+    CHECK(strcmp(mcp_json_key_at(r, 6, &kl), "") == 0 && kl == 0);
+    CHECK(mcp_json_key_at(r, 8, NULL) != NULL && strcmp(mcp_json_key_at(r, 8, NULL), "dup") == 0);
+    kl = 99;
+    CHECK(mcp_json_key_at(r, 9, &kl) == NULL && kl == 0);
+    /* foreach: arrays and objects, in order */
+    mcp_json_foreach(b, i, item) if (mcp_json_typeof(item) == MCP_JSON_NUMBER) sum += mcp_json_num(item);
+    CHECK(i == 7 && sum == 12.5);
+    mcp_json_foreach(r, i, v) {
+        size_t l;
+        const char *k = mcp_json_key_at(r, i, &l);
+        CHECK(v == mcp_json_at(r, i));
+        if (ko + l + 1 < sizeof keys) { memcpy(keys + ko, k, l); ko += l; keys[ko++] = ','; }
+    }
+    keys[ko] = 0;
+    CHECKF(i == 9 && strcmp(keys, "a,s,n,dup,e,dup,,ab,dup,") == 0, "foreach keys: %s", keys);
+    i = 5;
+    mcp_json_foreach(mcp_json_get(r, "e"), i, item) CHECK(0);
+    CHECK(i == 0);
+    mcp_json_foreach(mcp_json_get(r, "s"), i, item) CHECK(0);   /* not a container */
+    mcp_json_foreach(NULL, i, item) CHECK(0);
+    /* equality: 1 and 1.0 differ, so do 0.0 and -0.0; strings by every byte */
+    {
+        mcp_json_doc *e = parse_s("[1,1.0,0.0,-0.0,\"a\\u0000b\",\"a\\u0000c\",\"a\",{\"x\":1},{\"x\":1},{\"y\":1},[1,2],[1,2,3]]", NULL);
+        const mcp_json *x = mcp_json_root(e);
+        CHECK(e != NULL);
+        CHECK(!mcp_json_equal(mcp_json_at(x, 0), mcp_json_at(x, 1)));
+        CHECK(!mcp_json_equal(mcp_json_at(x, 2), mcp_json_at(x, 3)));
+        CHECK(!mcp_json_equal(mcp_json_at(x, 4), mcp_json_at(x, 5)));
+        CHECK(!mcp_json_equal(mcp_json_at(x, 4), mcp_json_at(x, 6)));
+        CHECK(mcp_json_equal(mcp_json_at(x, 7), mcp_json_at(x, 8)));
+        CHECK(!mcp_json_equal(mcp_json_at(x, 7), mcp_json_at(x, 9)));
+        CHECK(!mcp_json_equal(mcp_json_at(x, 10), mcp_json_at(x, 11)));
+        CHECK(mcp_json_equal(x, x));
+        mcp_json_free(e);
+    }
+    mcp_json_free(d);
+
+    /* the document owns its strings: parse from a heap copy, overwrite and free it, then
+       compare every value (strings included) with a parse of an untouched copy */
+    {
+        char path[1280], *orig, *copy;
+        size_t len;
+        mcp_json_doc *d1, *d2;
+        snprintf(path, sizeof path, "%s/json-bench/twitter.json", datadir);
+        orig = read_file(path, &len);
+        CHECKF(orig != NULL, "cannot read %s", path);
+        if (orig) {
+            char *t1, *t2;
+            copy = exact_copy(orig, len);
+            d1 = mcp_json_parse(copy, len, NULL);
+            memset(copy, 'X', len);
+            free(copy);
+            d2 = mcp_json_parse(orig, len, NULL);
+            CHECK(d1 && d2 && mcp_json_equal(mcp_json_root(d1), mcp_json_root(d2)));
+            t1 = mcp_json_dump(mcp_json_root(d1), 0, NULL);
+            t2 = mcp_json_dump(mcp_json_root(d2), 0, NULL);
+            CHECK(t1 && t2 && strcmp(t1, t2) == 0 && !strstr(t1, "XXXX"));
+            CHECK(strcmp(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(d1), "statuses"), 0), "created_at")),
+                         "Sun Aug 31 00:29:15 +0000 2014") == 0);
+            mcp_free(t1); mcp_free(t2);
+            mcp_json_free(d1); mcp_json_free(d2);
+            free(orig);
+        }
+    }
+}
+
+/* ---- 9. the writer ----------------------------------------------------------------------------- */
+
+static void build_all(mcp_jw *w, const mcp_json *val)
+{
+    mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "str"); mcp_jw_str(w, "a\"b\\c/d\x01\xC3\xA9");
+    mcp_jw_keyn(w, "strnXX", 4); mcp_jw_strn(w, "xy\0z", 4);
+    mcp_jw_key(w, "min"); mcp_jw_int(w, INT64_MIN);
+    mcp_jw_key(w, "max"); mcp_jw_int(w, INT64_MAX);
+    mcp_jw_key(w, "pi"); mcp_jw_num(w, 3.25);
+    mcp_jw_key(w, "t"); mcp_jw_bool(w, 1);
+    mcp_jw_key(w, "f"); mcp_jw_bool(w, 0);
+    mcp_jw_key(w, "nil"); mcp_jw_null(w);
+    mcp_jw_key(w, "nul"); mcp_jw_str(w, NULL);
+    mcp_jw_key(w, "arr"); mcp_jw_arr_begin(w);
+    mcp_jw_int(w, 1); mcp_jw_arr_begin(w); mcp_jw_arr_end(w); mcp_jw_obj_begin(w); mcp_jw_obj_end(w);
+    mcp_jw_str(w, "x"); mcp_jw_bool(w, 42);
+    mcp_jw_arr_end(w);
+    mcp_jw_key(w, "val"); mcp_jw_value(w, val);
+    mcp_jw_key(w, "raw"); mcp_jw_raw(w, " [ 1 , {\"a\" : 2.50} ] ", 22);
+    mcp_jw_key(w, "e"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w);
+    mcp_jw_obj_end(w);
+}
+
+/* The escaped form, written independently: short escapes, \u00xx (lowercase) for the other
+   control characters, nothing else escaped. */
+static size_t ref_escape(const unsigned char *s, size_t n, char *out)
+{
+    size_t i, o = 0;
+    out[o++] = '"';
+    for (i = 0; i < n; i++) {
+        unsigned c = s[i];
+        switch (c) {
+        case '"': out[o++] = '\\'; out[o++] = '"'; break;
+        case '\\': out[o++] = '\\'; out[o++] = '\\'; break;
+        case 8: out[o++] = '\\'; out[o++] = 'b'; break;
+        case 9: out[o++] = '\\'; out[o++] = 't'; break;
+        case 10: out[o++] = '\\'; out[o++] = 'n'; break;
+        case 12: out[o++] = '\\'; out[o++] = 'f'; break;
+        case 13: out[o++] = '\\'; out[o++] = 'r'; break;
+        default:
+            if (c < 0x20) o += (size_t)sprintf(out + o, "\\u%04x", c);
+            else out[o++] = (char)c;
+        }
+    }
+    out[o++] = '"';
+    return o;
+}
+
+/* One misuse: setup calls already made on w; the bad call returned st and wrote nothing;
+   later calls are ignored; finish fails with the sentence. */
+static void misuse_end(mcp_jw *w, mcp_status got, size_t len_before, const char *what)
+{
+    mcp_error err;
+    char want[256];
+    size_t l = 7;
+    snprintf(want, sizeof want, "JSON writer error: %s.", what);
+    CHECKF(got == MCP_ERR_INVALID, "misuse \"%s\" returned %d", what, (int)got);
+    CHECKF(w->len == len_before, "misuse \"%s\" wrote something: %s", what,
+           show(w->buf ? w->buf : "", w->len));
+    len_before = w->len;
+    /* sticky: everything after is refused with the same status and writes nothing */
+    CHECK(mcp_jw_int(w, 1) == MCP_ERR_INVALID && mcp_jw_null(w) == MCP_ERR_INVALID &&
+          mcp_jw_arr_begin(w) == MCP_ERR_INVALID && mcp_jw_arr_end(w) == MCP_ERR_INVALID &&
+          mcp_jw_obj_end(w) == MCP_ERR_INVALID && mcp_jw_key(w, "k") == MCP_ERR_INVALID &&
+          mcp_jw_str(w, "s") == MCP_ERR_INVALID && mcp_jw_raw(w, "1", 1) == MCP_ERR_INVALID &&
+          mcp_jw_num(w, 1.5) == MCP_ERR_INVALID && mcp_jw_bool(w, 1) == MCP_ERR_INVALID);
+    CHECKF(w->len == len_before, "calls after misuse \"%s\" wrote something", what);
+    CHECK(mcp_jw_status(w, &err) == MCP_ERR_INVALID && strcmp(err.message, want) == 0);
+    CHECK(mcp_jw_text(w, &l) == NULL && l == 0);
+    memset(&err, 0, sizeof err);
+    l = 7;
+    CHECK(mcp_jw_finish(w, &l, &err) == NULL && l == 0);
+    CHECKF(err.status == MCP_ERR_INVALID && strcmp(err.message, want) == 0,
+           "finish after \"%s\": %s", what, err.message);
+    CHECK(w->buf == NULL && w->stack == NULL);   /* finish released the memory */
+    mcp_jw_free(w);
+}
+
+static void test_writer(void)
+{
+    mcp_json_doc *vd = parse_s("{\"k\":[1,2.5,\"v\",null,true]}", NULL);
+    const mcp_json *val = mcp_json_root(vd);
+    mcp_jw w;
+    mcp_error err;
+    char *t;
+    size_t len, before, i, n;
+    const char *compact =
+        "{\"str\":\"a\\\"b\\\\c/d\\u0001\xC3\xA9\",\"strn\":\"xy\\u0000z\",\"min\":-9223372036854775808,"
+        "\"max\":9223372036854775807,\"pi\":3.25,\"t\":true,\"f\":false,\"nil\":null,\"nul\":null,"
+        "\"arr\":[1,[],{},\"x\",true],\"val\":{\"k\":[1,2.5,\"v\",null,true]},\"raw\":[1,{\"a\":2.5}],\"e\":{}}";
+    const char *pretty =
+        "{\n"
+        "  \"str\": \"a\\\"b\\\\c/d\\u0001\xC3\xA9\",\n"
+        "  \"strn\": \"xy\\u0000z\",\n"
+        "  \"min\": -9223372036854775808,\n"
+        "  \"max\": 9223372036854775807,\n"
+        "  \"pi\": 3.25,\n"
+        "  \"t\": true,\n"
+        "  \"f\": false,\n"
+        "  \"nil\": null,\n"
+        "  \"nul\": null,\n"
+        "  \"arr\": [\n"
+        "    1,\n"
+        "    [],\n"
+        "    {},\n"
+        "    \"x\",\n"
+        "    true\n"
+        "  ],\n"
+        "  \"val\": {\n"
+        "    \"k\": [\n"
+        "      1,\n"
+        "      2.5,\n"
+        "      \"v\",\n"
+        "      null,\n"
+        "      true\n"
+        "    ]\n"
+        "  },\n"
+        "  \"raw\": [\n"
+        "    1,\n"
+        "    {\n"
+        "      \"a\": 2.5\n"
+        "    }\n"
+        "  ],\n"
+        "  \"e\": {}\n"
+        "}";
+    CHECK(vd != NULL);
+
+    /* every function, compact and pretty, exact text */
+    mcp_jw_init(&w, 0);
+    build_all(&w, val);
+    CHECK(mcp_jw_status(&w, &err) == MCP_OK && err.status == MCP_OK);
+    CHECK(mcp_jw_text(&w, &len) != NULL && len == strlen(compact));
+    t = mcp_jw_finish(&w, &len, &err);
+    CHECKF(t && strcmp(t, compact) == 0 && len == strlen(compact), "compact:\n%s\nwant:\n%s", t ? t : "NULL", compact);
+    mcp_free(t);
+    mcp_jw_init(&w, 1);
+    build_all(&w, val);
+    t = mcp_jw_finish(&w, &len, &err);
+    CHECKF(t && strcmp(t, pretty) == 0 && len == strlen(pretty), "pretty:\n%s\nwant:\n%s", t ? t : "NULL", pretty);
+    mcp_free(t);
+    /* mcp_json_dump agrees with the writer */
+    {
+        mcp_json_doc *d = parse_s(compact, NULL);
+        char *c = mcp_json_dump(mcp_json_root(d), 0, &len), *pr = mcp_json_dump(mcp_json_root(d), 1, NULL);
+        CHECK(d && c && strcmp(c, compact) == 0 && len == strlen(compact));
+        CHECK(pr && strcmp(pr, pretty) == 0);
+        mcp_free(c); mcp_free(pr);
+        mcp_json_free(d);
+    }
+    /* a zero-initialised writer works; top-level scalars and empty containers */
+    {
+        static const char *const want[] = {"5", "\"s\"", "null", "true", "{}", "[]", "-1.5"};
+        int k, pr;
+        for (pr = 0; pr < 2; pr++)
+            for (k = 0; k < 7; k++) {
+                memset(&w, 0, sizeof w);
+                w.pretty = pr;
+                switch (k) {
+                case 0: mcp_jw_int(&w, 5); break;
+                case 1: mcp_jw_str(&w, "s"); break;
+                case 2: mcp_jw_null(&w); break;
+                case 3: mcp_jw_bool(&w, 1); break;
+                case 4: mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); break;
+                case 5: mcp_jw_arr_begin(&w); mcp_jw_arr_end(&w); break;
+                default: mcp_jw_num(&w, -1.5); break;
+                }
+                t = mcp_jw_finish(&w, &len, NULL);
+                CHECKF(t && strcmp(t, want[k]) == 0 && len == strlen(want[k]), "top-level %s: %s", want[k], t ? t : "NULL");
+                mcp_free(t);
+            }
+    }
+    /* a value from inside a document, nested in the writer's own containers (pretty) */
+    mcp_jw_init(&w, 1);
+    mcp_jw_arr_begin(&w); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "v");
+    mcp_jw_value(&w, mcp_json_get(val, "k"));
+    mcp_jw_key(&w, "n"); mcp_jw_value(&w, NULL);
+    mcp_jw_obj_end(&w); mcp_jw_arr_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    CHECKF(t && strcmp(t, "[\n  {\n    \"v\": [\n      1,\n      2.5,\n      \"v\",\n      null,\n      true\n    ],\n    \"n\": null\n  }\n]") == 0,
+           "nested value: %s", t ? t : "NULL");
+    mcp_free(t);
+
+    /* escaping: every byte 0x00..0x7F and some UTF-8, as a value and as a key */
+    {
+        unsigned char all[140];
+        char got_ref[1024];
+        size_t rl;
+        mcp_json_doc *d;
+        for (i = 0; i < 128; i++) all[i] = (unsigned char)i;
+        memcpy(all + 128, "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80/", 10);
+        n = 138;
+        rl = ref_escape(all, n, got_ref);
+        got_ref[rl] = 0;
+        mcp_jw_init(&w, 0);
+        mcp_jw_strn(&w, (const char *)all, n);
+        t = mcp_jw_finish(&w, &len, NULL);
+        CHECKF(t && len == rl && memcmp(t, got_ref, rl) == 0, "escaped: %s\nwant:    %s", t ? t : "NULL", got_ref);
+        CHECK(t && strstr(t, "\\u001f\\u0020") == NULL && strstr(t, "\\u001f !") != NULL);   /* lowercase hex */
+        d = t ? parse_n(t, len, NULL, NULL) : NULL;
+        CHECK(d && mcp_json_len(mcp_json_root(d)) == n && memcmp(mcp_json_str(mcp_json_root(d)), all, n) == 0);
+        mcp_json_free(d);
+        mcp_free(t);
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w); mcp_jw_keyn(&w, (const char *)all, n); mcp_jw_int(&w, 0); mcp_jw_obj_end(&w);
+        t = mcp_jw_finish(&w, &len, NULL);
+        CHECK(t && len == rl + 4 && t[0] == '{' && memcmp(t + 1, got_ref, rl) == 0 && strcmp(t + 1 + rl, ":0}") == 0);
+        mcp_free(t);
+    }
+    /* invalid UTF-8 in a string or a key: MCP_ERR_INVALID, nothing written */
+    {
+        static const char *const bad[] = {"\xC3", "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xED\xA0\x80",
+            "\xED\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\x80", "\xBF", "\xFF", "a\xE2\x82", "\xF0\x9F\x98",
+            "ok\xC3(", "\xF8\x88\x80\x80\x80"};
+        unsigned b0, b1, tl, wrong = 0;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            mcp_jw_init(&w, 0);
+            mcp_jw_arr_begin(&w);
+            before = w.len;
+            misuse_end(&w, mcp_jw_str(&w, bad[i]), before, "a string that is not valid UTF-8");
+            mcp_jw_init(&w, 0);
+            mcp_jw_obj_begin(&w);
+            CHECK(mcp_jw_key(&w, bad[i]) == MCP_ERR_INVALID && mcp_jw_keyn(&w, "k", 1) == MCP_ERR_INVALID);
+            CHECK(mcp_jw_finish(&w, NULL, &err) == NULL && err.status == MCP_ERR_INVALID);
+        }
+        /* not the first item or member: the separator must not be left behind either */
+        mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); mcp_jw_int(&w, 1); before = w.len;
+        misuse_end(&w, mcp_jw_strn(&w, "\xC3", 1), before, "a string that is not valid UTF-8");
+        mcp_jw_init(&w, 1); mcp_jw_arr_begin(&w); mcp_jw_int(&w, 1); before = w.len;
+        misuse_end(&w, mcp_jw_str(&w, "\xFF"), before, "a string that is not valid UTF-8");
+        mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+        misuse_end(&w, mcp_jw_key(&w, "\xC3"), before, "a string that is not valid UTF-8");
+        mcp_jw_init(&w, 1); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "a"); mcp_jw_int(&w, 1); before = w.len;
+        misuse_end(&w, mcp_jw_keyn(&w, "\xED\xA0\x80", 3), before, "a string that is not valid UTF-8");
+        /* exhaustively, against the reference */
+        for (b0 = 0x80; b0 <= 0xFF; b0++)
+            for (b1 = 0; b1 <= 0xFF; b1++)
+                for (tl = 0; tl < 3; tl++) {
+                    unsigned char c[4];
+                    int want, got;
+                    c[0] = (unsigned char)b0; c[1] = (unsigned char)b1; c[2] = 0x80; c[3] = 0x80;
+                    want = ref_utf8(c, 2 + tl) == 2 + (int)tl ||
+                           (ref_utf8(c, 2 + tl) && ref_content(c + ref_utf8(c, 2 + tl), 2 + tl - (size_t)ref_utf8(c, 2 + tl)));
+                    if (b1 < 0x20 || b1 == '"' || b1 == '\\') continue;   /* valid, but escaped */
+                    mcp_jw_init(&w, 0);
+                    got = mcp_jw_strn(&w, (const char *)c, 2 + tl) == MCP_OK;
+                    mcp_jw_free(&w);
+                    if (got != want && wrong++ < 10)
+                        fprintf(stderr, "  writer: %s judged %d\n", show((const char *)c, 2 + tl), got);
+                }
+        CHECKF(wrong == 0, "the writer judged %u byte sequences wrongly", wrong);
+    }
+
+    /* misuse */
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_int(&w, 1), before, "a value where an object key is due");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "a"); mcp_jw_int(&w, 1); before = w.len;
+    misuse_end(&w, mcp_jw_str(&w, "v"), before, "a value where an object key is due");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_arr_begin(&w), before, "a value where an object key is due");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_value(&w, val), before, "a value where an object key is due");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_raw(&w, "[1]", 3), before, "a value where an object key is due");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_key(&w, "a"), before, "a key outside an object");
+    mcp_jw_init(&w, 0); before = w.len;
+    misuse_end(&w, mcp_jw_key(&w, "a"), before, "a key outside an object");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "a"); before = w.len;
+    misuse_end(&w, mcp_jw_key(&w, "b"), before, "a key where a value is due");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_key(&w, NULL), before, "a NULL key");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_obj_end(&w), before, "an object end while an array is open");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_arr_end(&w), before, "an array end while an object is open");
+    mcp_jw_init(&w, 0); before = w.len;
+    misuse_end(&w, mcp_jw_obj_end(&w), before, "an object end with no object open");
+    mcp_jw_init(&w, 0); before = w.len;
+    misuse_end(&w, mcp_jw_arr_end(&w), before, "an array end with no array open");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); mcp_jw_arr_end(&w); before = w.len;
+    misuse_end(&w, mcp_jw_arr_end(&w), before, "an array end with no array open");
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "a"); before = w.len;
+    misuse_end(&w, mcp_jw_obj_end(&w), before, "an object end right after a key");
+    mcp_jw_init(&w, 1); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "a"); before = w.len;
+    misuse_end(&w, mcp_jw_obj_end(&w), before, "an object end right after a key");
+    mcp_jw_init(&w, 0); mcp_jw_int(&w, 1); before = w.len;
+    misuse_end(&w, mcp_jw_int(&w, 2), before, "a second value after the complete top-level value");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); mcp_jw_arr_end(&w); before = w.len;
+    misuse_end(&w, mcp_jw_obj_begin(&w), before, "a second value after the complete top-level value");
+    mcp_jw_init(&w, 0); mcp_jw_str(&w, "x"); before = w.len;
+    misuse_end(&w, mcp_jw_raw(&w, "1", 1), before, "a second value after the complete top-level value");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_raw(&w, "[1,", 3), before, "raw text that is not valid JSON");
+    mcp_jw_init(&w, 0); before = w.len;
+    misuse_end(&w, mcp_jw_raw(&w, "", 0), before, "raw text that is not valid JSON");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_raw(&w, "1 2", 3), before, "raw text that is not valid JSON");
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); before = w.len;
+    misuse_end(&w, mcp_jw_raw(&w, "[\"\xC3\"]", 5), before, "raw text that is not valid JSON");
+    /* finish with containers open, with nothing written */
+    mcp_jw_init(&w, 0); mcp_jw_arr_begin(&w); mcp_jw_obj_begin(&w);
+    CHECK(mcp_jw_text(&w, &len) == NULL && len == 0);
+    CHECK(mcp_jw_status(&w, &err) == MCP_ERR_INVALID);
+    t = mcp_jw_finish(&w, &len, &err);
+    CHECKF(t == NULL && err.status == MCP_ERR_INVALID && strcmp(err.message, "JSON writer error: 2 containers are still open.") == 0,
+           "finish with 2 open: %s", err.message);
+    mcp_jw_init(&w, 0); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "a");
+    t = mcp_jw_finish(&w, &len, &err);
+    CHECKF(t == NULL && err.status == MCP_ERR_INVALID && strcmp(err.message, "JSON writer error: 1 container is still open.") == 0,
+           "finish with 1 open: %s", err.message);
+    mcp_jw_init(&w, 0);
+    CHECK(mcp_jw_text(&w, &len) == NULL && len == 0);
+    t = mcp_jw_finish(&w, &len, &err);
+    CHECKF(t == NULL && err.status == MCP_ERR_INVALID && strcmp(err.message, "JSON writer error: nothing was written.") == 0,
+           "finish with nothing: %s", err.message);
+    CHECK(mcp_jw_finish(&w, NULL, NULL) == NULL);   /* NULL len and err accepted */
+    mcp_jw_free(&w);
+    mcp_jw_free(NULL);
+
+    /* mcp_jw_text is NULL until the value is complete; reset reuses the buffer and clears
+       an error */
+    mcp_jw_init(&w, 0);
+    mcp_jw_arr_begin(&w);
+    CHECK(mcp_jw_text(&w, NULL) == NULL);
+    mcp_jw_int(&w, 1);
+    CHECK(mcp_jw_text(&w, NULL) == NULL);
+    mcp_jw_arr_end(&w);
+    {
+        const char *tx = mcp_jw_text(&w, &len);
+        char *keep = w.buf;
+        CHECK(tx && len == 3 && memcmp(tx, "[1]", 3) == 0);
+        mcp_jw_reset(&w);
+        CHECK(mcp_jw_text(&w, NULL) == NULL && w.len == 0);
+        mcp_jw_obj_begin(&w); mcp_jw_key(&w, "b"); mcp_jw_bool(&w, 0); mcp_jw_obj_end(&w);
+        tx = mcp_jw_text(&w, &len);
+        CHECK(tx && len == 11 && memcmp(tx, "{\"b\":false}", 11) == 0 && w.buf == keep);
+        mcp_jw_reset(&w);
+        CHECK(mcp_jw_obj_end(&w) == MCP_ERR_INVALID);
+        mcp_jw_reset(&w);
+        CHECK(mcp_jw_status(&w, NULL) == MCP_ERR_INVALID);   /* nothing written yet */
+        CHECK(mcp_jw_int(&w, 7) == MCP_OK);
+        tx = mcp_jw_text(&w, &len);
+        CHECK(tx && len == 1 && tx[0] == '7' && w.buf == keep);
+        t = mcp_jw_finish(&w, &len, NULL);
+        CHECK(t && strcmp(t, "7") == 0 && len == 1);
+        mcp_free(t);
+    }
+    /* a large text: 100000 strings, every one of them escaped */
+    mcp_jw_init(&w, 1);
+    n = quick ? 10000 : 100000;
+    mcp_jw_arr_begin(&w);
+    for (i = 0; i < n; i++) {
+        char sb[32];
+        snprintf(sb, sizeof sb, "item\t%lu\"", (unsigned long)i);
+        mcp_jw_str(&w, sb);
+    }
+    mcp_jw_arr_end(&w);
+    t = mcp_jw_finish(&w, &len, NULL);
+    {
+        mcp_json_doc *d = t ? parse_n(t, len, NULL, NULL) : NULL;
+        const mcp_json *r = mcp_json_root(d);
+        int ok = d && mcp_json_len(r) == n;
+        for (i = 0; ok && i < n; i++) {
+            char sb[32];
+            snprintf(sb, sizeof sb, "item\t%lu\"", (unsigned long)i);
+            ok = strcmp(mcp_json_str(mcp_json_at(r, i)), sb) == 0;
+        }
+        CHECKF(ok, "a large written array does not read back");
+        mcp_json_free(d);
+    }
+    mcp_free(t);
+    mcp_json_free(vd);
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -1553,5 +2071,7 @@ int main(int argc, char **argv)
     test_locale();
     test_limits();
     test_errors();
+    test_accessors();
+    test_writer();
     return TEST_DONE();
 }
