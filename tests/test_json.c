@@ -2052,6 +2052,163 @@ static void test_writer(void)
     mcp_json_free(vd);
 }
 
+/* ---- 10. strictness odds and ends, big documents ----------------------------------------------- */
+
+static void test_strict(void)
+{
+    static const char *const bad[] = {
+        /* literals */
+        "tru", "t", "nul", "fals", "True", "FALSE", "NULL", "nan", "NaN", "Infinity", "-Infinity",
+        "+Infinity", "undefined", "truex", "true1", "nulll", "[true false]", "[tRue]", "'a'", "[nul]",
+        /* numbers */
+        "-", "1.", ".5", "1e", "1e+", "1E-", "+1", "0x1", "0X1F", "01", "-01", "00", "-00", "1.e1",
+        "1e1.5", "- 1", "--1", "1ee2", "1.2.3", "0.", "-.5", "1_000", "1,000", "\xD9\xA1", "1e+-1",
+        "[1e]", "[.1]", "[1.]", "[-]", "[+1]", "[0x10]", "[012]", "1f", "1d", "1L", "0b1", "1e1e1",
+        "[1 000]", "-0x0", ".", "e1", "[e1]", "1.0.", "2.e-3",
+        /* structure */
+        "[1,]", "[,1]", "[1,,2]", "[,]", "{,}", "{\"a\":1,}", "{\"a\"}", "{\"a\":}", "{\"a\" \"b\"}",
+        "{'a':1}", "['a']", "[1]]", "[[1]", "{}}", "{{}}", "{\"a\":1 \"b\":2}", "{\"a\":1,,\"b\":2}",
+        "/* c */[1]", "[1]//c", "[1]#", "1,", "[1];", "{\"a\"::1}", "{\"a\":1:2}", "{[]:1}", "{null:1}",
+        "{a:1}", "[", "]", "{", "}", "[}", "{]", "[1}", "{\"a\":1]", "\"abc", "abc\"", "[\"a\" \"b\"]",
+        "{\"a\":1}{", "[1][", "[]]",
+        /* whitespace: only space, tab, CR and LF */
+        "[1,\f2]", "[\v1]", "\f[1]", "[1]\f", "\xC2\xA0[1]", "[1]\xC2\xA0", "[1\xE2\x80\xA8]", "[\xE2\x80\x89" "1]",
+        "[1,\xEF\xBB\xBF" "2]", "\x1F[]", "[]\x1F", "\x0B{}",
+    };
+    static const char *const good[] = {
+        "true", "false", "null", " true ", "\t\r\n null \n\r\t", "0", "-0", "0.0", "0e0", "0E+0",
+        "-0.0e-0", "1E5", "123.456e78", "1e-1", "[-1.5E+3]", "\"\"", "\" \"", "[]", "{}", "[[]]",
+        "{\"\":{}}", "[[],{},[[]],{\"a\":{}},[{}]]", " \t\r\n[ \t\r\n1 \t\r\n, \t\r\n2 \t\r\n] \t\r\n",
+        "{ \"a\" : 1 , \"b\" : [ ] }", "[0,-0,0.5,-0.5,10,100,1e0,1e00,1e-00]", "[\"\\/\"]",
+        "{\"a\":1,\"a\":2}", "[null,true,false]", "[\"\\u0000\"]", "[1e1, 1E1, 1e+1, 1e-1, 1.5e1]",
+    };
+    size_t i, n, len, o;
+    char *b, *t;
+    mcp_json_doc *d;
+    const mcp_json *r;
+    int ok;
+
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) REJECT(bad[i]);
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) ACCEPT(good[i]);
+    /* bytes outside the value, NULs */
+    REJECT_N("[1]\0", 4); REJECT_N("[\0]", 3); REJECT_N("\0", 1); REJECT_N(" \0 1", 4); REJECT_N("[\"a\0\"]", 6);
+    ACCEPT_N("123abc", 3); ACCEPT_N("[1,2] garbage", 5); REJECT_N("[1,2]", 3); REJECT_N("true", 3);
+    REJECT_N("null", 2); REJECT_N("false", 4); REJECT_N("\"ab\"", 3);
+    /* every byte as a whole document and after a value: only the grammar's bytes work */
+    for (i = 0; i < 256; i++) {
+        char one[4];
+        one[0] = (char)i;
+        CHECKF(outcome_n(one, 1) == (i >= '0' && i <= '9' ? 1 : 0), "the one-byte document 0x%02X", (unsigned)i);
+        one[0] = '['; one[1] = '1'; one[2] = (char)i; one[3] = ']';
+        /* "[1" byte "]": only whitespace or another digit keeps it valid */
+        CHECKF(outcome_n(one, 4) == (i == ' ' || i == '\t' || i == '\r' || i == '\n' || (i >= '0' && i <= '9')),
+               "\"[1\" 0x%02X \"]\" judged wrongly", (unsigned)i);
+    }
+    /* nested empty containers keep their shape */
+    d = parse_s("[[],{},[[]],{\"a\":{}},[{}]]", NULL);
+    r = mcp_json_root(d);
+    CHECK(d && mcp_json_len(r) == 5 && mcp_json_len(mcp_json_at(r, 0)) == 0 &&
+          mcp_json_typeof(mcp_json_at(r, 1)) == MCP_JSON_OBJECT && mcp_json_len(mcp_json_at(r, 2)) == 1 &&
+          mcp_json_typeof(mcp_json_get(mcp_json_at(r, 3), "a")) == MCP_JSON_OBJECT &&
+          mcp_json_typeof(mcp_json_at(mcp_json_at(r, 4), 0)) == MCP_JSON_OBJECT);
+    t = mcp_json_dump(r, 0, NULL);
+    CHECK(t && strcmp(t, "[[],{},[[]],{\"a\":{}},[{}]]") == 0);
+    mcp_free(t);
+    t = mcp_json_dump(r, 1, NULL);
+    CHECKF(t && strcmp(t, "[\n  [],\n  {},\n  [\n    []\n  ],\n  {\n    \"a\": {}\n  },\n  [\n    {}\n  ]\n]") == 0,
+           "pretty: %s", t ? t : "NULL");
+    mcp_free(t);
+    mcp_json_free(d);
+
+    /* keys with escapes */
+    d = parse_s("{\"a\\nb\":1,\"\\u0041\":2,\"\\\"q\\\"\":3,\"\\/\":4,\"\\u00e9\":5,\"\\ud83d\\ude00\":6,\"\\\\\":7}", NULL);
+    r = mcp_json_root(d);
+    CHECK(d && mcp_json_num(mcp_json_get(r, "a\nb")) == 1 && mcp_json_num(mcp_json_get(r, "A")) == 2 &&
+          mcp_json_num(mcp_json_get(r, "\"q\"")) == 3 && mcp_json_num(mcp_json_get(r, "/")) == 4 &&
+          mcp_json_num(mcp_json_get(r, "\xC3\xA9")) == 5 && mcp_json_num(mcp_json_get(r, "\xF0\x9F\x98\x80")) == 6 &&
+          mcp_json_num(mcp_json_get(r, "\\")) == 7);
+    CHECK(mcp_json_get(r, "a\\nb") == NULL && mcp_json_get(r, "\\u0041") == NULL);
+    t = mcp_json_dump(r, 0, NULL);
+    CHECKF(t && strcmp(t, "{\"a\\nb\":1,\"A\":2,\"\\\"q\\\"\":3,\"/\":4,\"\xC3\xA9\":5,\"\xF0\x9F\x98\x80\":6,\"\\\\\":7}") == 0,
+           "keys dumped as %s", t ? t : "NULL");
+    mcp_free(t);
+    mcp_json_free(d);
+
+    /* an array of a million items (quick: 100000) */
+    n = quick ? 100000 : 1000000;
+    b = (char *)malloc(n * 12 + 8);
+    if (!b) exit(2);
+    o = 0;
+    b[o++] = '[';
+    for (i = 0; i < n; i++) o += (size_t)sprintf(b + o, i ? ",%lu" : "%lu", (unsigned long)(i * 7));
+    b[o++] = ']';
+    d = mcp_json_parse(b, o, NULL);
+    r = mcp_json_root(d);
+    ok = d && mcp_json_typeof(r) == MCP_JSON_ARRAY && mcp_json_len(r) == n && mcp_json_at(r, n) == NULL;
+    for (i = 0; ok && i < n; i++) {
+        int64_t v;
+        ok = mcp_json_int64(mcp_json_at(r, i), &v) && v == (int64_t)(i * 7);
+    }
+    CHECKF(ok, "an array of %lu items was not read back item for item", (unsigned long)n);
+    t = mcp_json_dump(r, 0, &len);
+    CHECK(t && len == o && memcmp(t, b, o) == 0);
+    mcp_free(t);
+    mcp_json_free(d);
+    free(b);
+
+    /* lookups in a big object, with a duplicate at the end */
+    n = quick ? 2000 : 10000;
+    b = (char *)malloc(n * 24 + 64);
+    if (!b) exit(2);
+    o = 0;
+    b[o++] = '{';
+    for (i = 0; i < n; i++) o += (size_t)sprintf(b + o, "%s\"k%lu\":%lu", i ? "," : "", (unsigned long)i, (unsigned long)i);
+    o += (size_t)sprintf(b + o, ",\"k0\":-1}");
+    d = mcp_json_parse(b, o, NULL);
+    r = mcp_json_root(d);
+    ok = d && mcp_json_len(r) == n + 1;
+    for (i = 1; ok && i < n; i++) {
+        char k[24];
+        size_t kl;
+        snprintf(k, sizeof k, "k%lu", (unsigned long)i);
+        ok = mcp_json_num(mcp_json_get(r, k)) == (double)i && mcp_json_getn(r, k, strlen(k)) == mcp_json_at(r, i) &&
+             strcmp(mcp_json_key_at(r, i, &kl), k) == 0 && kl == strlen(k);
+    }
+    CHECKF(ok, "lookups in an object of %lu members failed", (unsigned long)n);
+    CHECK(mcp_json_num(mcp_json_get(r, "k0")) == -1 && mcp_json_get(r, "k") == NULL &&
+          mcp_json_get(r, "k00") == NULL && mcp_json_get(r, "K1") == NULL);
+    {
+        char k[24];
+        snprintf(k, sizeof k, "k%lu", (unsigned long)n);
+        CHECK(mcp_json_get(r, k) == NULL);
+    }
+    mcp_json_free(d);
+    free(b);
+
+    /* many long strings and big strings: the arena grows beyond its first block */
+    n = quick ? 2000 : 20000;
+    b = (char *)malloc(n * 130 + 16);
+    if (!b) exit(2);
+    o = 0;
+    b[o++] = '[';
+    for (i = 0; i < n; i++) {
+        if (i) b[o++] = ',';
+        o += (size_t)sprintf(b + o, "\"\\u00e9%0120lu\"", (unsigned long)i);
+    }
+    b[o++] = ']';
+    d = parse_n(b, o, NULL, NULL);
+    r = mcp_json_root(d);
+    ok = d && mcp_json_len(r) == n;
+    for (i = 0; ok && i < n; i++) {
+        char want[140];
+        snprintf(want, sizeof want, "\xC3\xA9%0120lu", (unsigned long)i);
+        ok = mcp_json_len(mcp_json_at(r, i)) == 122 && strcmp(mcp_json_str(mcp_json_at(r, i)), want) == 0;
+    }
+    CHECKF(ok, "an array of %lu escaped strings was not read back", (unsigned long)n);
+    mcp_json_free(d);
+    free(b);
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -2062,7 +2219,6 @@ int main(int argc, char **argv)
     if (seed && *seed) rng_state = strtoull(seed, NULL, 10);
     printf("test_json: data %s, %s run, seed %llu\n", datadir, quick ? "quick" : "full",
            (unsigned long long)rng_state);
-    (void)expect_error_n; (void)outcome; (void)parse_s; (void)now_s; (void)rndn; (void)bitsd; /* TEMP */
     test_suite();
     test_roundtrip();
     test_utf8();
@@ -2073,5 +2229,6 @@ int main(int argc, char **argv)
     test_errors();
     test_accessors();
     test_writer();
+    test_strict();
     return TEST_DONE();
 }
