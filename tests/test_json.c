@@ -1448,9 +1448,6 @@ static void test_limits(void)
     d = mcp_json_parse(NULL, 5, &err);
     CHECK(d == NULL && err.status == MCP_ERR_INVALID &&
           strcmp(err.message, "mcp_json_parse was given a NULL text of 5 bytes.") == 0);
-    d = mcp_json_parse(NULL, 0, &err);
-    CHECK(d == NULL && err.status == MCP_ERR_PARSE &&
-          strcmp(err.message, "JSON parse error at line 1, column 1 (byte 0): expected a value but the input ended") == 0);
 }
 
 /* ---- 7. error messages ------------------------------------------------------------------------- */
@@ -2209,11 +2206,26 @@ static void test_strict(void)
     free(b);
 }
 
+/* ---- last: a NULL text of length 0 ------------------------------------------------------------- */
+
+/* mcp_json_parse(NULL, 0) is an empty text (only NULL with a nonzero length is refused as
+   MCP_ERR_INVALID). Run last: mcp.h computes NULL + 0 here, which UBSan reports as undefined
+   behaviour and, with -fno-sanitize-recover, aborts on (see the report). */
+static void test_null_text(void)
+{
+    mcp_error err;
+    mcp_json_doc *d = mcp_json_parse(NULL, 0, &err);
+    CHECK(d == NULL && err.status == MCP_ERR_PARSE &&
+          strcmp(err.message, "JSON parse error at line 1, column 1 (byte 0): expected a value but the input ended") == 0);
+    CHECK(mcp_json_parse_ex(NULL, 0, NULL, NULL) == NULL);
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK"), *seed = getenv("MCP_TEST_SEED");
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* keep the lines if a sanitizer aborts */
     quick = q && *q && strcmp(q, "0") != 0;
     if (argc > 1) datadir = argv[1];
     if (seed && *seed) rng_state = strtoull(seed, NULL, 10);
@@ -2230,5 +2242,7 @@ int main(int argc, char **argv)
     test_accessors();
     test_writer();
     test_strict();
+    printf("before the NULL-text check: %d passed, %d failed\n", t_pass, t_fail);
+    test_null_text();   /* last: aborts under UBSan until mcp.h is fixed */
     return TEST_DONE();
 }
