@@ -164,6 +164,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(MCP_STATIC) && !defined(MCP_IMPLEMENTATION)
+#error "MCP_STATIC gives this file a private copy of mcp.h: define MCP_IMPLEMENTATION here too."
+#endif
+
 #ifndef MCPAPI
 #ifdef MCP_STATIC
 #if defined(__GNUC__) || defined(__clang__)
@@ -1338,33 +1342,36 @@ static uint64_t mcp__dec_round(const mcp__decimal *a)   /* to the nearest intege
     return n + (uint64_t)up;
 }
 
+/* Exponents saturate here; far beyond any digit count a 4 GiB input can hold. */
+#define MCP__EXP_CAP ((int64_t)1 << 50)
+
 /* Exact conversion of a validated JSON number literal. Returns 0 when it overflows. */
 static int mcp__slow_double(const char *s, const char *end, uint64_t *bits)
 {
     static const int powtab[9] = {1, 3, 6, 9, 13, 16, 19, 23, 26};
     mcp__decimal a;
     int neg = 0, seen = 0, frac = 0, exp2 = 0, n;
-    long e = 0, esign = 1;
+    int64_t e = 0, esign = 1, dp = 0;   /* 64-bit: a 4 GiB literal has 4e9 digits */
     uint64_t mant;
     a.nd = 0; a.dp = 0; a.trunc = 0;
     if (*s == '-') { neg = 1; s++; }
     for (; s < end && *s != 'e' && *s != 'E'; s++) {
         if (*s == '.') { frac = 1; continue; }
-        if (!seen && *s == '0') { if (frac) a.dp--; continue; }
+        if (!seen && *s == '0') { if (frac) dp--; continue; }
         seen = 1;
-        if (!frac) a.dp++;
+        if (!frac) dp++;
         if (a.nd < MCP__DEC_DIGITS) a.d[a.nd++] = (unsigned char)(*s - '0');
         else if (*s != '0') a.trunc = 1;
     }
     if (s < end) {
         s++;
         if (*s == '-' || *s == '+') { esign = *s == '-' ? -1 : 1; s++; }
-        for (; s < end; s++) if (e < 100000) e = e * 10 + (*s - '0');
+        for (; s < end; s++) if (e < MCP__EXP_CAP) e = e * 10 + (*s - '0');
     }
-    mcp__dec_trim(&a);
+    while (a.nd > 0 && a.d[a.nd - 1] == 0) a.nd--;
     *bits = neg ? (uint64_t)1 << 63 : 0;
     if (a.nd == 0) return 1;
-    e = a.dp + esign * e;
+    e = dp + esign * e;
     if (e > 310) return 0;
     if (e < -330) return 1;
     a.dp = (int)e;
@@ -1754,7 +1761,7 @@ static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned ch
     const unsigned char *s = p, *end = ps->end;
     uint64_t mant = 0, bits, b2;
     int neg = 0, ndig = 0, is_int = 1, trunc = 0;
-    long e10 = 0, ex = 0, esign = 1;
+    int64_t e10 = 0, ex = 0, esign = 1;
     double d;
     if (*p == '-') { neg = 1; p++; }
     if (p >= end || *p < '0' || *p > '9') { mcp__perr_expect(ps, p, "a digit after '-'"); return NULL; }
@@ -1784,7 +1791,7 @@ static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned ch
         if (p < end && (*p == '+' || *p == '-')) { esign = *p == '-' ? -1 : 1; p++; }
         if (p >= end || *p < '0' || *p > '9') { mcp__perr_expect(ps, p, "a digit in the exponent"); return NULL; }
         for (; p < end && *p >= '0' && *p <= '9'; p++)
-            if (ex < 100000) ex = ex * 10 + (*p - '0');
+            if (ex < MCP__EXP_CAP) ex = ex * 10 + (*p - '0');
         e10 += esign * ex;
     }
     v->type = MCP_JSON_NUMBER; v->len = 0;
@@ -2281,14 +2288,30 @@ MCPDEF mcp_status mcp_jw_arr_begin(mcp_jw *w) { return mcp__jw_begin(w, 0); }
 MCPDEF mcp_status mcp_jw_obj_end(mcp_jw *w) { return mcp__jw_end(w, 1); }
 MCPDEF mcp_status mcp_jw_arr_end(mcp_jw *w) { return mcp__jw_end(w, 0); }
 
-/* Escapes and writes a quoted string. check: validate UTF-8 (text from the caller; parsed
-   strings are valid already). */
-static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, int check)
+/* Is s[0..n) valid UTF-8? ASCII runs are skipped 8 bytes at a time. */
+static int mcp__utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    uint64_t x;
+    int k;
+    while (p < end) {
+        if (end - p >= 8) {
+            memcpy(&x, p, 8);
+            if (!(x & 0x8080808080808080u)) { p += 8; continue; }
+        }
+        if (*p < 0x80) { p++; continue; }
+        if (!(k = mcp__utf8_seq(p, end))) return 0;
+        p += k;
+    }
+    return 1;
+}
+
+/* Escapes and writes a quoted string of valid UTF-8 (callers check text they did not parse). */
+static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *end = p + n, *run;
     char *o;
-    int k;
     /* worst case: every byte becomes \u00XX */
     if (n > ((size_t)-1 - 2) / 6 || !mcp__jw_room(w, n * 6 + 2)) {
         mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory");
@@ -2302,16 +2325,7 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, int check)
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
         memcpy(o, run, (size_t)(p - run)); o += p - run;
         if (p >= end) break;
-        if (*p >= 0x80) {
-            if (check) {
-                k = mcp__utf8_seq(p, end);
-                if (!k) { mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8"); return; }
-            } else {
-                k = 1;
-            }
-            memcpy(o, p, (size_t)k); o += k; p += k;
-            continue;
-        }
+        if (*p >= 0x80) { *o++ = (char)*p++; continue; }
         *o++ = '\\';
         switch (*p) {
         case '"': *o++ = '"'; break;
@@ -2340,10 +2354,11 @@ MCPDEF mcp_status mcp_jw_keyn(mcp_jw *w, const char *key, size_t len)
         return mcp__jw_fail(w, MCP_ERR_INVALID, "a key outside an object");
     top = &w->stack[w->depth - 1];
     if (*top & MCP__JW_KEY) return mcp__jw_fail(w, MCP_ERR_INVALID, "a key where a value is due");
+    if (!mcp__utf8_valid(key, len)) return mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8");
     if (*top & MCP__JW_ITEMS) mcp__jw_put(w, ",", 1);
     *top |= MCP__JW_ITEMS | MCP__JW_KEY;
     if (w->pretty) mcp__jw_indent(w, w->depth);
-    mcp__jw_quoted(w, key, len, 1);
+    mcp__jw_quoted(w, key, len);
     mcp__jw_put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
     return w->status;
 }
@@ -2356,8 +2371,10 @@ MCPDEF mcp_status mcp_jw_key(mcp_jw *w, const char *key)
 MCPDEF mcp_status mcp_jw_strn(mcp_jw *w, const char *s, size_t len)
 {
     if (!s) return mcp_jw_null(w);
+    if (w->status == MCP_OK && !mcp__utf8_valid(s, len))
+        return mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8");
     if (!mcp__jw_pre_value(w)) return w->status;
-    mcp__jw_quoted(w, s, len, 1);
+    mcp__jw_quoted(w, s, len);
     mcp__jw_post_value(w);
     return w->status;
 }
@@ -2421,7 +2438,7 @@ MCPDEF mcp_status mcp_jw_value(mcp_jw *w, const mcp_json *v)
             case MCP_JSON_NULL: mcp_jw_null(w); break;
             case MCP_JSON_BOOL: mcp_jw_bool(w, (int)x->u.i); break;
             case MCP_JSON_STRING:
-                if (mcp__jw_pre_value(w)) { mcp__jw_quoted(w, x->u.s, x->len, 0); mcp__jw_post_value(w); }
+                if (mcp__jw_pre_value(w)) { mcp__jw_quoted(w, x->u.s, x->len); mcp__jw_post_value(w); }
                 break;
             case MCP_JSON_NUMBER:
                 if (x->flags & MCP__NUM_INT) mcp_jw_int(w, x->u.i);
@@ -2469,9 +2486,11 @@ MCPDEF mcp_status mcp_jw_value(mcp_jw *w, const mcp_json *v)
 MCPDEF mcp_status mcp_jw_raw(mcp_jw *w, const char *json, size_t len)
 {
     mcp_json_doc *doc;
+    mcp_error pe;
     if (w->status != MCP_OK) return w->status;
-    doc = mcp_json_parse(json, len, NULL);
-    if (!doc) return mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
+    doc = mcp_json_parse(json, len, &pe);
+    if (!doc) return pe.status == MCP_ERR_NOMEM ? mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory")
+                                                : mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
     mcp_jw_value(w, mcp_json_root(doc));
     mcp_json_free(doc);
     return w->status;
