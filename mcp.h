@@ -33,9 +33,10 @@
    JSON lines, HTTP/1.1 and Server-Sent Events, a JSON-RPC engine, the stdio and HTTP
    transports, and the MCP client.
 
-   What exists in this version: the base layer and the JSON layer (parser, accessors,
-   iteration, writer, dump). The later layers are declared in the layer map below and arrive
-   in later versions; nothing of them is compiled yet.
+   What exists in this version: the base layer, the JSON layer (parser, accessors, iteration,
+   writer, dump), the sans-I/O framers (JSON lines, HTTP/1.1, Server-Sent Events), the
+   JSON-RPC engine, the stdio transport and the MCP client for the legacy protocol era
+   (2024-11-05 to 2025-11-25). The HTTP transports and the 2026-07-28 era are still to come.
 
    =============================================================================================
    2. QUICK START
@@ -43,6 +44,7 @@
        #define MCP_IMPLEMENTATION
        #include "mcp.h"
        #include <stdio.h>
+       #include <string.h>
 
        int main(void) {
            const char *text = "{\"tools\":[{\"name\":\"echo\"},{\"name\":\"add\"}]}";
@@ -71,10 +73,16 @@
    | MCP_REALLOC(p, sz, ctx)       | realloc(p, sz)          | none (else #error). ctx is the alloc_ctx |
    | MCP_FREE(p, ctx)              | free(p)                 | of mcp_json_opts, NULL elsewhere         |
    | MCP_ASSERT(x)                 | assert(x)               | internal consistency checks              |
-   | MCP_NO_STDIO                  | -                       | reserved: leaves out the stdio transport |
-   | MCP_NO_HTTP                   | -                       | reserved: leaves out HTTP, SSE transports|
+   | MCP_NO_STDIO                  | -                       | leaves out the stdio transport           |
+   | MCP_NO_HTTP                   | -                       | leaves out the HTTP and SSE layers       |
    | MCP_JSON_MAX_DEPTH            | 512                     | default nesting limit of the JSON parser |
    | MCP_JSON_MAX_SIZE             | 128 MiB                 | default input size limit of the parser   |
+   | MCP_JSONL_MAX_LINE            | 16 MiB                  | default longest line (stdio message)     |
+   | MCP_HTTP_MAX_HEAD             | 64 KiB                  | default HTTP status line + headers       |
+   | MCP_HTTP_MAX_HEADERS          | 100                     | default number of HTTP headers           |
+   | MCP_SSE_MAX_EVENT             | 16 MiB                  | default SSE line / event data            |
+
+   With both MCP_NO_STDIO and MCP_NO_HTTP the client is left out too: JSON and JSON-RPC remain.
 
    The implementation uses POSIX (clock_gettime). If the implementation file includes system
    headers before mcp.h, define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) at its very top;
@@ -93,9 +101,9 @@
    | 3 | >>jsonl     | newline-delimited framer for stdio                     | done        |
    | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser   | done        |
    | 5 | >>sse       | Server-Sent Events parser                              | done        |
-   | 6 | >>rpc       | JSON-RPC 2.0 engine                                    | planned     |
-   | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE                       | planned     |
-   | 8 | >>client    | the MCP client                                         | planned     |
+   | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines  | done        |
+   | 7 | >>transport | stdio (done); Streamable HTTP, HTTP+SSE (planned)      | stdio       |
+   | 8 | >>client    | the MCP client, legacy era                             | legacy      |
 
    Layers 2-6 never touch the OS: bytes go in, values or events come out.
 
