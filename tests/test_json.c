@@ -25,6 +25,7 @@
 #include "../mcp.h"
 #include "test.h"
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <locale.h>
 #include <math.h>
@@ -1056,6 +1057,32 @@ static void num_flush(void)
             p += l + 1;
         }
         mcp_json_free(d2);
+        /* mcp_json_dump writes the same doubles (and integer literals as integers) */
+        {
+            size_t dl;
+            char *dt = mcp_json_dump(r, 0, &dl);
+            const char *q = dt ? dt + 1 : NULL;
+            int same = dt != NULL && dt[0] == '[';
+            p = t + 1;
+            for (i = 0; i < nb.count && same; i++) {
+                const char *src = nb.json + nb.off[i];
+                size_t sl = strcspn(src, ",]"), l = strcspn(p, ",]"), ql = strcspn(q, ",]");
+                char *end;
+                long long iv;
+                errno = 0;
+                iv = strtoll(src, &end, 10);
+                if (end == src + sl && errno == 0) {   /* an int64 literal: written as an integer */
+                    char it[32];
+                    same = (size_t)sprintf(it, "%lld", iv) == ql && memcmp(it, q, ql) == 0;
+                } else {
+                    same = l == ql && memcmp(p, q, l) == 0;
+                }
+                if (!same) fprintf(stderr, "  %.*s: dumped as %.*s, written as %.*s\n", (int)sl, src, (int)ql, q, (int)l, p);
+                p += l + 1; q += ql + 1;
+            }
+            CHECKF(same && q == dt + dl, "mcp_json_dump of a batch differs from the writer's numbers");
+            mcp_free(dt);
+        }
     }
     mcp_json_free(d);
     nb.count = 0; nb.len = 0;
