@@ -634,6 +634,45 @@ static void test_utf8(void)
     UNESC("\\u0000", "\0");
     UNESC("a\\u0000b", "a\0b");
     UNESC("\\u0000\\u0000", "\0\0");
+    /* every \uXXXX alone: the UTF-8 encoding of the code point, surrogates refused; and
+       random high/low pairs combined */
+    bad = 0;
+    for (i = 0; i < 0x10000; i += quick ? 7 : 1) {
+        char doc[16], want[4];
+        size_t wn;
+        mcp_json_doc *d;
+        const mcp_json *v;
+        int ok;
+        if (i < 0x80) { want[0] = (char)i; wn = 1; }
+        else if (i < 0x800) { want[0] = (char)(0xC0 | i >> 6); want[1] = (char)(0x80 | (i & 0x3F)); wn = 2; }
+        else { want[0] = (char)(0xE0 | i >> 12); want[1] = (char)(0x80 | (i >> 6 & 0x3F)); want[2] = (char)(0x80 | (i & 0x3F)); wn = 3; }
+        snprintf(doc, sizeof doc, (i & 1) ? "\"\\u%04X\"" : "\"\\u%04x\"", i);
+        d = parse_n(doc, 8, NULL, NULL);
+        v = mcp_json_root(d);
+        if (i >= 0xD800 && i <= 0xDFFF) ok = d == NULL;
+        else ok = d && mcp_json_len(v) == wn && memcmp(mcp_json_str(v), want, wn) == 0;
+        if (!ok && bad++ < 10) fprintf(stderr, "  %s decoded wrongly\n", doc);
+        mcp_json_free(d);
+    }
+    for (i = 0; i < (quick ? 1000u : 20000u); i++) {
+        unsigned hi = 0xD800 + rndn(1024), lo = 0xDC00 + rndn(1024), cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+        char doc[24], want[4];
+        mcp_json_doc *d;
+        const mcp_json *v;
+        want[0] = (char)(0xF0 | cp >> 18); want[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+        want[2] = (char)(0x80 | (cp >> 6 & 0x3F)); want[3] = (char)(0x80 | (cp & 0x3F));
+        snprintf(doc, sizeof doc, "\"\\u%04X\\u%04x\"", hi, lo);
+        d = parse_n(doc, 14, NULL, NULL);
+        v = mcp_json_root(d);
+        if (!(d && mcp_json_len(v) == 4 && memcmp(mcp_json_str(v), want, 4) == 0) && bad++ < 10)
+            fprintf(stderr, "  %s decoded wrongly\n", doc);
+        mcp_json_free(d);
+        snprintf(doc, sizeof doc, "\"\\u%04X\\u%04X\"", lo, hi);   /* inverted */
+        d = parse_n(doc, 14, NULL, NULL);
+        if (d && bad++ < 10) fprintf(stderr, "  %s accepted\n", doc);
+        mcp_json_free(d);
+    }
+    CHECKF(bad == 0, "%u \\u escapes decoded wrongly", bad);
     /* lone, inverted and broken surrogates */
     REJECT("[\"\\uD800\"]"); REJECT("[\"\\uDBFF\"]"); REJECT("[\"\\uD800x\"]");
     REJECT("[\"\\uD800\\u0041\"]"); REJECT("[\"\\uD800\\n\"]"); REJECT("[\"\\uD800\\uD800\"]");
