@@ -1646,7 +1646,7 @@ static uint64_t mcp__str_special8(const unsigned char *p)
     memcpy(&x, p, 8);
     q = x ^ (ones * '"');
     b = x ^ (ones * '\\');
-    return ((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | (x & highs);
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
 }
 
 static int mcp__hex4(const unsigned char *p, unsigned *out)
@@ -2004,6 +2004,7 @@ MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_j
                   (unsigned long)len);
         return NULL;
     }
+    if (!text) text = "";                                 /* len is 0: no pointer arithmetic on NULL */
     if (len > max_size) {
         mcp__fail(err, MCP_ERR_LIMIT, "The JSON text is %lu bytes, over the limit of %lu bytes "
                   "(raise mcp_json_opts.max_size).", (unsigned long)len, (unsigned long)max_size);
