@@ -1,0 +1,1168 @@
+/* test_server - an MCP server over stdio for tests/test_client.c, built on mcp.h's own JSON and
+   JSONL layers. Single-threaded: one poll() loop over stdin and a list of timers.
+
+   It speaks the legacy era (2024-11-05 .. 2025-11-25): initialize (echoes the client's version
+   when it knows it), tools/list (2 pages), tools/call, resources/list (2 pages),
+   resources/templates/list, resources/read, resources/subscribe, resources/unsubscribe,
+   prompts/list, prompts/get, completion/complete, logging/setLevel, ping. Every other method
+   with an id gets -32601, except "test/never", which is never answered.
+
+   Tools (arguments in braces):
+     echo {...}            text = the arguments as compact JSON
+     add {a, b}            text = a+b (%g), structuredContent {"sum": a+b}
+     meta                  text = params._meta as JSON ("null" if none)
+     slow {ms, every, no_total, honor_cancel}
+                           answers "slept MS ms" after ms; with a progressToken, sends
+                           notifications/progress every `every` ms (progress 1, 2, ..., total
+                           ms/every, message "step K"; a server running late still sends
+                           every step before the answer); honor_cancel: a notifications/cancelled
+                           for it drops the answer (else the answer comes anyway, late)
+     fail                  isError: true, text "the tool failed"
+     never                 never answered
+     defer                 held until the answer to the next request has been sent
+     rev {n, batch}        held until n rev calls are held, then all answered, newest first
+                           (batch: true on the last one: all in one JSON array, 2025-03-26);
+                           text = the arguments as JSON
+     ask {method, params, numeric_id, cancel}
+                           sends that request to the client (id "s<K>", or the integer 1000+K)
+                           and answers with the client's reply as text: {"result":..} or
+                           {"error":..}; cancel: sends notifications/cancelled for it at once
+                           and answers "cancelled" (a reply arriving later goes to history)
+     notify                sends notifications/message (debug, info, warning, error; only those
+                           at or above the level set with logging/setLevel), tools, resources
+                           and prompts list_changed, resources/updated for each subscribed uri,
+                           a progress for the unknown token "nobody", a cancelled for request
+                           424242; then answers "notified"
+     garbage               writes 9 malformed lines (see below), a blank line and a CRLF-ended
+                           notifications/message, then answers "garbage sent"
+     badids                writes 4 responses whose ids match nothing, then answers
+     edge                  writes exactly 65536 bytes in one write: a notifications/message line
+                           and the line "not json!", whose newline is the last byte; answers
+     batch                 answers inside a JSON array, after a notifications/message
+     longline {bytes}      writes a notifications/message line of about `bytes` bytes, answers
+     stderr {bytes, newlines, linelen}
+                           writes `bytes` bytes to stderr: 'x', or with newlines: true lines of
+                           linelen 'x' each ended by '\n' (the newlines count in `bytes`); then
+                           ends the last line if it is open and writes "stderr done\n"; answers
+     flood {count}         answers, then stops reading stdin for good and writes `count`
+                           notifications/message ("flood K") as fast as stdout takes them
+     close_stdout          answers, then closes its stdout and keeps running
+     close_stdin           closes its stdin, answers, and keeps running
+     exit {code, stderr, how}
+                           writes stderr (+ newline) and then: how "abort" calls abort(),
+                           otherwise _exit(code)
+     spawn {closefds, stubborn}
+                           forks a grandchild in its process group that sleeps (up to 30 s);
+                           closefds: its stdio goes to /dev/null; stubborn: it ignores SIGTERM;
+                           text = its pid
+     pid, cwd, env {name}  text = getpid(), getcwd(), getenv(name) or "(unset)"
+     client                text = the initialize params the client sent, as JSON
+     history               text = a JSON array: every notification received (whole message),
+                           plus {"late_reply": msg} / {"unexpected_reply": msg} entries
+   An unknown tool gets the JSON-RPC error -32602 "Unknown tool: NAME".
+
+   The malformed lines of `garbage`: "this is not json", a truncated object, {"hello":"world"},
+   jsonrpc "1.0", an empty batch [], an object id, both result and error, a bare JSON string,
+   invalid UTF-8.
+
+   Flags (also read from the environment variable TEST_SERVER_MODE, space-separated, with or
+   without the leading "--"):
+     --version=V           answer initialize with protocol version V, whatever was asked
+     --caps=LIST           comma-separated subset of tools,resources,subscribe,prompts,
+                           logging,completions (default: all)
+     --no-instructions     no "instructions" in the initialize result
+     --init=MODE           exit: write a Node-style "Error: Cannot find module 'x'" to stderr
+                           and exit with status 1 on initialize; exit-early: the same at startup,
+                           before reading; crash: abort() on initialize; never: never answer it;
+                           slow:MS: answer after MS; ping: ping the client first, answer after
+                           its reply
+     --stderr-hello        write "test_server: starting\r\n" "second line\n" to stderr at startup
+                           and "bye" (no newline) when stdin ends
+     --ignore-eof          keep running when stdin ends
+     --ignore-term         ignore SIGTERM
+     --term-file=PATH      on SIGTERM write "SIGTERM\n" to PATH, then die of SIGTERM
+     --log=PATH            append every line received to PATH
+   It exits with status 0 when stdin ends (unless --ignore-eof). */
+#define _POSIX_C_SOURCE 200809L
+#define MCP_IMPLEMENTATION
+#include "../../mcp.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/types.h>
+
+/* ---- options and state ---------------------------------------------------------------------- */
+
+static struct {
+    const char *version, *caps, *init, *log, *term_file;
+    int no_instructions, stderr_hello, ignore_eof, ignore_term;
+} opt;
+
+static int log_fd = -1;
+static int reading = 1;              /* stdin still read */
+static int out_closed;               /* stdout closed on purpose */
+static int level = -1;               /* logging level index; -1: everything */
+static mcp_buf history;              /* items of the history array, comma-separated */
+static char *init_params;            /* what the client sent with initialize */
+static char *subs[32]; static int nsubs;
+static long flood_left, flood_n;
+static int ask_seq;
+static int sending_deferred;
+
+static const char *const levels[] = { "debug", "info", "notice", "warning", "error", "critical",
+                                      "alert", "emergency", NULL };
+
+enum { IT_SLOW, IT_REV, IT_DEFER, IT_ASK, IT_INIT };
+typedef struct item {
+    int kind;
+    char *id;                        /* the request's id as JSON text (NULL: nobody waits) */
+    char *token;                     /* progress token as JSON text, or NULL */
+    char *text;                      /* rev/defer: the answer; ask/init: our request's id */
+    int64_t start, due, end;         /* due: -1 = no timer */
+    int every, step, no_total, honor_cancel, ms;
+    struct item *next;
+} item;
+static item *items;
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = (char *)malloc(n);
+    if (!d) { perror("malloc"); _exit(3); }
+    memcpy(d, s, n);
+    return d;
+}
+
+static char *dump(const mcp_json *v)
+{
+    char *t = mcp_json_dump(v, 0, NULL), *d;
+    if (!t) return xstrdup("null");
+    d = xstrdup(t);
+    mcp_free(t);
+    return d;
+}
+
+static void item_free(item *it)
+{
+    free(it->id); free(it->token); free(it->text); free(it);
+}
+
+static void item_unlink(item *it)
+{
+    item **pp;
+    for (pp = &items; *pp; pp = &(*pp)->next)
+        if (*pp == it) { *pp = it->next; return; }
+}
+
+static item *item_new(int kind, const char *id)
+{
+    item *it = (item *)calloc(1, sizeof *it);
+    if (!it) { perror("calloc"); _exit(3); }
+    it->kind = kind; it->id = id ? xstrdup(id) : NULL; it->due = -1;
+    it->next = items; items = it;
+    return it;
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { if (fd == 1) _exit(4); return; }
+        p += r; n -= (size_t)r;
+    }
+}
+
+static void err_str(const char *s) { write_all(2, s, strlen(s)); }
+
+/* One message: the text and its newline in one write. */
+static void send_line(const char *s, size_t n)
+{
+    char *b;
+    if (out_closed) return;
+    b = (char *)malloc(n + 1);
+    if (!b) _exit(3);
+    memcpy(b, s, n); b[n] = '\n';
+    write_all(1, b, n + 1);
+    free(b);
+}
+
+static void send_str(const char *s) { send_line(s, strlen(s)); }
+
+static void sendf(const char *fmt, ...)
+{
+    char buf[8192];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf) { err_str("test_server: sendf overflow\n"); _exit(3); }
+    send_line(buf, (size_t)n);
+}
+
+static void flush_deferred(void);
+
+static void send_result(const char *id, const char *result)
+{
+    mcp_buf b = {0};
+    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    mcp_buf_append(&b, id, strlen(id));
+    mcp_buf_append(&b, ",\"result\":", 10);
+    mcp_buf_append(&b, result, strlen(result));
+    mcp_buf_append(&b, "}", 1);
+    send_line(b.data, b.len);
+    mcp_buf_free(&b);
+    flush_deferred();
+}
+
+static void send_error(const char *id, long code, const char *message)
+{
+    mcp_jw w;
+    char *t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+    mcp_jw_key(&w, "id"); mcp_jw_raw(&w, id, strlen(id));
+    mcp_jw_key(&w, "error"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "code"); mcp_jw_int(&w, code);
+    mcp_jw_key(&w, "message"); mcp_jw_str(&w, message);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    if (t) send_str(t);
+    mcp_free(t);
+    flush_deferred();
+}
+
+/* A deferred answer goes out right after the next other answer. */
+static void flush_deferred(void)
+{
+    item *it, *next;
+    if (sending_deferred) return;
+    sending_deferred = 1;
+    for (it = items; it; it = next) {
+        next = it->next;
+        if (it->kind != IT_DEFER) continue;
+        item_unlink(it);
+        send_result(it->id, it->text);
+        item_free(it);
+        next = items;                         /* the list changed: start over */
+    }
+    sending_deferred = 0;
+}
+
+/* {"content":[{"type":"text","text":TEXT}] [,"isError":true] [,"structuredContent":SC]} */
+static char *tool_text(const char *text, int is_error, const char *structured)
+{
+    mcp_jw w;
+    char *t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "content"); mcp_jw_arr_begin(&w);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "type"); mcp_jw_str(&w, "text");
+    mcp_jw_key(&w, "text"); mcp_jw_str(&w, text);
+    mcp_jw_obj_end(&w);
+    mcp_jw_arr_end(&w);
+    if (is_error) { mcp_jw_key(&w, "isError"); mcp_jw_bool(&w, 1); }
+    if (structured) { mcp_jw_key(&w, "structuredContent"); mcp_jw_raw(&w, structured, strlen(structured)); }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    if (!t) { err_str("test_server: tool_text failed\n"); _exit(3); }
+    return t;
+}
+
+static void answer_text(const char *id, const char *text)
+{
+    char *r = tool_text(text, 0, NULL);
+    send_result(id, r);
+    mcp_free(r);
+}
+
+static void notify_log(const char *lvl, const char *data)
+{
+    mcp_jw w;
+    char *t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+    mcp_jw_key(&w, "method"); mcp_jw_str(&w, "notifications/message");
+    mcp_jw_key(&w, "params"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "level"); mcp_jw_str(&w, lvl);
+    mcp_jw_key(&w, "logger"); mcp_jw_str(&w, "test_server");
+    mcp_jw_key(&w, "data"); mcp_jw_str(&w, data);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    if (t) send_str(t);
+    mcp_free(t);
+}
+
+static void history_add(const char *json)
+{
+    if (history.len) mcp_buf_append(&history, ",", 1);
+    mcp_buf_append(&history, json, strlen(json));
+}
+
+/* ---- signals, grandchildren ----------------------------------------------------------------- */
+
+static void on_term(int sig)
+{
+    int fd;
+    (void)sig;
+    if (opt.term_file && (fd = open(opt.term_file, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) {
+        if (write(fd, "SIGTERM\n", 8) < 0) {}
+        close(fd);
+    }
+    signal(SIGTERM, SIG_DFL);
+    raise(SIGTERM);
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* Returns once the grandchild has set itself up (its signal disposition included). */
+static pid_t spawn_grandchild(int closefds, int stubborn)
+{
+    int ready[2], i, fd;
+    char b;
+    pid_t pid;
+    if (pipe(ready) < 0) return -1;
+    pid = fork();
+    if (pid != 0) {
+        close(ready[1]);
+        while (read(ready[0], &b, 1) < 0 && errno == EINTR) {}
+        close(ready[0]);
+        return pid;
+    }
+    close(ready[0]);
+    if (closefds && (fd = open("/dev/null", O_RDWR)) >= 0) {
+        dup2(fd, 0); dup2(fd, 1); dup2(fd, 2);
+        if (fd > 2) close(fd);
+    }
+    if (log_fd >= 0) close(log_fd);
+    signal(SIGTERM, stubborn ? SIG_IGN : SIG_DFL);
+    if (write(ready[1], "r", 1) < 0) {}
+    close(ready[1]);
+    for (i = 0; i < 300; i++) nap_ms(100);    /* a safety net: never outlive a test run by long */
+    _exit(0);
+    return 0;                                  /* not reached */
+}
+
+/* ---- initialize ----------------------------------------------------------------------------- */
+
+static int has_cap(const char *name)
+{
+    const char *c = opt.caps ? opt.caps : "tools,resources,subscribe,prompts,logging,completions";
+    size_t n = strlen(name);
+    while (*c) {
+        const char *e = strchr(c, ',');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        if (len == n && !memcmp(c, name, n)) return 1;
+        if (!e) break;
+        c = e + 1;
+    }
+    return 0;
+}
+
+static const char *init_version(void)
+{
+    static const char *const known[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
+    mcp_json_doc *d;
+    const char *v;
+    int i;
+    static char picked[64];
+    if (opt.version) return opt.version;
+    strcpy(picked, "2025-11-25");
+    d = init_params ? mcp_json_parse(init_params, strlen(init_params), NULL) : NULL;
+    v = mcp_json_str(mcp_json_get(mcp_json_root(d), "protocolVersion"));
+    for (i = 0; v && known[i]; i++)
+        if (!strcmp(v, known[i])) { strcpy(picked, v); break; }
+    mcp_json_free(d);
+    return picked;
+}
+
+static void answer_initialize(const char *id)
+{
+    mcp_jw w;
+    char *t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "protocolVersion"); mcp_jw_str(&w, init_version());
+    mcp_jw_key(&w, "capabilities"); mcp_jw_obj_begin(&w);
+    if (has_cap("tools")) { mcp_jw_key(&w, "tools"); mcp_jw_raw(&w, "{\"listChanged\":true}", 20); }
+    if (has_cap("resources")) {
+        mcp_jw_key(&w, "resources"); mcp_jw_obj_begin(&w);
+        if (has_cap("subscribe")) { mcp_jw_key(&w, "subscribe"); mcp_jw_bool(&w, 1); }
+        mcp_jw_key(&w, "listChanged"); mcp_jw_bool(&w, 1);
+        mcp_jw_obj_end(&w);
+    }
+    if (has_cap("prompts")) { mcp_jw_key(&w, "prompts"); mcp_jw_raw(&w, "{\"listChanged\":true}", 20); }
+    if (has_cap("logging")) { mcp_jw_key(&w, "logging"); mcp_jw_raw(&w, "{}", 2); }
+    if (has_cap("completions")) { mcp_jw_key(&w, "completions"); mcp_jw_raw(&w, "{}", 2); }
+    mcp_jw_obj_end(&w);
+    mcp_jw_key(&w, "serverInfo"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "name"); mcp_jw_str(&w, "test_server");
+    mcp_jw_key(&w, "title"); mcp_jw_str(&w, "mcp.h test server");
+    mcp_jw_key(&w, "version"); mcp_jw_str(&w, "1.2.3");
+    mcp_jw_obj_end(&w);
+    if (!opt.no_instructions) {
+        mcp_jw_key(&w, "instructions");
+        mcp_jw_str(&w, "Use the echo tool to test.\nEverything else is for misbehaving.");
+    }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, t);
+    mcp_free(t);
+}
+
+static void node_error_exit(void)
+{
+    err_str("node:internal/modules/cjs/loader:1080\n"
+            "  throw err;\n"
+            "  ^\n"
+            "\n"
+            "Error: Cannot find module 'x'\n"
+            "Require stack:\n"
+            "- /srv/app/index.js\n"
+            "    at Module._resolveFilename (node:internal/modules/cjs/loader:1077:15)\n"
+            "    at Module._load (node:internal/modules/cjs/loader:922:27)\n"
+            "\n"
+            "Node.js v18.19.0\n");
+    _exit(1);
+}
+
+static void on_initialize(const char *id, const mcp_json *params)
+{
+    item *it;
+    free(init_params);
+    init_params = params ? dump(params) : xstrdup("{}");
+    if (opt.init && !strcmp(opt.init, "exit")) node_error_exit();
+    if (opt.init && !strcmp(opt.init, "crash")) { err_str("test_server: crashing on initialize\n"); abort(); }
+    if (opt.init && !strcmp(opt.init, "never")) return;
+    if (opt.init && !strncmp(opt.init, "slow:", 5)) {
+        it = item_new(IT_INIT, id);
+        it->due = mcp_time_ms() + atoi(opt.init + 5);
+        return;
+    }
+    if (opt.init && !strcmp(opt.init, "ping")) {
+        it = item_new(IT_INIT, id);
+        it->text = xstrdup("\"init-ping\"");
+        send_str("{\"jsonrpc\":\"2.0\",\"id\":\"init-ping\",\"method\":\"ping\"}");
+        return;
+    }
+    answer_initialize(id);
+}
+
+/* ---- the catalogue -------------------------------------------------------------------------- */
+
+static const char *const tool_names[] = { "echo", "add", "meta", "slow", "fail", "never", "defer",
+    "rev", "ask", "notify", "garbage", "badids", "edge", "batch", "longline", "stderr", "flood",
+    "close_stdout", "close_stdin", "exit", "spawn", "pid", "cwd", "env", "client", "history", NULL };
+
+static void list_tools(const char *id, const mcp_json *params)
+{
+    const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
+    int first, last, i, n = 0;
+    mcp_jw w;
+    char *t;
+    while (tool_names[n]) n++;
+    if (cursor && strcmp(cursor, "page2")) { send_error(id, -32602, "Invalid cursor"); return; }
+    first = cursor ? n / 2 : 0;
+    last = cursor ? n : n / 2;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "tools"); mcp_jw_arr_begin(&w);
+    for (i = first; i < last; i++) {
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "name"); mcp_jw_str(&w, tool_names[i]);
+        mcp_jw_key(&w, "description"); mcp_jw_str(&w, "A test tool.");
+        mcp_jw_key(&w, "inputSchema"); mcp_jw_raw(&w, "{\"type\":\"object\"}", 17);
+        mcp_jw_obj_end(&w);
+    }
+    mcp_jw_arr_end(&w);
+    if (!cursor) { mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, "page2"); }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, t);
+    mcp_free(t);
+}
+
+static void list_resources(const char *id, const mcp_json *params)
+{
+    const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
+    if (!cursor)
+        send_result(id, "{\"resources\":[{\"uri\":\"file:///a.txt\",\"name\":\"a.txt\",\"mimeType\":\"text/plain\"},"
+                        "{\"uri\":\"file:///b.txt\",\"name\":\"b.txt\",\"mimeType\":\"text/plain\"}],"
+                        "\"nextCursor\":\"r2\"}");
+    else if (!strcmp(cursor, "r2"))
+        send_result(id, "{\"resources\":[{\"uri\":\"mem://counter\",\"name\":\"counter\"}]}");
+    else
+        send_error(id, -32602, "Invalid cursor");
+}
+
+static void read_resource(const char *id, const mcp_json *params)
+{
+    const char *uri = mcp_json_str(mcp_json_get(params, "uri"));
+    mcp_jw w;
+    char *t, text[512];
+    if (!uri || (strcmp(uri, "file:///a.txt") && strcmp(uri, "file:///b.txt") && strcmp(uri, "mem://counter") &&
+                 strncmp(uri, "file:///tmpl/", 13))) {
+        send_error(id, -32002, "Resource not found");
+        return;
+    }
+    snprintf(text, sizeof text, "content of %s", uri);
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "contents"); mcp_jw_arr_begin(&w);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "uri"); mcp_jw_str(&w, uri);
+    mcp_jw_key(&w, "mimeType"); mcp_jw_str(&w, "text/plain");
+    mcp_jw_key(&w, "text"); mcp_jw_str(&w, text);
+    mcp_jw_obj_end(&w);
+    mcp_jw_arr_end(&w);
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, t);
+    mcp_free(t);
+}
+
+static void subscribe(const char *id, const mcp_json *params, int on)
+{
+    const char *uri = mcp_json_str(mcp_json_get(params, "uri"));
+    int i;
+    if (!uri) { send_error(id, -32602, "uri is required"); return; }
+    for (i = 0; i < nsubs; i++)
+        if (!strcmp(subs[i], uri)) break;
+    if (on && i == nsubs && nsubs < 32) subs[nsubs++] = xstrdup(uri);
+    if (!on && i < nsubs) { free(subs[i]); subs[i] = subs[--nsubs]; }
+    send_result(id, "{}");
+}
+
+static void get_prompt(const char *id, const mcp_json *params)
+{
+    const char *name = mcp_json_str(mcp_json_get(params, "name"));
+    const char *who = mcp_json_str(mcp_json_get(mcp_json_get(params, "arguments"), "name"));
+    char text[300];
+    mcp_jw w;
+    char *t;
+    if (!name || strcmp(name, "greet")) { send_error(id, -32602, "Unknown prompt"); return; }
+    if (!who) { send_error(id, -32602, "Missing required argument: name"); return; }
+    snprintf(text, sizeof text, "Hello, %.200s!", who);
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "description"); mcp_jw_str(&w, "A greeting");
+    mcp_jw_key(&w, "messages"); mcp_jw_arr_begin(&w);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "role"); mcp_jw_str(&w, "user");
+    mcp_jw_key(&w, "content"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "type"); mcp_jw_str(&w, "text");
+    mcp_jw_key(&w, "text"); mcp_jw_str(&w, text);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    mcp_jw_arr_end(&w);
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, t);
+    mcp_free(t);
+}
+
+static void complete(const char *id, const mcp_json *params)
+{
+    static const char *const names[] = { "alice", "albert", "bob", NULL };
+    const mcp_json *ref = mcp_json_get(params, "ref"), *arg = mcp_json_get(params, "argument");
+    const char *value = mcp_json_str(mcp_json_get(arg, "value"));
+    mcp_jw w;
+    char *t;
+    int i, n = 0;
+    if (!mcp_json_str(mcp_json_get(ref, "type")) || !value) { send_error(id, -32602, "Invalid completion request"); return; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "completion"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "values"); mcp_jw_arr_begin(&w);
+    for (i = 0; names[i]; i++)
+        if (!strncmp(names[i], value, strlen(value))) { mcp_jw_str(&w, names[i]); n++; }
+    mcp_jw_arr_end(&w);
+    mcp_jw_key(&w, "total"); mcp_jw_int(&w, n);
+    mcp_jw_key(&w, "hasMore"); mcp_jw_bool(&w, 0);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, t);
+    mcp_free(t);
+}
+
+static void set_level(const char *id, const mcp_json *params)
+{
+    const char *l = mcp_json_str(mcp_json_get(params, "level"));
+    int i;
+    for (i = 0; l && levels[i]; i++)
+        if (!strcmp(l, levels[i])) { level = i; send_result(id, "{}"); return; }
+    send_error(id, -32602, "Invalid log level");
+}
+
+/* ---- tools ---------------------------------------------------------------------------------- */
+
+static int64_t arg_int(const mcp_json *args, const char *key, int64_t dflt)
+{
+    const mcp_json *v = mcp_json_get(args, key);
+    return v ? (int64_t)mcp_json_num(v) : dflt;
+}
+
+static void tool_notify(const char *id)
+{
+    static const char *const lv[] = { "debug", "info", "warning", "error" };
+    static const int lvi[] = { 0, 1, 3, 4 };
+    char data[64];
+    int i;
+    for (i = 0; i < 4; i++) {
+        if (level >= 0 && lvi[i] < level) continue;
+        snprintf(data, sizeof data, "log at %s", lv[i]);
+        notify_log(lv[i], data);
+    }
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/list_changed\"}");
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/prompts/list_changed\",\"params\":{}}");
+    for (i = 0; i < nsubs; i++) {
+        mcp_jw w;
+        char *t;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, "notifications/resources/updated");
+        mcp_jw_key(&w, "params"); mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "uri"); mcp_jw_str(&w, subs[i]);
+        mcp_jw_obj_end(&w);
+        mcp_jw_obj_end(&w);
+        t = mcp_jw_finish(&w, NULL, NULL);
+        if (t) send_str(t);
+        mcp_free(t);
+    }
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":1}}");
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":424242,\"reason\":\"no such request\"}}");
+    answer_text(id, "notified");
+}
+
+static void tool_garbage(const char *id)
+{
+    send_str("this is not json");
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":");
+    send_str("{\"hello\":\"world\"}");
+    send_str("{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":{}}");
+    send_str("[]");
+    send_str("{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"result\":{}}");
+    send_str("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{},\"error\":{\"code\":1,\"message\":\"x\"}}");
+    send_str("\"just a string\"");
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"\xff\xfe\"}");
+    send_str("   \t ");
+    send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"after garbage\"}}\r");
+    answer_text(id, "garbage sent");
+}
+
+/* Exactly 64 KiB in one write: a notification, then a bad line whose newline is the last byte. */
+static void tool_edge(const char *id)
+{
+    static char buf[65536];
+    const char *head = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"";
+    const char *tail = "\"}}\nnot json!\n";
+    size_t h = strlen(head), t = strlen(tail);
+    memcpy(buf, head, h);
+    memset(buf + h, 'e', sizeof buf - h - t);
+    memcpy(buf + sizeof buf - t, tail, t);
+    if (!out_closed) write_all(1, buf, sizeof buf);
+    answer_text(id, "edge sent");
+}
+
+static void tool_badids(const char *id)
+{
+    send_str("{\"jsonrpc\":\"2.0\",\"id\":987654,\"result\":{}}");
+    send_str("{\"jsonrpc\":\"2.0\",\"id\":\"nope\",\"result\":{}}");
+    send_str("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}");
+    send_str("{\"jsonrpc\":\"2.0\",\"id\":987655,\"error\":{\"code\":-32000,\"message\":\"stale\"}}");
+    answer_text(id, "bad ids sent");
+}
+
+static void tool_batch(const char *id)
+{
+    char *r = tool_text("batched", 0, NULL);
+    mcp_buf b = {0};
+    const char *head = "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\","
+                       "\"data\":\"in a batch\"}},{\"jsonrpc\":\"2.0\",\"id\":";
+    mcp_buf_append(&b, head, strlen(head));
+    mcp_buf_append(&b, id, strlen(id));
+    mcp_buf_append(&b, ",\"result\":", 10);
+    mcp_buf_append(&b, r, strlen(r));
+    mcp_buf_append(&b, "}]", 2);
+    send_line(b.data, b.len);
+    mcp_buf_free(&b);
+    mcp_free(r);
+    flush_deferred();
+}
+
+static void tool_longline(const char *id, const mcp_json *args)
+{
+    size_t n = (size_t)arg_int(args, "bytes", 100000), i;
+    mcp_buf b = {0};
+    const char *head = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"";
+    mcp_buf_append(&b, head, strlen(head));
+    mcp_buf_reserve(&b, n + 8);
+    for (i = 0; i < n; i++) b.data[b.len++] = 'y';
+    mcp_buf_append(&b, "\"}}", 3);
+    send_line(b.data, b.len);
+    mcp_buf_free(&b);
+    answer_text(id, "long line sent");
+}
+
+static void tool_stderr(const char *id, const mcp_json *args)
+{
+    size_t n = (size_t)arg_int(args, "bytes", 1 << 20), linelen = (size_t)arg_int(args, "linelen", 100), i, k;
+    int nl = mcp_json_is_true(mcp_json_get(args, "newlines"));
+    char *buf = (char *)malloc(65536);
+    if (!buf) _exit(3);
+    for (i = 0; i < n; ) {
+        size_t chunk = n - i < 65536 ? n - i : 65536;
+        for (k = 0; k < chunk; k++, i++) buf[k] = nl && linelen && (i + 1) % (linelen + 1) == 0 ? '\n' : 'x';
+        write_all(2, buf, chunk);
+    }
+    free(buf);
+    if (n && !(nl && linelen && n % (linelen + 1) == 0)) err_str("\n");   /* end the last line */
+    err_str("stderr done\n");
+    answer_text(id, "stderr written");
+}
+
+static void tool_ask(const char *id, const mcp_json *args)
+{
+    const char *method = mcp_json_str(mcp_json_get(args, "method"));
+    const mcp_json *params = mcp_json_get(args, "params");
+    char sid[32], *p;
+    item *it;
+    if (!method) { answer_text(id, "ask needs a method"); return; }
+    ask_seq++;
+    if (mcp_json_is_true(mcp_json_get(args, "numeric_id"))) snprintf(sid, sizeof sid, "%d", 1000 + ask_seq);
+    else snprintf(sid, sizeof sid, "\"s%d\"", ask_seq);
+    p = params ? dump(params) : NULL;
+    if (p) sendf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"%s\",\"params\":%s}", sid, method, p);
+    else sendf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"%s\"}", sid, method);
+    free(p);
+    if (mcp_json_is_true(mcp_json_get(args, "cancel"))) {
+        sendf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%s,"
+              "\"reason\":\"the server gave up\"}}", sid);
+        it = item_new(IT_ASK, NULL);
+        it->text = xstrdup(sid);
+        answer_text(id, "cancelled");
+        return;
+    }
+    it = item_new(IT_ASK, id);
+    it->text = xstrdup(sid);
+}
+
+static void tool_call(const char *id, const mcp_json *params)
+{
+    const char *name = mcp_json_str(mcp_json_get(params, "name"));
+    const mcp_json *args = mcp_json_get(params, "arguments"), *meta = mcp_json_get(params, "_meta");
+    const mcp_json *tok = mcp_json_get(meta, "progressToken");
+    char buf[512], *t;
+    item *it;
+    if (!name) { send_error(id, -32602, "Missing tool name"); return; }
+    if (!strcmp(name, "echo")) {
+        t = args ? dump(args) : xstrdup("{}");
+        answer_text(id, t);
+        free(t);
+    } else if (!strcmp(name, "add")) {
+        double s = mcp_json_num(mcp_json_get(args, "a")) + mcp_json_num(mcp_json_get(args, "b"));
+        char sc[64];
+        char *r;
+        snprintf(buf, sizeof buf, "%g", s);
+        snprintf(sc, sizeof sc, "{\"sum\":%g}", s);
+        r = tool_text(buf, 0, sc);
+        send_result(id, r);
+        mcp_free(r);
+    } else if (!strcmp(name, "meta")) {
+        t = meta ? dump(meta) : xstrdup("null");
+        answer_text(id, t);
+        free(t);
+    } else if (!strcmp(name, "slow")) {
+        int64_t now = mcp_time_ms();
+        it = item_new(IT_SLOW, id);
+        it->ms = (int)arg_int(args, "ms", 100);
+        it->every = (int)arg_int(args, "every", 0);
+        it->no_total = mcp_json_is_true(mcp_json_get(args, "no_total"));
+        it->honor_cancel = mcp_json_is_true(mcp_json_get(args, "honor_cancel"));
+        it->token = tok ? dump(tok) : NULL;
+        it->start = now; it->end = now + it->ms; it->step = 1;
+        it->due = it->token && it->every > 0 && it->every < it->ms ? now + it->every : it->end;
+    } else if (!strcmp(name, "fail")) {
+        t = tool_text("the tool failed", 1, NULL);
+        send_result(id, t);
+        mcp_free(t);
+    } else if (!strcmp(name, "never")) {
+        /* nothing, ever */
+    } else if (!strcmp(name, "defer")) {
+        it = item_new(IT_DEFER, id);
+        it->text = tool_text("deferred", 0, NULL);
+        t = xstrdup(it->text); mcp_free(it->text); it->text = t;
+    } else if (!strcmp(name, "rev")) {
+        item *r, *next;
+        int held = 0;
+        int64_t n = arg_int(args, "n", 1);
+        it = item_new(IT_REV, id);
+        it->text = args ? dump(args) : xstrdup("{}");
+        for (r = items; r; r = r->next) held += r->kind == IT_REV;
+        if (held >= n) {
+            int batch = mcp_json_is_true(mcp_json_get(args, "batch"));
+            mcp_buf b = {0};
+            for (r = items; r; r = next) {         /* newest first: the list is LIFO */
+                next = r->next;
+                if (r->kind != IT_REV) continue;
+                item_unlink(r);
+                if (batch) {                       /* all answers in one JSON array */
+                    char *res = tool_text(r->text, 0, NULL);
+                    mcp_buf_append(&b, b.len ? "," : "[", 1);
+                    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+                    mcp_buf_append(&b, r->id, strlen(r->id));
+                    mcp_buf_append(&b, ",\"result\":", 10);
+                    mcp_buf_append(&b, res, strlen(res));
+                    mcp_buf_append(&b, "}", 1);
+                    mcp_free(res);
+                } else {
+                    answer_text(r->id, r->text);
+                }
+                item_free(r);
+            }
+            if (batch) {
+                mcp_buf_append(&b, "]", 1);
+                send_line(b.data, b.len);
+                flush_deferred();
+            }
+            mcp_buf_free(&b);
+        }
+    } else if (!strcmp(name, "ask")) {
+        tool_ask(id, args);
+    } else if (!strcmp(name, "notify")) {
+        tool_notify(id);
+    } else if (!strcmp(name, "garbage")) {
+        tool_garbage(id);
+    } else if (!strcmp(name, "edge")) {
+        tool_edge(id);
+    } else if (!strcmp(name, "badids")) {
+        tool_badids(id);
+    } else if (!strcmp(name, "batch")) {
+        tool_batch(id);
+    } else if (!strcmp(name, "longline")) {
+        tool_longline(id, args);
+    } else if (!strcmp(name, "stderr")) {
+        tool_stderr(id, args);
+    } else if (!strcmp(name, "flood")) {
+        answer_text(id, "flooding");
+        flood_left = (long)arg_int(args, "count", 10000);
+        flood_n = 0;
+        reading = 0;
+    } else if (!strcmp(name, "close_stdout")) {
+        answer_text(id, "closing stdout");
+        close(1);
+        out_closed = 1;
+    } else if (!strcmp(name, "close_stdin")) {
+        close(0);                              /* first: whatever comes after the answer gets EPIPE */
+        reading = 0;
+        answer_text(id, "closing stdin");
+    } else if (!strcmp(name, "exit")) {
+        const char *msg = mcp_json_str(mcp_json_get(args, "stderr"));
+        const char *how = mcp_json_str(mcp_json_get(args, "how"));
+        if (msg) { err_str(msg); err_str("\n"); }
+        if (how && !strcmp(how, "abort")) abort();
+        _exit((int)arg_int(args, "code", 1));
+    } else if (!strcmp(name, "spawn")) {
+        pid_t pid = spawn_grandchild(mcp_json_is_true(mcp_json_get(args, "closefds")),
+                                     mcp_json_is_true(mcp_json_get(args, "stubborn")));
+        snprintf(buf, sizeof buf, "%ld", (long)pid);
+        answer_text(id, buf);
+    } else if (!strcmp(name, "pid")) {
+        snprintf(buf, sizeof buf, "%ld", (long)getpid());
+        answer_text(id, buf);
+    } else if (!strcmp(name, "cwd")) {
+        answer_text(id, getcwd(buf, sizeof buf) ? buf : "(getcwd failed)");
+    } else if (!strcmp(name, "env")) {
+        const char *k = mcp_json_str(mcp_json_get(args, "name")), *v = k ? getenv(k) : NULL;
+        answer_text(id, v ? v : "(unset)");
+    } else if (!strcmp(name, "client")) {
+        answer_text(id, init_params ? init_params : "null");
+    } else if (!strcmp(name, "history")) {
+        mcp_buf b = {0};
+        mcp_buf_append(&b, "[", 1);
+        if (history.len) mcp_buf_append(&b, history.data, history.len);
+        mcp_buf_append(&b, "]", 2);             /* with the NUL */
+        answer_text(id, b.data);
+        mcp_buf_free(&b);
+    } else {
+        snprintf(buf, sizeof buf, "Unknown tool: %.200s", name);
+        send_error(id, -32602, buf);
+    }
+}
+
+/* ---- incoming messages ---------------------------------------------------------------------- */
+
+static void on_reply(const mcp_json *m, mcp_msg_kind kind)
+{
+    char *sid = dump(mcp_json_get(m, "id")), *msg = dump(m), *t;
+    item *it;
+    for (it = items; it; it = it->next)
+        if ((it->kind == IT_ASK || it->kind == IT_INIT) && it->text && !strcmp(it->text, sid)) break;
+    if (!it) {
+        mcp_buf b = {0};
+        mcp_buf_append(&b, "{\"unexpected_reply\":", 20);
+        mcp_buf_append(&b, msg, strlen(msg));
+        mcp_buf_append(&b, "}", 2);
+        history_add(b.data);
+        mcp_buf_free(&b);
+    } else if (it->kind == IT_INIT) {
+        item_unlink(it);
+        answer_initialize(it->id);
+        item_free(it);
+    } else if (!it->id) {
+        mcp_buf b = {0};
+        mcp_buf_append(&b, "{\"late_reply\":", 14);
+        mcp_buf_append(&b, msg, strlen(msg));
+        mcp_buf_append(&b, "}", 2);
+        history_add(b.data);
+        mcp_buf_free(&b);
+        item_unlink(it);
+        item_free(it);
+    } else {
+        mcp_jw w;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        if (kind == MCP_MSG_RESULT) { mcp_jw_key(&w, "result"); mcp_jw_value(&w, mcp_json_get(m, "result")); }
+        else { mcp_jw_key(&w, "error"); mcp_jw_value(&w, mcp_json_get(m, "error")); }
+        mcp_jw_obj_end(&w);
+        t = mcp_jw_finish(&w, NULL, NULL);
+        item_unlink(it);
+        answer_text(it->id, t ? t : "null");
+        mcp_free(t);
+        item_free(it);
+    }
+    free(sid); free(msg);
+}
+
+static void on_notification(const mcp_json *m)
+{
+    const char *method = mcp_json_str(mcp_json_get(m, "method"));
+    char *msg = dump(m);
+    history_add(msg);
+    free(msg);
+    if (!strcmp(method, "notifications/cancelled")) {
+        char *rid = dump(mcp_json_get(mcp_json_get(m, "params"), "requestId"));
+        item *it, *next;
+        for (it = items; it; it = next) {
+            next = it->next;
+            if (it->kind == IT_SLOW && it->honor_cancel && it->id && !strcmp(it->id, rid)) {
+                item_unlink(it);
+                item_free(it);
+            }
+        }
+        free(rid);
+    }
+}
+
+static void on_request(const mcp_json *m)
+{
+    const char *method = mcp_json_str(mcp_json_get(m, "method"));
+    const mcp_json *params = mcp_json_get(m, "params");
+    char *id = dump(mcp_json_get(m, "id"));
+    if (!strcmp(method, "initialize")) on_initialize(id, params);
+    else if (!strcmp(method, "ping")) send_result(id, "{}");
+    else if (!strcmp(method, "tools/list")) list_tools(id, params);
+    else if (!strcmp(method, "tools/call")) tool_call(id, params);
+    else if (!strcmp(method, "resources/list")) list_resources(id, params);
+    else if (!strcmp(method, "resources/templates/list"))
+        send_result(id, "{\"resourceTemplates\":[{\"uriTemplate\":\"file:///tmpl/{path}\",\"name\":\"tmpl\"}]}");
+    else if (!strcmp(method, "resources/read")) read_resource(id, params);
+    else if (!strcmp(method, "resources/subscribe")) subscribe(id, params, 1);
+    else if (!strcmp(method, "resources/unsubscribe")) subscribe(id, params, 0);
+    else if (!strcmp(method, "prompts/list")) {
+        const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
+        if (!cursor)
+            send_result(id, "{\"prompts\":[{\"name\":\"greet\",\"arguments\":[{\"name\":\"name\",\"required\":true}]}],"
+                            "\"nextCursor\":\"p2\"}");
+        else
+            send_result(id, "{\"prompts\":[{\"name\":\"summarize\"}]}");
+    }
+    else if (!strcmp(method, "prompts/get")) get_prompt(id, params);
+    else if (!strcmp(method, "completion/complete")) complete(id, params);
+    else if (!strcmp(method, "logging/setLevel")) set_level(id, params);
+    else if (!strcmp(method, "test/never")) { /* never answered */ }
+    else send_error(id, -32601, "Method not found");
+    free(id);
+}
+
+static void on_line(const char *line, size_t len)
+{
+    mcp_json_doc *d;
+    const mcp_json *m;
+    mcp_msg_kind kind;
+    if (log_fd >= 0) { write_all(log_fd, line, len); write_all(log_fd, "\n", 1); }
+    d = mcp_json_parse(line, len, NULL);
+    if (!d) { send_error("null", -32700, "Parse error"); return; }
+    m = mcp_json_root(d);
+    kind = mcp_rpc_classify(m, NULL);
+    switch (kind) {
+    case MCP_MSG_REQUEST: on_request(m); break;
+    case MCP_MSG_NOTIFICATION: on_notification(m); break;
+    case MCP_MSG_RESULT: case MCP_MSG_ERROR: on_reply(m, kind); break;
+    default: send_error("null", -32600, "Invalid Request"); break;
+    }
+    mcp_json_free(d);
+}
+
+/* ---- timers --------------------------------------------------------------------------------- */
+
+static void send_progress(const item *it)
+{
+    if (it->no_total)
+        sendf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%s,"
+              "\"progress\":%d,\"message\":\"step %d\"}}", it->token, it->step, it->step);
+    else
+        sendf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%s,"
+              "\"progress\":%d,\"total\":%d,\"message\":\"step %d\"}}", it->token, it->step,
+              it->ms / it->every, it->step);
+}
+
+static void run_timers(int64_t now)
+{
+    item *it, *next;
+    char buf[256];
+    for (it = items; it; it = next) {
+        next = it->next;
+        if (it->due < 0 || it->due > now) continue;
+        if (it->kind == IT_INIT) {
+            item_unlink(it);
+            answer_initialize(it->id);
+            item_free(it);
+            next = items;
+            continue;
+        }
+        if (it->kind != IT_SLOW) continue;
+        if (now >= it->end) {
+            while (it->token && it->every > 0 && (int64_t)it->step * it->every < it->ms) {
+                send_progress(it);                /* late: the steps still all come, in order */
+                it->step++;
+            }
+            item_unlink(it);
+            snprintf(buf, sizeof buf, "slept %d ms", it->ms);
+            answer_text(it->id, buf);
+            item_free(it);
+            next = items;
+            continue;
+        }
+        send_progress(it);
+        it->step++;
+        it->due = it->start + (int64_t)it->step * it->every;
+        if (it->due > it->end) it->due = it->end;
+    }
+}
+
+static int next_wait(int64_t now)
+{
+    item *it;
+    int64_t best = -1;
+    for (it = items; it; it = it->next)
+        if (it->due >= 0 && (best < 0 || it->due < best)) best = it->due;
+    if (best < 0) return -1;
+    return best <= now ? 0 : best - now > 1000000 ? 1000000 : (int)(best - now);
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static void flag(const char *a)
+{
+    if (!strncmp(a, "--", 2)) a += 2;
+    if (!strncmp(a, "version=", 8)) opt.version = a + 8;
+    else if (!strncmp(a, "caps=", 5)) opt.caps = a + 5;
+    else if (!strcmp(a, "no-instructions")) opt.no_instructions = 1;
+    else if (!strncmp(a, "init=", 5)) opt.init = a + 5;
+    else if (!strcmp(a, "stderr-hello")) opt.stderr_hello = 1;
+    else if (!strcmp(a, "ignore-eof")) opt.ignore_eof = 1;
+    else if (!strcmp(a, "ignore-term")) opt.ignore_term = 1;
+    else if (!strncmp(a, "term-file=", 10)) opt.term_file = a + 10;
+    else if (!strncmp(a, "log=", 4)) opt.log = a + 4;
+    else if (*a) { err_str("test_server: unknown flag: "); err_str(a); err_str("\n"); _exit(2); }
+}
+
+int main(int argc, char **argv)
+{
+    static char rbuf[65536];
+    mcp_jsonl fr;
+    char *mode = NULL;
+    int i;
+    memset(&fr, 0, sizeof fr);
+    for (i = 1; i < argc; i++) flag(argv[i]);
+    if (getenv("TEST_SERVER_MODE")) {
+        char *p, *save = NULL;
+        mode = xstrdup(getenv("TEST_SERVER_MODE"));
+        for (p = strtok_r(mode, " ", &save); p; p = strtok_r(NULL, " ", &save)) flag(p);
+    }
+    if (opt.ignore_term) signal(SIGTERM, SIG_IGN);
+    else if (opt.term_file) signal(SIGTERM, on_term);
+    if (opt.log) log_fd = open(opt.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (opt.stderr_hello) err_str("test_server: starting\r\nsecond line\n");
+    if (opt.init && !strcmp(opt.init, "exit-early")) node_error_exit();
+
+    for (;;) {
+        struct pollfd pf;
+        int64_t now = mcp_time_ms();
+        int wait, r;
+        run_timers(now);
+        if (flood_left > 0) {
+            char data[64];
+            int k;
+            for (k = 0; k < 64 && flood_left > 0; k++, flood_left--) {
+                snprintf(data, sizeof data, "flood %ld", ++flood_n);
+                notify_log("info", data);
+            }
+            continue;
+        }
+        wait = next_wait(mcp_time_ms());
+        pf.fd = 0; pf.events = POLLIN; pf.revents = 0;
+        r = poll(&pf, reading ? 1 : 0, wait);
+        if (r < 0 && errno != EINTR) { perror("test_server: poll"); return 3; }
+        if (r <= 0 || !reading) continue;
+        {
+            ssize_t n = read(0, rbuf, sizeof rbuf);
+            size_t off, used, len;
+            const char *line;
+            mcp_status st;
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (n <= 0) {
+                if (opt.stderr_hello) err_str("bye");
+                if (opt.ignore_eof) { reading = 0; continue; }
+                break;
+            }
+            for (off = 0; off < (size_t)n && reading; off += used) {
+                st = mcp_jsonl_feed(&fr, rbuf + off, (size_t)n - off, &used);
+                while (mcp_jsonl_next(&fr, &line, &len) == MCP_OK) on_line(line, len);
+                if (st < 0) { err_str("test_server: line too long\n"); return 3; }
+            }
+        }
+    }
+    mcp_jsonl_free(&fr);
+    while (items) { item *it = items; items = it->next; item_free(it); }
+    for (i = 0; i < nsubs; i++) free(subs[i]);
+    mcp_buf_free(&history);
+    free(init_params);
+    free(mode);
+    if (log_fd >= 0) close(log_fd);
+    return 0;
+}
