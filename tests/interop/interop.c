@@ -1,0 +1,865 @@
+/* interop - mcp.h against the official MCP reference servers over stdio (issue 4).
+
+   Runs three Node servers from tests/interop/node_modules (pinned in package.json, installed
+   from package-lock.json by tests/interop/run.sh) and drives each one through the public API
+   of mcp.h only:
+
+     server-everything   `node .../server-everything/dist/index.js stdio`: connect (server
+                         info, negotiated version, instructions), every tool listed, echo,
+                         get-sum, get-structured-content, a long-running operation with
+                         progress, resources (list, templates, read static and templated,
+                         subscribe and the resources/updated it triggers), prompts (list, get
+                         with and without arguments, completion), roots (the server asks
+                         roots/list after initialize; we answer, it logs the count back, its
+                         get-roots-list tool shows our root; notifications/roots/list_changed
+                         makes it ask again), sampling and elicitation requests made in the
+                         middle of a tool call, logging (logging/setLevel, then the simulated
+                         logging tool), and the tools/list_changed it sends after initialize.
+     server-filesystem   `node .../server-filesystem/dist/index.js TMPDIR`: list_directory of
+                         a temporary folder with two files and a folder, read_text_file,
+                         write_file (checked on disk), a path outside the allowed folder.
+     server-memory       `node .../server-memory/dist/index.js` with MEMORY_FILE_PATH pointing
+                         into a temporary folder (desc.env): create_entities, create_relations,
+                         read_graph, search_nodes, and the file on disk.
+
+   Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules (default: tests/interop).
+   Environment: INTEROP_VERBOSE=1 prints every stderr line, log line and notification.
+   Prints one count line per server and "N passed, N failed" last; exits 1 on any failure. */
+#define _POSIX_C_SOURCE 200809L
+#define MCP_IMPLEMENTATION
+#include "../../mcp.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* ---- checks ----------------------------------------------------------------------------------- */
+
+static int passed, failed;            /* all servers */
+static int s_passed, s_failed;        /* the current server */
+static int verbose;
+
+static void check(int ok, int line, const char *fmt, ...)
+{
+    va_list ap;
+    printf("  %s ", ok ? "ok  " : "FAIL");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    if (!ok) printf("  (interop.c:%d)", line);
+    printf("\n");
+    if (ok) { passed++; s_passed++; } else { failed++; s_failed++; }
+}
+#define CHECK(cond, ...) check(!!(cond), __LINE__, __VA_ARGS__)
+
+static const char *nn(const char *s) { return s ? s : "(null)"; }
+
+/* ---- what the callbacks saw ------------------------------------------------------------------ */
+
+#define MAX_SEEN 64
+typedef struct seen {
+    char method[96];
+    int count;
+} seen;
+
+static struct {
+    const char *name;                   /* server label for printing */
+    seen notes[MAX_SEEN]; int nnotes;   /* notifications by method */
+    char logs[32][256]; int nlogs;      /* notifications/message: "level: data" */
+    int roots_asked, sampling_asked, elicitation_asked, other_asked;
+    const char *roots_json;             /* what roots/list answers */
+    int stderr_lines, log_lines;
+    int closed;
+    double progress_last, progress_total; int progress_count;
+} st;
+
+static void reset_state(const char *name)
+{
+    memset(&st, 0, sizeof st);
+    st.name = name;
+    s_passed = s_failed = 0;
+}
+
+static int log_has(int from, const char *needle)
+{
+    int i;
+    for (i = from; i < st.nlogs; i++) if (strstr(st.logs[i], needle)) return 1;
+    return 0;
+}
+
+static int note_count(const char *method)
+{
+    int i;
+    for (i = 0; i < st.nnotes; i++) if (!strcmp(st.notes[i].method, method)) return st.notes[i].count;
+    return 0;
+}
+
+static void on_notification(void *user, mcp_client *c, const char *method, const mcp_json *params)
+{
+    int i;
+    (void)user; (void)c;
+    for (i = 0; i < st.nnotes; i++) if (!strcmp(st.notes[i].method, method)) break;
+    if (i == st.nnotes && st.nnotes < MAX_SEEN) {
+        snprintf(st.notes[i].method, sizeof st.notes[i].method, "%s", method);
+        st.nnotes++;
+    }
+    if (i < MAX_SEEN) st.notes[i].count++;
+    if (!strcmp(method, "notifications/message") && st.nlogs < 32) {
+        const mcp_json *data = mcp_json_get(params, "data");
+        char *dumped = NULL;
+        const char *text = mcp_json_str(data);
+        if (!text) text = dumped = mcp_json_dump(data, 0, NULL);
+        snprintf(st.logs[st.nlogs], sizeof st.logs[0], "%s: %s",
+                 nn(mcp_json_str(mcp_json_get(params, "level"))), nn(text));
+        mcp_free(dumped);
+        st.nlogs++;
+    }
+    if (verbose) {
+        char *p = mcp_json_dump(params, 0, NULL);
+        printf("    [%s notification] %s %.200s\n", st.name, method, nn(p));
+        mcp_free(p);
+    }
+}
+
+static void on_request(void *user, mcp_client *c, mcp_request *req)
+{
+    const char *m = mcp_request_method(req);
+    mcp_error err;
+    (void)user; (void)c;
+    if (verbose) printf("    [%s request] %s\n", st.name, m);
+    if (!strcmp(m, "roots/list")) {
+        st.roots_asked++;
+        if (mcp_request_reply(req, st.roots_json ? st.roots_json : "{\"roots\":[]}", &err) != MCP_OK)
+            printf("    roots/list reply failed: %s\n", err.message);
+    } else if (!strcmp(m, "sampling/createMessage")) {
+        st.sampling_asked++;
+        mcp_request_reply(req, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
+                          "\"text\":\"forty-two, from mcp.h\"},\"model\":\"mcp.h-canned\","
+                          "\"stopReason\":\"endTurn\"}", NULL);
+    } else if (!strcmp(m, "elicitation/create")) {
+        st.elicitation_asked++;
+        mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada Lovelace\","
+                          "\"check\":true,\"email\":\"ada@example.com\"}}", NULL);
+    } else {
+        st.other_asked++;
+        mcp_request_reply_error(req, -32601, "Method not found", NULL);
+    }
+}
+
+static void on_stderr(void *user, mcp_client *c, const char *line, size_t len)
+{
+    (void)user; (void)c;
+    st.stderr_lines++;
+    if (verbose || st.stderr_lines <= 3)
+        printf("    [%s stderr] %.*s\n", st.name, (int)(len > 200 ? 200 : len), line);
+}
+
+static void on_log(void *user, mcp_client *c, const char *message)
+{
+    (void)user; (void)c;
+    st.log_lines++;
+    printf("    [%s mcp.h log] %s\n", st.name, message);
+}
+
+static void on_close(void *user, mcp_client *c, const mcp_error *why)
+{
+    (void)user; (void)c;
+    st.closed++;
+    if (verbose) printf("    [%s closed] %s\n", st.name, why ? why->message : "");
+}
+
+/* Polls until cond holds or ms pass. */
+#define WAIT_UNTIL(c, cond, ms)                                                          \
+    do {                                                                                \
+        int64_t end_ = mcp_time_ms() + (ms);                                            \
+        while (!(cond) && mcp_time_ms() < end_)                                         \
+            if (mcp_client_poll((c), 20) == MCP_ERR_CLOSED) break;                      \
+    } while (0)
+
+/* ---- result helpers ------------------------------------------------------------------------- */
+
+/* The text blocks of a tools/call or prompts/get result, joined by newlines, in buf. */
+static const char *content_text(const mcp_json *content, char *buf, size_t n)
+{
+    size_t i, used = 0;
+    const mcp_json *item;
+    buf[0] = 0;
+    mcp_json_foreach(content, i, item) {
+        const char *t = mcp_json_str(mcp_json_get(item, "text"));
+        const mcp_json *inner = mcp_json_get(item, "content");     /* prompt messages */
+        if (!t && inner) t = mcp_json_str(mcp_json_get(inner, "text"));
+        if (!t) continue;
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "\n" : "", t);
+        if (used >= n) { used = n - 1; break; }
+    }
+    return buf;
+}
+
+static const char *tool_text(const mcp_json_doc *doc, char *buf, size_t n)
+{
+    return content_text(mcp_json_get(mcp_json_root(doc), "content"), buf, n);
+}
+
+/* 1 if the array has an item whose `key` is the string want. */
+static int has_named(const mcp_json *arr, const char *key, const char *want)
+{
+    size_t i;
+    const mcp_json *item;
+    mcp_json_foreach(arr, i, item) {
+        const char *s = mcp_json_str(mcp_json_get(item, key));
+        if (s && !strcmp(s, want)) return 1;
+    }
+    return 0;
+}
+
+static void print_names(const char *what, const mcp_json *arr, const char *key)
+{
+    size_t i, col;
+    const mcp_json *item;
+    printf("    %s (%lu):", what, (unsigned long)mcp_json_len(arr));
+    col = strlen(what) + 12;
+    mcp_json_foreach(arr, i, item) {
+        const char *s = nn(mcp_json_str(mcp_json_get(item, key)));
+        if (col + strlen(s) + 2 > 100) { printf("\n     "); col = 5; }
+        printf(" %s%s", s, mcp_json_at(arr, i + 1) ? "," : "");
+        col += strlen(s) + 2;
+    }
+    printf("\n");
+}
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!(f = fopen(path, "w"))) return 0;
+    fputs(text, f);
+    return fclose(f) == 0;
+}
+
+static char *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *b;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END); n = ftell(f); fseek(f, 0, SEEK_SET);
+    if (n < 0 || !(b = (char *)malloc((size_t)n + 1))) { fclose(f); return NULL; }
+    n = (long)fread(b, 1, (size_t)n, f);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+static void rm_tree(const char *path)
+{
+    struct stat sb;
+    DIR *d;
+    struct dirent *e;
+    char sub[2048];
+    if (lstat(path, &sb) < 0) return;
+    if (S_ISDIR(sb.st_mode) && (d = opendir(path)) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            rm_tree(sub);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* ---- one server ------------------------------------------------------------------------------- */
+
+static char interop_dir[1024];
+
+static void entry_point(const char *pkg, char *out, size_t n)
+{
+    snprintf(out, n, "%s/node_modules/@modelcontextprotocol/%s/dist/index.js", interop_dir, pkg);
+}
+
+static void base_desc(mcp_client_desc *d, const char *const *args)
+{
+    memset(d, 0, sizeof *d);
+    d->transport = MCP_STDIO;
+    d->command = "node";
+    d->args = args;
+    d->client_name = "mcp.h-interop";
+    d->client_version = "0.1";
+    d->timeout_ms = 20000;
+    d->on_notification = on_notification;
+    d->on_stderr = on_stderr;
+    d->on_log = on_log;
+    d->on_close = on_close;
+}
+
+/* Connects and prints what the server says about itself; NULL on failure (counted). */
+static mcp_client *start(const mcp_client_desc *d)
+{
+    mcp_error err;
+    mcp_client *c = mcp_client_new(d, &err);
+    const mcp_json *info;
+    const char *instr;
+    int64_t t0 = mcp_time_ms();
+    mcp_status s;
+    CHECK(c != NULL, "mcp_client_new: %s", c ? "ok" : err.message);
+    if (!c) return NULL;
+    s = mcp_client_connect(c, &err);
+    CHECK(s == MCP_OK, "connect: %s (%lld ms)", s == MCP_OK ? "handshake done" : err.message,
+          (long long)(mcp_time_ms() - t0));
+    if (s != MCP_OK) { mcp_client_free(c); return NULL; }
+    info = mcp_client_server_info(c);
+    instr = mcp_client_instructions(c);
+    printf("    server: %s %s (title: %s), protocol version %s, instructions: %lu bytes\n",
+           nn(mcp_json_str(mcp_json_get(info, "name"))), nn(mcp_json_str(mcp_json_get(info, "version"))),
+           nn(mcp_json_str(mcp_json_get(info, "title"))), nn(mcp_client_protocol_version(c)),
+           (unsigned long)(instr ? strlen(instr) : 0));
+    {
+        char *caps = mcp_json_dump(mcp_client_server_capabilities(c), 0, NULL);
+        printf("    capabilities: %s\n", nn(caps));
+        mcp_free(caps);
+    }
+    CHECK(mcp_json_str(mcp_json_get(info, "name")) != NULL, "serverInfo has a name");
+    CHECK(mcp_client_protocol_version(c) != NULL && !strcmp(mcp_client_protocol_version(c), "2025-11-25"),
+          "negotiated protocol version %s (asked for 2025-11-25)", nn(mcp_client_protocol_version(c)));
+    return c;
+}
+
+static void finish(mcp_client *c)
+{
+    int64_t t0 = mcp_time_ms();
+    mcp_client_stats stats;
+    mcp_status s;
+    mcp_client_get_stats(c, &stats);
+    s = mcp_client_close(c);
+    CHECK(s == MCP_OK && st.closed == 1, "close: status %s, on_close fired %d time(s), %lld ms",
+          mcp_status_str(s), st.closed, (long long)(mcp_time_ms() - t0));
+    CHECK(stats.dropped == 0 && stats.unknown_ids == 0,
+          "nothing dropped: %llu messages sent, %llu received, %llu dropped, %llu unknown ids, "
+          "%llu stderr bytes", (unsigned long long)stats.sent, (unsigned long long)stats.received,
+          (unsigned long long)stats.dropped, (unsigned long long)stats.unknown_ids,
+          (unsigned long long)stats.stderr_bytes);
+    mcp_client_free(c);
+}
+
+static void count_line(void)
+{
+    printf("%s: %d passed, %d failed\n\n", st.name, s_passed, s_failed);
+}
+
+/* A tool call that must succeed; its text goes to buf. Returns the document or NULL. */
+static mcp_json_doc *call_ok(mcp_client *c, const char *tool, const char *args, char *buf, size_t n)
+{
+    mcp_error err;
+    mcp_json_doc *doc = NULL;
+    mcp_status s = mcp_client_call_tool(c, tool, args, &doc, &err);
+    buf[0] = 0;
+    if (s != MCP_OK) {
+        CHECK(0, "tools/call %s: %s", tool, err.message);
+        return NULL;
+    }
+    tool_text(doc, buf, n);
+    if (mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError"))) {
+        CHECK(0, "tools/call %s returned isError: %.300s", tool, buf);
+        mcp_json_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* ---- server-everything -------------------------------------------------------------------- */
+
+static void on_progress(void *user, mcp_call *call, double progress, double total, const char *message)
+{
+    (void)user; (void)call; (void)message;
+    st.progress_count++;
+    st.progress_last = progress;
+    st.progress_total = total;
+}
+
+static void everything(const char *tmpdir)
+{
+    char entry[1200], text[8192], roots1[1400], roots2[2800], uri1[1100], uri2[1100];
+    const char *args[3], *env[2];
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    const mcp_json *arr;
+    int n0, logs0;
+
+    reset_state("server-everything");
+    printf("== %s\n", st.name);
+    entry_point("server-everything", entry, sizeof entry);
+    args[0] = entry; args[1] = "stdio"; args[2] = NULL;
+    base_desc(&d, args);
+    env[0] = "MCP_INTEROP_MARK=set by desc.env"; env[1] = NULL;
+    d.env = env;
+    d.on_request = on_request;
+    d.capabilities = MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION;
+    snprintf(uri1, sizeof uri1, "file://%s", tmpdir);
+    snprintf(uri2, sizeof uri2, "file://%s/second", tmpdir);
+    snprintf(roots1, sizeof roots1, "{\"roots\":[{\"uri\":\"%s\",\"name\":\"interop-root\"}]}", uri1);
+    snprintf(roots2, sizeof roots2, "{\"roots\":[{\"uri\":\"%s\",\"name\":\"interop-root\"},"
+             "{\"uri\":\"%s\",\"name\":\"second-root\"}]}", uri1, uri2);
+    st.roots_json = roots1;
+    if (!(c = start(&d))) { count_line(); return; }
+
+    /* logging first, so that the roots log line below is not filtered */
+    s = mcp_client_set_log_level(c, "debug", &err);
+    CHECK(s == MCP_OK, "logging/setLevel debug: %s", s == MCP_OK ? "ok" : err.message);
+
+    /* roots: the server asks about 350 ms after notifications/initialized, then logs the count */
+    WAIT_UNTIL(c, st.roots_asked >= 1 && log_has(0, "root(s) received"), 5000);
+    CHECK(st.roots_asked == 1, "the server asked roots/list after initialize (%d time(s))", st.roots_asked);
+    CHECK(log_has(0, "Roots updated: 1 root(s) received from client"),
+          "our roots/list answer got through: the server logged \"%s\"", st.nlogs ? st.logs[0] : "(nothing)");
+
+    /* list_changed: registering the capability-dependent tools after initialize announces them */
+    CHECK(note_count("notifications/tools/list_changed") >= 1,
+          "notifications/tools/list_changed after initialize (%d received)",
+          note_count("notifications/tools/list_changed"));
+
+    /* tools */
+    s = mcp_client_list_tools(c, &doc, &err);
+    CHECK(s == MCP_OK, "tools/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "tools");
+        print_names("tools", arr, "name");
+        CHECK(mcp_json_len(arr) >= 13, "at least 13 tools (%lu)", (unsigned long)mcp_json_len(arr));
+        CHECK(has_named(arr, "name", "echo") && has_named(arr, "name", "get-sum") &&
+              has_named(arr, "name", "get-roots-list") && has_named(arr, "name", "trigger-sampling-request") &&
+              has_named(arr, "name", "trigger-elicitation-request"),
+              "echo, get-sum and the roots, sampling and elicitation tools are listed");
+        mcp_json_free(doc);
+    }
+
+    if ((doc = call_ok(c, "echo", "{\"message\":\"hello from mcp.h \\u00e9\\u4e16\"}", text, sizeof text))) {
+        CHECK(!strcmp(text, "Echo: hello from mcp.h \xc3\xa9\xe4\xb8\x96"), "echo: \"%s\"", text);
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "get-sum", "{\"a\":2,\"b\":40}", text, sizeof text))) {
+        CHECK(!strcmp(text, "The sum of 2 and 40 is 42."), "get-sum {a:2,b:40}: \"%s\"", text);
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "get-sum", "{\"a\":1.5,\"b\":-0.25}", text, sizeof text))) {
+        CHECK(strstr(text, "is 1.25.") != NULL, "get-sum {a:1.5,b:-0.25}: \"%s\"", text);
+        mcp_json_free(doc);
+    }
+    s = mcp_client_call_tool(c, "get-sum", "{\"a\":\"two\",\"b\":40}", &doc, &err);
+    CHECK((s == MCP_OK && mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError"))) || s == MCP_ERR_RPC,
+          "get-sum with a string argument is refused (%s%s)", s == MCP_OK ? "isError: " : "",
+          s == MCP_OK ? tool_text(doc, text, 160) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    s = mcp_client_call_tool(c, "no-such-tool", "{}", &doc, &err);
+    CHECK((s == MCP_OK && mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError"))) || s == MCP_ERR_RPC,
+          "an unknown tool is refused (%s)", s == MCP_OK ? tool_text(doc, text, 160) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    if ((doc = call_ok(c, "get-structured-content", "{\"location\":\"New York\"}", text, sizeof text))) {
+        const mcp_json *sc = mcp_json_get(mcp_json_root(doc), "structuredContent");
+        CHECK(mcp_json_typeof(sc) == MCP_JSON_OBJECT && mcp_json_len(sc) > 0,
+              "get-structured-content has structuredContent with %lu members", (unsigned long)mcp_json_len(sc));
+        mcp_json_free(doc);
+    }
+
+    /* progress: a call with on_progress gets a progressToken; the server reports each step */
+    {
+        mcp_call_opts o;
+        mcp_call *call;
+        memset(&o, 0, sizeof o);
+        o.on_progress = on_progress;
+        call = mcp_client_send_tool(c, "trigger-long-running-operation", "{\"duration\":0.6,\"steps\":3}", &o, &err);
+        CHECK(call != NULL, "trigger-long-running-operation sent: %s", call ? "ok" : err.message);
+        if (call) {
+            mcp_call_wait(call, 10000);
+            s = mcp_call_result(call, &doc, &err);
+            CHECK(s == MCP_OK && strstr(tool_text(doc, text, sizeof text), "completed"),
+                  "trigger-long-running-operation: \"%s\"", s == MCP_OK ? text : err.message);
+            CHECK(st.progress_count == 3 && st.progress_last == 3 && st.progress_total == 3,
+                  "3 progress notifications reached on_progress (last %g of %g)", st.progress_last, st.progress_total);
+            if (s == MCP_OK) mcp_json_free(doc);
+            mcp_call_free(call);
+        }
+    }
+
+    /* cancellation and timeout: the server is told (notifications/cancelled) and so never
+       answers; a late answer would show up in stats.unknown_ids */
+    {
+        mcp_call_opts o;
+        mcp_call *call;
+        mcp_client_stats before, after;
+        int64_t t0;
+        mcp_client_get_stats(c, &before);
+        call = mcp_client_send_tool(c, "trigger-long-running-operation", "{\"duration\":0.4,\"steps\":1}", NULL, &err);
+        CHECK(call != NULL, "a 0.4 s operation sent: %s", call ? "ok" : err.message);
+        if (call) {
+            mcp_client_poll(c, 50);
+            s = mcp_call_cancel(call, "interop test");
+            CHECK(s == MCP_OK && mcp_call_status(call) == MCP_ERR_CANCELLED, "cancelled at once: %s",
+                  mcp_status_str(mcp_call_status(call)));
+            mcp_call_free(call);
+        }
+        memset(&o, 0, sizeof o);
+        o.timeout_ms = 200;
+        t0 = mcp_time_ms();
+        call = mcp_client_send_tool(c, "trigger-long-running-operation", "{\"duration\":0.6,\"steps\":1}", &o, &err);
+        if (call) {
+            mcp_call_wait(call, 5000);
+            s = mcp_call_result(call, NULL, &err);
+            CHECK(s == MCP_ERR_TIMEOUT && !strcmp(err.message, "Request timeout after 200ms"),
+                  "a 0.6 s operation with timeout_ms 200: \"%s\" after %lld ms", err.message,
+                  (long long)(mcp_time_ms() - t0));
+            mcp_call_free(call);
+        } else CHECK(0, "a 0.6 s operation sent: %s", err.message);
+        WAIT_UNTIL(c, 0, 900);                           /* both operations end meanwhile */
+        mcp_client_get_stats(c, &after);
+        CHECK(after.unknown_ids == before.unknown_ids && after.dropped == before.dropped,
+              "the server honoured both notifications/cancelled: no late answer arrived");
+        CHECK(mcp_client_ping(c, &err) == MCP_OK, "the session goes on (ping)");
+    }
+
+    /* desc.env reaches the server's environment; an image content block */
+    if ((doc = call_ok(c, "get-env", "{}", text, sizeof text))) {
+        CHECK(strstr(text, "\"MCP_INTEROP_MARK\": \"set by desc.env\"") != NULL, "get-env shows MCP_INTEROP_MARK from desc.env");
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "get-tiny-image", "{}", text, sizeof text))) {
+        const mcp_json *item, *content = mcp_json_get(mcp_json_root(doc), "content");
+        size_t i;
+        int images = 0;
+        mcp_json_foreach(content, i, item)
+            if (!strcmp(nn(mcp_json_str(mcp_json_get(item, "type"))), "image") &&
+                !strcmp(nn(mcp_json_str(mcp_json_get(item, "mimeType"))), "image/png") &&
+                !strncmp(nn(mcp_json_str(mcp_json_get(item, "data"))), "iVBORw0KGgo", 11)) images++;
+        CHECK(images == 1, "get-tiny-image: one image/png block (base64 PNG)");
+        mcp_json_free(doc);
+    }
+
+    /* resources */
+    s = mcp_client_list_resources(c, &doc, &err);
+    CHECK(s == MCP_OK, "resources/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "resources");
+        print_names("resources", arr, "uri");
+        CHECK(has_named(arr, "uri", "demo://resource/static/document/features.md"),
+              "demo://resource/static/document/features.md is listed");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_list_resource_templates(c, &doc, &err);
+    CHECK(s == MCP_OK, "resources/templates/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "resourceTemplates");
+        print_names("resource templates", arr, "uriTemplate");
+        CHECK(has_named(arr, "uriTemplate", "demo://resource/dynamic/text/{resourceId}"),
+              "demo://resource/dynamic/text/{resourceId} is a template");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_read_resource(c, "demo://resource/static/document/features.md", &doc, &err);
+    if (s == MCP_OK) {
+        const mcp_json *c0 = mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0);
+        const char *t = mcp_json_str(mcp_json_get(c0, "text"));
+        CHECK(t && strlen(t) > 100 && !strcmp(nn(mcp_json_str(mcp_json_get(c0, "mimeType"))), "text/markdown"),
+              "resources/read features.md: %lu bytes of %s", (unsigned long)(t ? strlen(t) : 0),
+              nn(mcp_json_str(mcp_json_get(c0, "mimeType"))));
+        mcp_json_free(doc);
+    } else CHECK(0, "resources/read features.md: %s", err.message);
+    s = mcp_client_read_resource(c, "demo://resource/dynamic/text/7", &doc, &err);
+    if (s == MCP_OK) {
+        const char *t = mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text"));
+        CHECK(t && !strncmp(t, "Resource 7:", 11), "resources/read from the template: \"%.60s...\"", nn(t));
+        mcp_json_free(doc);
+    } else CHECK(0, "resources/read demo://resource/dynamic/text/7: %s", err.message);
+    s = mcp_client_read_resource(c, "demo://no/such/thing", &doc, &err);
+    CHECK(s == MCP_ERR_RPC, "resources/read of an unknown URI: %s (rpc_code %ld)", err.message, err.rpc_code);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* subscribe, then the simulated updates tool sends resources/updated for it at once */
+    n0 = note_count("notifications/resources/updated");
+    s = mcp_client_subscribe(c, "demo://resource/static/document/features.md", &err);
+    CHECK(s == MCP_OK, "resources/subscribe: %s", s == MCP_OK ? "ok" : err.message);
+    if ((doc = call_ok(c, "toggle-subscriber-updates", "{}", text, sizeof text))) mcp_json_free(doc);
+    WAIT_UNTIL(c, note_count("notifications/resources/updated") > n0, 3000);
+    CHECK(note_count("notifications/resources/updated") > n0, "notifications/resources/updated received (%d)",
+          note_count("notifications/resources/updated") - n0);
+    if ((doc = call_ok(c, "toggle-subscriber-updates", "{}", text, sizeof text))) {
+        CHECK(strstr(text, "Stopped") != NULL, "subscriber updates stopped again");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_unsubscribe(c, "demo://resource/static/document/features.md", &err);
+    CHECK(s == MCP_OK, "resources/unsubscribe: %s", s == MCP_OK ? "ok" : err.message);
+
+    /* prompts */
+    s = mcp_client_list_prompts(c, &doc, &err);
+    CHECK(s == MCP_OK, "prompts/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "prompts");
+        print_names("prompts", arr, "name");
+        CHECK(has_named(arr, "name", "simple-prompt") && has_named(arr, "name", "args-prompt"),
+              "simple-prompt and args-prompt are listed");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_get_prompt(c, "simple-prompt", NULL, &doc, &err);
+    if (s == MCP_OK) {
+        content_text(mcp_json_get(mcp_json_root(doc), "messages"), text, sizeof text);
+        CHECK(!strcmp(text, "This is a simple prompt without arguments."), "prompts/get simple-prompt: \"%s\"", text);
+        mcp_json_free(doc);
+    } else CHECK(0, "prompts/get simple-prompt: %s", err.message);
+    s = mcp_client_get_prompt(c, "args-prompt", "{\"city\":\"Paris\",\"state\":\"Texas\"}", &doc, &err);
+    if (s == MCP_OK) {
+        content_text(mcp_json_get(mcp_json_root(doc), "messages"), text, sizeof text);
+        CHECK(!strcmp(text, "What's weather in Paris, Texas?"), "prompts/get args-prompt: \"%s\"", text);
+        mcp_json_free(doc);
+    } else CHECK(0, "prompts/get args-prompt: %s", err.message);
+    s = mcp_client_complete(c, "{\"type\":\"ref/prompt\",\"name\":\"completable-prompt\"}", "name", "",
+                            "{\"arguments\":{\"department\":\"Sales\"}}", &doc, &err);
+    if (s == MCP_OK) {
+        char *v = mcp_json_dump(mcp_json_get(mcp_json_get(mcp_json_root(doc), "completion"), "values"), 0, NULL);
+        CHECK(v && !strcmp(v, "[\"David\",\"Eve\",\"Frank\"]"), "completion/complete with context: %s", nn(v));
+        mcp_free(v);
+        mcp_json_free(doc);
+    } else CHECK(0, "completion/complete: %s", err.message);
+
+    /* roots: the tool shows what we answered; list_changed makes the server ask again */
+    if ((doc = call_ok(c, "get-roots-list", "{}", text, sizeof text))) {
+        CHECK(strstr(text, uri1) && strstr(text, "(1 total)"), "get-roots-list shows our root %s", uri1);
+        mcp_json_free(doc);
+    }
+    st.roots_json = roots2;
+    logs0 = st.nlogs;
+    s = mcp_client_notify(c, "notifications/roots/list_changed", NULL, &err);
+    CHECK(s == MCP_OK, "notifications/roots/list_changed sent: %s", s == MCP_OK ? "ok" : err.message);
+    WAIT_UNTIL(c, st.roots_asked >= 2 && log_has(logs0, "root(s) received"), 5000);
+    CHECK(st.roots_asked == 2 && log_has(logs0, "Roots updated: 2 root(s) received from client"),
+          "the server asked roots/list again after list_changed, and logged 2 roots");
+    if ((doc = call_ok(c, "get-roots-list", "{}", text, sizeof text))) {
+        CHECK(strstr(text, uri2) && strstr(text, "(2 total)"), "get-roots-list now shows both roots");
+        mcp_json_free(doc);
+    }
+
+    /* server -> client requests in the middle of a tool call */
+    if ((doc = call_ok(c, "trigger-sampling-request", "{\"prompt\":\"What is six times seven?\",\"maxTokens\":10}",
+                       text, sizeof text))) {
+        CHECK(st.sampling_asked == 1 && strstr(text, "forty-two, from mcp.h"),
+              "sampling/createMessage answered inside trigger-sampling-request (%d request)", st.sampling_asked);
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "trigger-elicitation-request", "{}", text, sizeof text))) {
+        CHECK(st.elicitation_asked == 1 && strstr(text, "Ada Lovelace"),
+              "elicitation/create answered inside trigger-elicitation-request");
+        mcp_json_free(doc);
+    }
+
+    /* logging: the simulated logger sends one message at once (then every 5 s) */
+    logs0 = st.nlogs;
+    if ((doc = call_ok(c, "toggle-simulated-logging", "{}", text, sizeof text))) mcp_json_free(doc);
+    WAIT_UNTIL(c, st.nlogs > logs0, 3000);
+    CHECK(st.nlogs > logs0, "notifications/message from the simulated logger: \"%s\"",
+          st.nlogs > logs0 ? st.logs[logs0] : "(none)");
+    if ((doc = call_ok(c, "toggle-simulated-logging", "{}", text, sizeof text))) {
+        CHECK(strstr(text, "Stopped") != NULL, "simulated logging stopped again");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_set_log_level(c, "emergency", &err);
+    CHECK(s == MCP_OK, "logging/setLevel emergency: %s", s == MCP_OK ? "ok" : err.message);
+    s = mcp_client_ping(c, &err);
+    CHECK(s == MCP_OK, "ping: %s", s == MCP_OK ? "ok" : err.message);
+    CHECK(st.other_asked == 0, "no unexpected request from the server (%d)", st.other_asked);
+
+    {
+        int i;
+        printf("    notifications received:");
+        for (i = 0; i < st.nnotes; i++) printf(" %s x%d%s", st.notes[i].method, st.notes[i].count, i + 1 < st.nnotes ? "," : "");
+        printf("\n    log messages:");
+        for (i = 0; i < st.nlogs; i++) printf("\n      %s", st.logs[i]);
+        printf("\n    requests answered: roots/list x%d, sampling/createMessage x%d, elicitation/create x%d\n",
+               st.roots_asked, st.sampling_asked, st.elicitation_asked);
+    }
+    finish(c);
+    count_line();
+}
+
+/* ---- server-filesystem ------------------------------------------------------------------- */
+
+static void filesystem(const char *tmpdir)
+{
+    char entry[1200], dir[1100], path[1200], text[8192], argsbuf[2600];
+    const char *args[3];
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    char *disk;
+
+    reset_state("server-filesystem");
+    printf("== %s\n", st.name);
+    snprintf(dir, sizeof dir, "%s/files", tmpdir);
+    snprintf(path, sizeof path, "%s/gamma", dir);
+    CHECK(mkdir(dir, 0700) == 0 && write_file(dir, "alpha.txt", "hello alpha\nsecond line\n") &&
+          write_file(dir, "beta.md", "# beta\n") && mkdir(path, 0700) == 0,
+          "test folder %s with alpha.txt, beta.md and gamma/", dir);
+    entry_point("server-filesystem", entry, sizeof entry);
+    args[0] = entry; args[1] = dir; args[2] = NULL;
+    base_desc(&d, args);                 /* no roots: the server would replace its folders with ours */
+    if (!(c = start(&d))) { count_line(); return; }
+
+    s = mcp_client_list_tools(c, &doc, &err);
+    CHECK(s == MCP_OK, "tools/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        const mcp_json *arr = mcp_json_get(mcp_json_root(doc), "tools");
+        print_names("tools", arr, "name");
+        CHECK(has_named(arr, "name", "list_directory") && has_named(arr, "name", "read_text_file") &&
+              has_named(arr, "name", "write_file"), "list_directory, read_text_file and write_file are listed");
+        mcp_json_free(doc);
+    }
+    snprintf(argsbuf, sizeof argsbuf, "{\"path\":\"%s\"}", dir);
+    if ((doc = call_ok(c, "list_directory", argsbuf, text, sizeof text))) {
+        const char *sc = mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_root(doc), "structuredContent"), "content"));
+        printf("    list_directory %s: ", dir);
+        for (disk = text; *disk; disk++) if (*disk == '\n') printf(" | "); else putchar(*disk);
+        printf("\n");
+        CHECK(strstr(text, "[FILE] alpha.txt") && strstr(text, "[FILE] beta.md") && strstr(text, "[DIR] gamma"),
+              "list_directory shows [FILE] alpha.txt, [FILE] beta.md, [DIR] gamma");
+        CHECK(sc && !strcmp(sc, text), "structuredContent.content equals the text");
+        mcp_json_free(doc);
+    }
+    snprintf(argsbuf, sizeof argsbuf, "{\"path\":\"%s/alpha.txt\"}", dir);
+    if ((doc = call_ok(c, "read_text_file", argsbuf, text, sizeof text))) {
+        CHECK(!strcmp(text, "hello alpha\nsecond line\n"), "read_text_file alpha.txt: the file's bytes");
+        mcp_json_free(doc);
+    }
+    snprintf(argsbuf, sizeof argsbuf, "{\"path\":\"%s/written.txt\",\"content\":\"written by node \\u2713\\n\"}", dir);
+    if ((doc = call_ok(c, "write_file", argsbuf, text, sizeof text))) {
+        snprintf(path, sizeof path, "%s/written.txt", dir);
+        disk = read_whole(path);
+        CHECK(disk && !strcmp(disk, "written by node \xe2\x9c\x93\n"), "write_file: the file on disk has the text");
+        free(disk);
+        mcp_json_free(doc);
+    }
+    s = mcp_client_call_tool(c, "list_directory", "{\"path\":\"/etc\"}", &doc, &err);
+    CHECK((s == MCP_OK && mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError"))) || s == MCP_ERR_RPC,
+          "list_directory /etc (outside the allowed folder) is refused: %.120s",
+          s == MCP_OK ? tool_text(doc, text, sizeof text) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    finish(c);
+    count_line();
+}
+
+/* ---- server-memory ------------------------------------------------------------------------ */
+
+static void memory(const char *tmpdir)
+{
+    char entry[1200], envbuf[1200], file[1100], text[16384];
+    const char *args[2], *env[2];
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    char *disk;
+
+    reset_state("server-memory");
+    printf("== %s\n", st.name);
+    snprintf(file, sizeof file, "%s/memory.jsonl", tmpdir);
+    snprintf(envbuf, sizeof envbuf, "MEMORY_FILE_PATH=%s", file);
+    entry_point("server-memory", entry, sizeof entry);
+    args[0] = entry; args[1] = NULL;
+    env[0] = envbuf; env[1] = NULL;
+    base_desc(&d, args);
+    d.env = env;
+    if (!(c = start(&d))) { count_line(); return; }
+
+    s = mcp_client_list_tools(c, &doc, &err);
+    CHECK(s == MCP_OK, "tools/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        const mcp_json *arr = mcp_json_get(mcp_json_root(doc), "tools");
+        print_names("tools", arr, "name");
+        CHECK(has_named(arr, "name", "create_entities") && has_named(arr, "name", "read_graph"),
+              "create_entities and read_graph are listed");
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "create_entities",
+                       "{\"entities\":[{\"name\":\"mcp.h\",\"entityType\":\"library\",\"observations\":"
+                       "[\"single header\",\"C99\"]},{\"name\":\"Node\",\"entityType\":\"runtime\","
+                       "\"observations\":[\"v20\"]}]}", text, sizeof text))) {
+        const mcp_json *ents = mcp_json_get(mcp_json_get(mcp_json_root(doc), "structuredContent"), "entities");
+        CHECK(mcp_json_len(ents) == 2, "create_entities created 2 entities");
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "create_relations", "{\"relations\":[{\"from\":\"mcp.h\",\"to\":\"Node\","
+                       "\"relationType\":\"talks_to\"}]}", text, sizeof text)))
+        mcp_json_free(doc);
+    if ((doc = call_ok(c, "read_graph", "{}", text, sizeof text))) {
+        const mcp_json *sc = mcp_json_get(mcp_json_root(doc), "structuredContent");
+        const mcp_json *ents = mcp_json_get(sc, "entities"), *rels = mcp_json_get(sc, "relations");
+        const mcp_json *obs = NULL;
+        size_t i;
+        const mcp_json *e;
+        mcp_json_foreach(ents, i, e)
+            if (!strcmp(nn(mcp_json_str(mcp_json_get(e, "name"))), "mcp.h")) obs = mcp_json_get(e, "observations");
+        CHECK(mcp_json_len(ents) == 2 && has_named(ents, "name", "mcp.h") && has_named(ents, "name", "Node"),
+              "read_graph shows both entities");
+        CHECK(mcp_json_len(obs) == 2 && !strcmp(nn(mcp_json_str(mcp_json_at(obs, 1))), "C99"),
+              "with their observations");
+        CHECK(mcp_json_len(rels) == 1 && !strcmp(nn(mcp_json_str(mcp_json_get(mcp_json_at(rels, 0), "relationType"))), "talks_to"),
+              "and the relation");
+        CHECK(strstr(text, "\"single header\"") != NULL, "the text content is the same graph as JSON");
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "search_nodes", "{\"query\":\"header\"}", text, sizeof text))) {
+        const mcp_json *ents = mcp_json_get(mcp_json_get(mcp_json_root(doc), "structuredContent"), "entities");
+        CHECK(mcp_json_len(ents) == 1 && has_named(ents, "name", "mcp.h"), "search_nodes \"header\" finds mcp.h");
+        mcp_json_free(doc);
+    }
+    disk = read_whole(file);
+    CHECK(disk && strstr(disk, "\"name\":\"mcp.h\"") && strstr(disk, "\"relationType\":\"talks_to\""),
+          "MEMORY_FILE_PATH (desc.env) took effect: %s holds the graph", file);
+    free(disk);
+    finish(c);
+    count_line();
+}
+
+int main(int argc, char **argv)
+{
+    char tmpl[] = "/tmp/mcp-interop-XXXXXX", entry[1200];
+    const char *tmpdir;
+    const char *pkgs[3] = { "server-everything", "server-filesystem", "server-memory" };
+    int i, missing = 0;
+    int64_t t0 = mcp_time_ms();
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    verbose = getenv("INTEROP_VERBOSE") && *getenv("INTEROP_VERBOSE") && strcmp(getenv("INTEROP_VERBOSE"), "0");
+    snprintf(interop_dir, sizeof interop_dir, "%s", argc > 1 ? argv[1] : "tests/interop");
+    for (i = 0; i < 3; i++) {
+        entry_point(pkgs[i], entry, sizeof entry);
+        if (!file_exists(entry)) { printf("missing %s: run npm ci in %s\n", entry, interop_dir); missing++; }
+    }
+    if (missing) { printf("0 passed, %d failed\n", missing); return 1; }
+    if (!(tmpdir = mkdtemp(tmpl))) { perror("mkdtemp"); printf("0 passed, 1 failed\n"); return 1; }
+
+    everything(tmpdir);
+    filesystem(tmpdir);
+    memory(tmpdir);
+
+    rm_tree(tmpdir);
+    printf("interop: %.1f s\n", (double)(mcp_time_ms() - t0) / 1000.0);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Interop: mcp.h against the official MCP reference servers (server-everything,
+# server-filesystem, server-memory) over stdio. See tests/interop/interop.c.
+#
+#   bash tests/interop/run.sh            from anywhere; exits non-zero on any failure
+#
+# 1. npm ci (from package-lock.json, exact versions) when node_modules is missing or was
+#    installed from another lock file (a hash of the lock file is kept in node_modules);
+# 2. builds build/interop with the strict flags;
+# 3. runs it. Its last line is "N passed, N failed".
+# Environment: CC (default cc), BUILD (default build), INTEROP_VERBOSE=1 (every stderr line,
+# request and notification).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+build="${BUILD:-build}"
+cc="${CC:-cc}"
+
+for tool in node npm; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "interop: '$tool' is not installed; the reference servers need Node.js 18 or newer and npm" >&2
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
+echo "interop: node $(node --version), npm $(npm --version)"
+
+stamp="$here/node_modules/.mcp-interop-lock"
+want="$(cksum <"$here/package-lock.json")"
+have="$(cat "$stamp" 2>/dev/null || true)"
+entries_ok=1
+for pkg in server-everything server-filesystem server-memory; do
+    [ -f "$here/node_modules/@modelcontextprotocol/$pkg/dist/index.js" ] || entries_ok=0
+done
+if [ "$want" != "$have" ] || [ "$entries_ok" -ne 1 ]; then
+    echo "interop: npm ci (node_modules missing or stale)"
+    (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+else
+    echo "interop: node_modules is up to date with package-lock.json"
+fi
+(cd "$here" && node -e '
+    for (const p of ["server-everything", "server-filesystem", "server-memory"]) {
+        const j = require("./node_modules/@modelcontextprotocol/" + p + "/package.json");
+        console.log("interop: " + j.name + " " + j.version);
+    }')
+
+mkdir -p "$build"
+"$cc" -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Werror -O2 \
+    tests/interop/interop.c -o "$build/interop" -lm
+
+exec "$build/interop" "$here"
