@@ -655,6 +655,10 @@ MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 #include <sys/wait.h>
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(__cplusplus)
 int pipe2(int fds[2], int flags);   /* Linux: glibc and musl have it, their headers hide it */
+long syscall(long number, ...);
+#endif
+#ifdef __linux__
+#include <sys/syscall.h>
 #endif
 #endif
 
@@ -2062,7 +2066,7 @@ MCPDEF size_t mcp_json_len(const mcp_json *v)
 MCPDEF const mcp_json *mcp_json_getn(const mcp_json *obj, const char *key, size_t keylen)
 {
     const mcp_json *k;
-    if (!obj || obj->type != MCP_JSON_OBJECT || !key) return NULL;
+    if (!obj || obj->type != MCP_JSON_OBJECT || !key || !obj->len) return NULL;
     /* from the end: the last duplicate wins, as in JavaScript */
     for (k = obj->u.kids + 2 * (size_t)obj->len; k > obj->u.kids; ) {
         k -= 2;
@@ -3626,7 +3630,9 @@ static void mcp__call_due(mcp_call *call)
 typedef struct mcp__stdio {
     pid_t pid;                           /* 0: no child */
     int in_fd, out_fd, err_fd;           /* the child's stdin (we write), stdout, stderr */
-    int exited, reaped, wstatus;
+    int pidfd;                           /* Linux: readable when the child exits; else -1 */
+    int exited, reaped, wstatus, signalled;
+    int64_t stdin_gone;                  /* when its stdin broke: the grace for answers ends */
     mcp_jsonl fr;
     mcp_buf out; size_t out_off;         /* bytes queued for the child's stdin */
     mcp_buf errline;                     /* an unfinished stderr line */
@@ -3656,6 +3662,19 @@ static int mcp__pipe(int fds[2])
 }
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+/* A pidfd turns "the child exited" into an fd event even while a grandchild keeps its stdout
+   open. Without one (not Linux, or before 5.3) poll waits are capped and waitid is asked. */
+static int mcp__pidfd_open(pid_t pid)
+{
+#if defined(__linux__) && defined(SYS_pidfd_open)
+    long fd = syscall(SYS_pidfd_open, (long)pid, 0L);
+    return fd < 0 ? -1 : (int)fd;
+#else
+    (void)pid;
+    return -1;
+#endif
+}
 
 /* write() without SIGPIPE: block it for this thread, consume it if our write raised it. */
 static long mcp__write_nosig(int fd, const char *p, size_t n)
@@ -3777,7 +3796,8 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
     int msg[2], e;
     long got;
     mcp_status st = MCP_OK;
-    s->pid = 0; s->in_fd = s->out_fd = s->err_fd = -1;
+    s->pid = 0; s->in_fd = s->out_fd = s->err_fd = s->pidfd = -1;
+    s->signalled = 0; s->stdin_gone = 0;
     if (!d->command || !*d->command)
         return mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs a command to run.");
     while (d->args && d->args[n]) n++;
@@ -3822,6 +3842,7 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
         if (err) err->sys_errno = msg[1];
         goto out;
     }
+    s->pidfd = mcp__pidfd_open(s->pid);
     s->in_fd = pin[1]; pin[1] = -1;
     s->out_fd = pout[0]; pout[0] = -1;
     s->err_fd = perr[0]; perr[0] = -1;
@@ -4009,6 +4030,7 @@ static void mcp__stdin_broken(mcp_client *c, long r)
 {
     mcp__close_fd(&c->io.in_fd);
     c->io.out.len = c->io.out_off = 0;
+    c->io.stdin_gone = mcp_time_ms() + 100;         /* answers already on their way may still come */
     mcp__log(c, "The server closed its standard input (%s); nothing more can be sent to it.",
              r < 0 ? strerror(errno) : "write returned 0");
 }
@@ -4562,20 +4584,23 @@ static void mcp__expire(mcp_client *c, int64_t now)
 
 #ifndef MCP_NO_STDIO
 static void mcp__stdio_shutdown(mcp_client *c);
+static void mcp__stdio_io(mcp_client *c, int wait);
 
 static void mcp__stderr_lines(mcp_client *c, const char *p, size_t n)
 {
     mcp__stdio *s = &c->io;
     const char *nl;
     size_t seg;
+    size_t room;
     while (n) {
         nl = (const char *)memchr(p, '\n', n);
         seg = nl ? (size_t)(nl - p) : n;
-        if (s->errline.len + seg > 4096) seg = 4096 - s->errline.len;   /* long lines come in pieces */
+        room = 4096 - s->errline.len;
+        if (seg > room) seg = room;                /* a long line goes out in 4096-byte pieces */
         mcp_buf_append(&s->errline, p, seg);
         p += seg; n -= seg;
-        if (nl && p == nl) { p++; n--; }
-        else if (s->errline.len < 4096) break;
+        if (nl && p == nl) { p++; n--; }           /* the line ends here */
+        else if (!n) break;                        /* unfinished: wait for more (even when full) */
         if (s->errline.len && s->errline.data[s->errline.len - 1] == '\r') s->errline.len--;
         if (c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, s->errline.data, s->errline.len);
         s->errline.len = 0;
@@ -4614,8 +4639,8 @@ static void mcp__take_line(mcp_client *c, const char *line, size_t len)
     doc = mcp_json_parse_ex(line, len, &o, &pe);
     if (doc) { mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0); return; }
     c->stats.received++; c->stats.dropped++;
-    mcp__log(c, "Dropped a line from the server that is not JSON (%.300s): %.60s%s", pe.message, line,
-             len > 60 ? "..." : "");
+    mcp__log(c, "Dropped a line from the server that is not JSON (%.300s): %.*s%s", pe.message,
+             (int)(len > 60 ? 60 : len), line, len > 60 ? "..." : "");
 }
 
 static void mcp__stdio_read_out(mcp_client *c)
@@ -4669,6 +4694,21 @@ static int mcp__stdio_wait_exit(mcp_client *c, mcp__stdio *s, int ms)
     return 1;
 }
 
+/* What the server left in its process group (a shell's or npx's children) gets SIGTERM, and
+   SIGKILL if it is still there after the wait. The leader is reaped by now; a group id stays
+   reserved while any member lives, so kill(-pid) cannot reach an unrelated process. */
+static void mcp__stdio_stragglers(mcp_client *c, mcp__stdio *s, int ms)
+{
+    int64_t end;
+    if (kill(-s->pid, 0) < 0) return;
+    kill(-s->pid, SIGTERM);
+    for (end = mcp_time_ms() + ms; kill(-s->pid, 0) == 0; ) {
+        if (mcp_time_ms() >= end) { kill(-s->pid, SIGKILL); return; }
+        poll(NULL, 0, 5);
+        mcp__stdio_read_err(c);
+    }
+}
+
 /* Close: stdin first, then SIGTERM, then SIGKILL to the group, each after a wait; reap. */
 static void mcp__stdio_shutdown(mcp_client *c)
 {
@@ -4676,9 +4716,8 @@ static void mcp__stdio_shutdown(mcp_client *c)
     int ms = c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000;
     mcp__close_fd(&s->in_fd);
     if (s->pid > 0) {
-        if (mcp__stdio_wait_exit(c, s, ms)) {
-            mcp__stdio_signal(s, SIGTERM);           /* anything it left behind in its group */
-        } else {
+        if (!mcp__stdio_wait_exit(c, s, ms)) {
+            s->signalled = 1;
             mcp__stdio_signal(s, SIGTERM);
             if (!mcp__stdio_wait_exit(c, s, ms)) {
                 mcp__stdio_signal(s, SIGKILL);
@@ -4690,10 +4729,12 @@ static void mcp__stdio_shutdown(mcp_client *c)
             while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
             s->wstatus = status; s->reaped = 1;
         }
+        mcp__stdio_stragglers(c, s, ms);
         mcp__stdio_read_err(c);
     }
     mcp__close_fd(&s->out_fd);
     mcp__close_fd(&s->err_fd);
+    mcp__close_fd(&s->pidfd);
 }
 
 /* "exited with status 1", "was killed by signal 9 (SIGKILL)" */
@@ -4758,7 +4799,9 @@ static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, .
         mcp__stderr_quote(&c->io, c->quote, sizeof c->quote);
         if (!reason[0]) {
             if (c->user_closed) snprintf(reason, sizeof reason, "the client closed the connection");
-            else { snprintf(reason, sizeof reason, "the server %s", c->how); c->exited = 1; }
+            else if (!c->io.signalled) { snprintf(reason, sizeof reason, "the server %s", c->how); c->exited = 1; }
+            else if (c->io.stdin_gone) snprintf(reason, sizeof reason, "the server closed its standard input");
+            else snprintf(reason, sizeof reason, "the server closed its standard output");
         }
         mcp__fail(&c->why, st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
     }
@@ -4937,7 +4980,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     cp.base = c->strings; cp.used = 0;
     mcp__cp_desc(&cp, desc, &c->d);
 #ifndef MCP_NO_STDIO
-    c->io.in_fd = c->io.out_fd = c->io.err_fd = -1;
+    c->io.in_fd = c->io.out_fd = c->io.err_fd = c->io.pidfd = -1;
     c->io.fr.max_line = desc->max_message;
 #endif
     mcp__ok(err);
@@ -4992,19 +5035,7 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
         nt = mcp_client_next_timeout(c);
         if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
 #ifndef MCP_NO_STDIO
-        if (c->d.transport == MCP_STDIO) {
-            struct pollfd pf[3];
-            mcp_pollfd f[3];
-            int n = mcp_client_pollfds(c, f, 3), i, r;
-            for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
-            r = poll(pf, (nfds_t)n, wait);
-            for (i = 0; r > 0 && i < n && !c->dead; i++) {
-                if (!pf[i].revents) continue;
-                if (pf[i].fd == c->io.in_fd) mcp__flush(c);
-                else if (pf[i].fd == c->io.err_fd) mcp__stdio_read_err(c);
-                else if (pf[i].fd == c->io.out_fd) mcp__stdio_read_out(c);
-            }
-        }
+        if (c->d.transport == MCP_STDIO) mcp__stdio_io(c, wait);
 #endif
     }
     mcp__dispatch(c);
@@ -5012,6 +5043,34 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
     mcp__dispatch(c);
     return c->state == MCP__CLOSED ? MCP_ERR_CLOSED : MCP_OK;
 }
+
+#ifndef MCP_NO_STDIO
+/* One round of stdio I/O. The child's exit is noticed through its pidfd, or by asking
+   waitid after a wait capped at 250 ms; its last output is read before the transport ends. */
+static void mcp__stdio_io(mcp_client *c, int wait)
+{
+    mcp__stdio *s = &c->io;
+    struct pollfd pf[4];
+    mcp_pollfd f[4];
+    int n = mcp_client_pollfds(c, f, 4), i, r, exited = 0;
+    for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
+    if (s->pidfd < 0 && (wait < 0 || wait > 250)) wait = 250;
+    r = poll(pf, (nfds_t)n, wait);
+    for (i = 0; r > 0 && i < n && !c->dead; i++) {
+        if (!pf[i].revents) continue;
+        if (pf[i].fd == s->in_fd) mcp__flush(c);
+        else if (pf[i].fd == s->err_fd) mcp__stdio_read_err(c);
+        else if (pf[i].fd == s->out_fd) mcp__stdio_read_out(c);
+        else if (pf[i].fd == s->pidfd) exited = 1;
+    }
+    if (c->dead) return;
+    if (s->pidfd < 0 || s->stdin_gone) exited = mcp__stdio_exited(s);
+    if (exited || (s->stdin_gone && mcp_time_ms() >= s->stdin_gone)) {
+        mcp__stdio_read_out(c);                        /* answers written before it went */
+        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
+    }
+}
+#endif
 
 MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 {
@@ -5025,6 +5084,7 @@ MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
         if (c->io.in_fd >= 0 && c->io.out_off < c->io.out.len && n < max) {
             fds[n].fd = c->io.in_fd; fds[n].events = POLLOUT; n++;
         }
+        if (c->io.pidfd >= 0 && n < max) { fds[n].fd = c->io.pidfd; fds[n].events = POLLIN; n++; }
     }
 #endif
     return n;
@@ -5032,11 +5092,19 @@ MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 
 MCPDEF int mcp_client_next_timeout(const mcp_client *c)
 {
-    int64_t left;
+    int64_t due = -1, left;
     if (!c) return -1;
     if (c->qhead) return 0;
-    if (!c->rpc.nheap) return -1;
-    left = c->rpc.heap[0]->due - mcp_time_ms();
+    if (c->rpc.nheap) due = c->rpc.heap[0]->due;
+#ifndef MCP_NO_STDIO
+    if (!c->dead && c->io.stdin_gone && (due < 0 || c->io.stdin_gone < due)) due = c->io.stdin_gone;
+    if (!c->dead && c->d.transport == MCP_STDIO && c->io.pid > 0 && c->io.pidfd < 0) {
+        int64_t check = mcp_time_ms() + 250;           /* no pidfd: look at the child now and then */
+        if (due < 0 || check < due) due = check;
+    }
+#endif
+    if (due < 0) return -1;
+    left = due - mcp_time_ms();
     return left <= 0 ? 0 : left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left;
 }
 

@@ -1834,9 +1834,9 @@ static void t_pipes(void)
     EQST(st, MCP_ERR_CLOSED, err);
     EQS(err.message, "Transport closed");
     t0 = mcp_time_ms();
-    mcp_client_free(c);                                     /* stdin is gone: SIGTERM after the wait */
+    mcp_client_free(c);                 /* the transport already ended when the stdin grace ran out */
     el = mcp_time_ms() - t0;
-    CHECKF(el >= 190 && el < LATE(1000), "close took %lld ms", (long long)el);
+    CHECKF(el < LATE(1000), "close took %lld ms", (long long)el);
     CHECK(s.closes == 1);
 
     /* the same with SIGPIPE blocked by the program: none is left pending by the library, and
@@ -1911,10 +1911,10 @@ static void t_pipes(void)
         EQST(st, MCP_OK, err);
         for (i = 0; i < 100 && mcp_client_poll(c, 10) == MCP_OK; i++) {}
         CHECK(s.closes == 1);
-        EQS(s.why.message, "the server was killed by signal 15 (SIGTERM)");
+        EQS(s.why.message, "the server closed its standard output");   /* and was then stopped */
         mcp_call_result(call, NULL, &err);
         EQST(err.status, MCP_ERR_CLOSED, err);
-        EQS(err.message, "Transport closed (the server was killed by signal 15 (SIGTERM))");
+        EQS(err.message, "Transport closed (the server closed its standard output)");
         mcp_call_free(call);
         mcp_client_free(c);
     }
