@@ -609,8 +609,9 @@ MCPAPI int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);   
 MCPAPI int mcp_client_next_timeout(const mcp_client *c);
 
 /* ---- requests from the server (roots/list, sampling/createMessage, elicitation/create) ----
-   on_request gets each one; answer it with exactly one reply, now or later (ping is answered
-   for you; with no on_request every request gets -32601). A reply frees the request. */
+   on_request gets each of these three; answer it with exactly one reply, now or later. Ping
+   is answered for you; any other method, or any request when on_request is not set, gets
+   -32601 "Method not found". A reply frees the request. */
 MCPAPI const char     *mcp_request_method(const mcp_request *req);
 MCPAPI const mcp_json *mcp_request_params(const mcp_request *req);
 MCPAPI int             mcp_request_cancelled(const mcp_request *req);  /* the server gave up */
@@ -4473,7 +4474,9 @@ static void mcp__on_request(mcp_client *c, mcp_json_doc *doc)
     if (c->reqs) c->reqs->prev = req;
     c->reqs = req;
     if (!strcmp(req->method, "ping")) mcp_request_reply(req, NULL, NULL);
-    else if (c->d.on_request) c->d.on_request(c->d.user, c, req);
+    else if (c->d.on_request && (!strcmp(req->method, "roots/list") ||
+             !strcmp(req->method, "sampling/createMessage") || !strcmp(req->method, "elicitation/create")))
+        c->d.on_request(c->d.user, c, req);
     else mcp_request_reply_error(req, -32601, "Method not found", NULL);
 }
 
