@@ -1,0 +1,753 @@
+/* rpc_bench.c - mcp.h's round trips over stdio against a raw pipe ping-pong; client memory.
+
+   Build and run (what `make bench` does):
+       cc -O2 -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Werror bench/rpc_bench.c -o build/rpc_bench
+       build/rpc_bench tests/data [--quick]
+
+   The server is the C test server (tests/servers/test_server.c): env MCP_TEST_SERVER, else
+   test_server beside this program (build/test_server). Without one the benchmark says so and
+   exits 0. argv[1] (the data directory) is not used. --quick: short runs, for CI.
+
+   What is measured, for three payloads (tools/call "echo" with arguments {"msg": S}, S of 5,
+   1000 and 16000 bytes; the test server answers with the arguments as the text):
+   - mcp.h sequential: mcp_client_call_tool round trips one at a time (the blocking API:
+     params built, request written, poll, read, parse, result handed over, document freed).
+     Median and p99 latency in microseconds, calls/s, client CPU time per call (getrusage),
+     and the allocations the library makes per call (counted through MCP_MALLOC/MCP_REALLOC).
+   - raw pipe: the baseline. A forked child that answers each line it reads with one line;
+     the parent writes the request line and reads the response line with blocking read/write.
+     The lines are the very bytes of the JSON-RPC exchange: the request mcp.h wrote (captured
+     with the test server's --log) and the response the test server wrote (captured by
+     sending that request to it). No JSON anywhere: the floor for moving those bytes.
+   - raw to server: the same raw client (prebuilt request, blocking write, read to the
+     newline) against the real test server. mcp.h over this is what the client library costs
+     beyond a client that does nothing; raw pipe to this is what the server costs.
+   - 64 in flight: throughput with 64 calls outstanding (mcp_client_send_tool, mcp_client_poll;
+     the raw clients with a non-blocking poll() loop), calls/s.
+   Rounds of the three sequential clients alternate, so a slow spell of the machine is shared.
+   The targets (issue 4): median(mcp.h) at most 1.3 x median(raw pipe); client peak RSS under
+   2 MiB. MET / NOT MET lines report them; timings never fail the program.
+
+   Memory: this program runs itself again (exec, a fresh image: none of the benchmark's
+   buffers) as a process that does only the client's work - connect, sequential calls of each
+   payload, calls with 64 in flight - and reports its VmHWM (/proc/self/status) and ru_maxrss,
+   beside the same program exec'ed to do nothing (libc and the binary alone), and the peak of
+   the bytes the library held (MCP_MALLOC hooks).
+
+   The test servers run with MALLOC_TOP_PAD_=1048576 in their environment (the client process
+   does not): without it the test server's glibc malloc hands ~144 KiB back to the kernel after
+   every 16 KB message (brk down, brk up, page faults), ~600 us per call on a small VM, which
+   would hide the client. --server-malloc-default runs them untouched.
+
+   A full run takes about 25 s, --quick about 2 s. Exit status: 0, unless something is wrong
+   (the server cannot be started, a call fails, an answer is not the expected one), then 1. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+
+/* ---- counting allocator: the library's own heap use -------------------------------------------- */
+
+typedef union bench_hdr { size_t size; long double ld; void *p; long long ll; } bench_hdr;
+static struct { size_t live, peak; unsigned long long allocs; } heap;
+
+static void *bench_malloc(size_t n)
+{
+    bench_hdr *h = (bench_hdr *)malloc(sizeof *h + n);
+    if (!h) return NULL;
+    h->size = n;
+    heap.live += n;
+    if (heap.live > heap.peak) heap.peak = heap.live;
+    heap.allocs++;
+    return h + 1;
+}
+
+static void *bench_realloc(void *p, size_t n)
+{
+    bench_hdr *h;
+    size_t old;
+    if (!p) return bench_malloc(n);
+    old = ((bench_hdr *)p - 1)->size;
+    h = (bench_hdr *)realloc((bench_hdr *)p - 1, sizeof *h + n);
+    if (!h) return NULL;
+    h->size = n;
+    heap.live = heap.live - old + n;
+    if (heap.live > heap.peak) heap.peak = heap.live;
+    heap.allocs++;
+    return h + 1;
+}
+
+static void bench_free(void *p)
+{
+    if (!p) return;
+    heap.live -= ((bench_hdr *)p - 1)->size;
+    free((bench_hdr *)p - 1);
+}
+
+#define MCP_MALLOC(sz, ctx) ((void)(ctx), bench_malloc(sz))
+#define MCP_REALLOC(p, sz, ctx) ((void)(ctx), bench_realloc((p), (sz)))
+#define MCP_FREE(p, ctx) ((void)(ctx), bench_free(p))
+#define MCP_IMPLEMENTATION
+#include "../mcp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#define INFLIGHT 64
+#define NPAY 3
+
+static const size_t pay_len[NPAY] = { 5, 1000, 16000 };
+static const char *const pay_name[NPAY] = { "5 B", "1000 B", "16000 B" };
+
+static int quick;
+static const char *server_path;
+
+/* The test server's environment. Its glibc malloc otherwise gives ~144 KiB back to the kernel
+   (brk down, then up and page faults) after every 16 KB message, which costs ~600 us per call
+   on a small VM and hides the client. Same for every server this program starts; the client
+   process itself runs untuned. --server-malloc-default leaves the server's environment alone. */
+static const char *server_env[2] = { "MALLOC_TOP_PAD_=1048576", NULL };
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double cpu_us(void)                 /* user + system time of this process */
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+}
+
+static void die(const char *fmt, const char *a)
+{
+    fprintf(stderr, "rpc_bench: ");
+    fprintf(stderr, fmt, a ? a : "");
+    fprintf(stderr, "\n");
+    exit(1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static char *args_json(size_t n)          /* {"msg":"abcd..."} */
+{
+    char *s = (char *)malloc(n + 16);
+    size_t i;
+    if (!s) die("out of memory%s", NULL);
+    memcpy(s, "{\"msg\":\"", 8);
+    for (i = 0; i < n; i++) s[8 + i] = (char)('a' + i % 26);
+    memcpy(s + 8 + n, "\"}", 3);
+    return s;
+}
+
+/* "VmHWM:    1234 kB" -> 1234 */
+static long status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kl = strlen(key);
+    long v = -1;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && line[kl] == ':') { v = strtol(line + kl + 1, NULL, 10); break; }
+    fclose(f);
+    return v;
+}
+
+static long maxrss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* ---- raw pipes ---------------------------------------------------------------------------------- */
+
+typedef struct rawproc { pid_t pid; int in, out; } rawproc;   /* in: we write; out: we read */
+
+static void rawproc_start(rawproc *p, const char *exe, char *const *argv, void (*fn)(const char *), const char *fn_arg)
+{
+    int a[2], b[2];
+    int fd;
+    if (pipe(a) < 0 || pipe(b) < 0) die("pipe failed%s", NULL);
+    fcntl(a[1], F_SETFD, FD_CLOEXEC); fcntl(b[0], F_SETFD, FD_CLOEXEC);
+    p->pid = fork();
+    if (p->pid < 0) die("fork failed%s", NULL);
+    if (p->pid == 0) {
+        dup2(a[0], 0); dup2(b[1], 1);
+        for (fd = 3; fd < 1024; fd++) close(fd);      /* no other pipe's end stays open here */
+        if (fn) { fn(fn_arg); _exit(0); }
+        if (!strcmp(exe, server_path) && server_env[0]) {
+            const char *eq = strchr(server_env[0], '=');
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - server_env[0]), server_env[0]);
+            setenv(name, eq + 1, 1);
+        }
+        execv(exe, argv);
+        _exit(127);
+    }
+    close(a[0]); close(b[1]);
+    p->in = a[1]; p->out = b[0];
+}
+
+static void rawproc_stop(rawproc *p)
+{
+    int status;
+    close(p->in);
+    close(p->out);
+    while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {}
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t r = write(fd, s, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) die("write failed%s", NULL);
+        s += r; n -= (size_t)r;
+    }
+}
+
+/* A line reader for the raw clients: keeps bytes after the newline for the next line. */
+typedef struct lines { char *buf; size_t len, cap; } lines;
+
+/* Reads until a whole line is buffered; returns its length (newline included), 0 at EOF. */
+static size_t line_read(lines *l, int fd)
+{
+    char *nl;
+    for (;;) {
+        if (l->len && (nl = (char *)memchr(l->buf, '\n', l->len)) != NULL) return (size_t)(nl - l->buf) + 1;
+        if (l->cap - l->len < 65536) {
+            l->cap = l->cap * 2 + 65536;
+            if (!(l->buf = (char *)realloc(l->buf, l->cap))) die("out of memory%s", NULL);
+        }
+        {
+            ssize_t r = read(fd, l->buf + l->len, l->cap - l->len);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) return 0;
+            l->len += (size_t)r;
+        }
+    }
+}
+
+static void line_drop(lines *l, size_t n)
+{
+    memmove(l->buf, l->buf + n, l->len - n);
+    l->len -= n;
+}
+
+/* The echo child: answers each line it reads with the response line, one write per line. */
+static const char *echo_response;
+static size_t echo_response_len;
+
+static void echo_child(const char *unused)
+{
+    static char buf[65536];
+    (void)unused;
+    for (;;) {
+        ssize_t r = read(0, buf, sizeof buf), i;
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return;
+        for (i = 0; i < r; i++)
+            if (buf[i] == '\n') write_all(1, echo_response, echo_response_len);
+    }
+}
+
+/* ---- the exchange's bytes -------------------------------------------------------------------- */
+
+
+typedef struct exchange {
+    char *init_req, *initialized, *call_req;   /* lines mcp.h wrote, with their newlines */
+    char *call_resp;                           /* the test server's answer to call_req */
+    size_t call_req_len, call_resp_len;
+} exchange;
+
+static mcp_client *client_start(const char *log_arg)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    const char *args[2];
+    memset(&d, 0, sizeof d);
+    args[0] = log_arg; args[1] = NULL;
+    d.command = server_path;
+    d.args = log_arg ? args : NULL;
+    d.timeout_ms = 60000;
+    d.env = server_env[0] ? server_env : NULL;
+    if (!(c = mcp_client_new(&d, &err))) die("mcp_client_new: %s", err.message);
+    if (mcp_client_connect(c, &err) != MCP_OK) die("connect: %s", err.message);
+    return c;
+}
+
+/* One echo call; checks the answer. */
+static void mcp_echo(mcp_client *c, const char *args)
+{
+    mcp_json_doc *doc;
+    mcp_error err;
+    if (mcp_client_call_tool(c, "echo", args, &doc, &err) != MCP_OK) die("tools/call echo: %s", err.message);
+    mcp_json_free(doc);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *b;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END); n = ftell(f); fseek(f, 0, SEEK_SET);
+    if (n < 0 || !(b = (char *)malloc((size_t)n + 1))) { fclose(f); return NULL; }
+    n = (long)fread(b, 1, (size_t)n, f);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+static char *line_dup(const char *s, size_t n)
+{
+    char *d = (char *)malloc(n + 1);
+    if (!d) die("out of memory%s", NULL);
+    memcpy(d, s, n); d[n] = 0;
+    return d;
+}
+
+/* Captures what mcp.h writes (test server --log) and what the server answers to it. */
+static void capture(exchange *x, const char *args)
+{
+    char logpath[] = "/tmp/rpc_bench_log_XXXXXX", logarg[64], *log, *p, *e, *lines3[3];
+    int fd = mkstemp(logpath), n = 0;
+    mcp_client *c;
+    rawproc rp;
+    lines in = { NULL, 0, 0 };
+    size_t len;
+    char *argv[2];
+    if (fd < 0) die("mkstemp failed%s", NULL);
+    close(fd);
+    snprintf(logarg, sizeof logarg, "--log=%s", logpath);
+    c = client_start(logarg);
+    {
+        mcp_json_doc *doc;
+        mcp_error err;
+        const char *text;
+        if (mcp_client_call_tool(c, "echo", args, &doc, &err) != MCP_OK) die("tools/call echo: %s", err.message);
+        text = mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "content"), 0), "text"));
+        if (!text || strcmp(text, args)) die("the echo tool did not echo the arguments: %.200s", text);
+        mcp_json_free(doc);
+    }
+    mcp_client_free(c);
+    log = read_file(logpath);
+    unlink(logpath);
+    if (!log) die("cannot read the test server's log%s", NULL);
+    for (p = log; *p && n < 3; p = e + 1) {
+        if (!(e = strchr(p, '\n'))) break;
+        lines3[n++] = line_dup(p, (size_t)(e - p) + 1);
+    }
+    free(log);
+    if (n != 3 || !strstr(lines3[0], "\"initialize\"") || !strstr(lines3[2], "\"tools/call\""))
+        die("the test server's log is not initialize, initialized, tools/call%s", NULL);
+    x->init_req = lines3[0]; x->initialized = lines3[1]; x->call_req = lines3[2];
+    x->call_req_len = strlen(x->call_req);
+
+    argv[0] = (char *)server_path; argv[1] = NULL;
+    rawproc_start(&rp, server_path, argv, NULL, NULL);
+    write_all(rp.in, x->init_req, strlen(x->init_req));
+    if (!(len = line_read(&in, rp.out))) die("the test server did not answer initialize%s", NULL);
+    line_drop(&in, len);
+    write_all(rp.in, x->initialized, strlen(x->initialized));
+    write_all(rp.in, x->call_req, x->call_req_len);
+    if (!(len = line_read(&in, rp.out))) die("the test server did not answer tools/call%s", NULL);
+    x->call_resp = line_dup(in.buf, len);
+    x->call_resp_len = len;
+    if (!strstr(x->call_resp, "\"result\"")) die("unexpected answer: %s", x->call_resp);
+    free(in.buf);
+    rawproc_stop(&rp);
+}
+
+/* ---- measurements -------------------------------------------------------------------------- */
+
+typedef struct stats {
+    uint64_t *ns; size_t n, cap;         /* per-call latencies */
+    double wall_ns, cpu_us;              /* summed over rounds */
+    unsigned long long allocs;
+} stats;
+
+static void stats_add(stats *s, uint64_t v)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 4096;
+        if (!(s->ns = (uint64_t *)realloc(s->ns, s->cap * sizeof *s->ns))) die("out of memory%s", NULL);
+    }
+    s->ns[s->n++] = v;
+}
+
+static double pct_us(stats *s, double q)
+{
+    size_t i;
+    if (!s->n) return 0;
+    qsort(s->ns, s->n, sizeof *s->ns, cmp_u64);
+    i = (size_t)(q * (double)(s->n - 1) + 0.5);
+    return (double)s->ns[i] / 1000.0;
+}
+
+/* A round of n sequential calls of each kind. */
+static void round_mcp(mcp_client *c, const char *args, size_t n, stats *s)
+{
+    size_t i;
+    uint64_t t0, t1, start = now_ns();
+    double cpu0 = cpu_us();
+    unsigned long long a0 = heap.allocs;
+    for (i = 0; i < n; i++) {
+        t0 = now_ns();
+        mcp_echo(c, args);
+        t1 = now_ns();
+        stats_add(s, t1 - t0);
+    }
+    s->wall_ns += (double)(now_ns() - start);
+    s->cpu_us += cpu_us() - cpu0;
+    s->allocs += heap.allocs - a0;
+}
+
+static void round_raw(rawproc *rp, lines *in, const exchange *x, size_t n, stats *s)
+{
+    size_t i, len;
+    uint64_t t0, t1, start = now_ns();
+    double cpu0 = cpu_us();
+    for (i = 0; i < n; i++) {
+        t0 = now_ns();
+        write_all(rp->in, x->call_req, x->call_req_len);
+        if (!(len = line_read(in, rp->out))) die("raw: the peer closed%s", NULL);
+        line_drop(in, len);
+        t1 = now_ns();
+        stats_add(s, t1 - t0);
+    }
+    s->wall_ns += (double)(now_ns() - start);
+    s->cpu_us += cpu_us() - cpu0;
+}
+
+/* n calls with INFLIGHT outstanding; returns calls/s. */
+static double pipelined_mcp(mcp_client *c, const char *args, size_t n)
+{
+    mcp_call *slot[INFLIGHT];
+    mcp_error err;
+    mcp_json_doc *doc;
+    size_t sent = 0, done = 0, i;
+    uint64_t t0 = now_ns();
+    for (i = 0; i < INFLIGHT; i++) {
+        slot[i] = sent < n ? mcp_client_send_tool(c, "echo", args, NULL, &err) : NULL;
+        if (sent < n && !slot[i]) die("send: %s", err.message);
+        if (slot[i]) sent++;
+    }
+    while (done < n) {
+        if (mcp_client_poll(c, -1) == MCP_ERR_CLOSED) die("the server closed%s", NULL);
+        for (i = 0; i < INFLIGHT; i++) {
+            if (!slot[i] || mcp_call_status(slot[i]) == MCP_AGAIN) continue;
+            if (mcp_call_result(slot[i], &doc, &err) != MCP_OK) die("tools/call echo: %s", err.message);
+            mcp_json_free(doc);
+            mcp_call_free(slot[i]);
+            done++;
+            slot[i] = NULL;
+            if (sent < n) {
+                if (!(slot[i] = mcp_client_send_tool(c, "echo", args, NULL, &err))) die("send: %s", err.message);
+                sent++;
+            }
+        }
+    }
+    return (double)n / ((double)(now_ns() - t0) / 1e9);
+}
+
+static double pipelined_raw(rawproc *rp, const exchange *x, size_t n)
+{
+    size_t sent = 0, done = 0, queued = 0, wrote = 0, i;
+    char *out;
+    char rbuf[65536];
+    struct pollfd pf[2];
+    uint64_t t0 = now_ns();
+    int fl;
+    /* the outgoing queue: up to INFLIGHT requests */
+    out = (char *)malloc(x->call_req_len * INFLIGHT);
+    if (!out) die("out of memory%s", NULL);
+    fl = fcntl(rp->in, F_GETFL); fcntl(rp->in, F_SETFL, fl | O_NONBLOCK);
+    for (i = 0; i < INFLIGHT && sent < n; i++, sent++) { memcpy(out + queued, x->call_req, x->call_req_len); queued += x->call_req_len; }
+    while (done < n) {
+        pf[0].fd = rp->out; pf[0].events = POLLIN; pf[0].revents = 0;
+        pf[1].fd = rp->in; pf[1].events = POLLOUT; pf[1].revents = 0;
+        if (poll(pf, wrote < queued ? 2 : 1, -1) < 0) { if (errno == EINTR) continue; die("poll failed%s", NULL); }
+        if (pf[0].revents) {
+            ssize_t r = read(rp->out, rbuf, sizeof rbuf), k;
+            if (r <= 0) { if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue; die("raw: the peer closed%s", NULL); }
+            for (k = 0; k < r; k++)
+                if (rbuf[k] == '\n') {
+                    done++;
+                    if (sent < n) {
+                        if (wrote == queued) wrote = queued = 0;
+                        if (queued + x->call_req_len > x->call_req_len * INFLIGHT) {   /* compact */
+                            memmove(out, out + wrote, queued - wrote); queued -= wrote; wrote = 0;
+                        }
+                        memcpy(out + queued, x->call_req, x->call_req_len); queued += x->call_req_len;
+                        sent++;
+                    }
+                }
+        }
+        while (wrote < queued) {
+            ssize_t r = write(rp->in, out + wrote, queued - wrote);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0 && errno == EAGAIN) break;
+            if (r <= 0) die("raw: write failed%s", NULL);
+            wrote += (size_t)r;
+        }
+        if (wrote == queued) wrote = queued = 0;
+    }
+    fcntl(rp->in, F_SETFL, fl);
+    free(out);
+    return (double)n / ((double)(now_ns() - t0) / 1e9);
+}
+
+/* ---- the client-only process, for its memory ---------------------------------------------- */
+
+/* Prints two lines "VmHWM ru_maxrss RssAnon heap_peak": after the sequential calls, and after
+   the calls with 64 in flight too. */
+static int rss_child(int idle)
+{
+    mcp_client *c = idle ? NULL : client_start(NULL);
+    size_t p, i, n = quick ? 200 : 2000;
+    char *args[NPAY];
+    for (p = 0; p < NPAY; p++) args[p] = args_json(pay_len[p]);
+    for (p = 0; c && p < NPAY; p++)
+        for (i = 0; i < n; i++) mcp_echo(c, args[p]);
+    printf("%ld %ld %ld %lu\n", status_kb("VmHWM"), maxrss_kb(), status_kb("RssAnon"), (unsigned long)heap.peak);
+    for (p = 0; c && p < NPAY; p++) pipelined_mcp(c, args[p], 5 * n);
+    printf("%ld %ld %ld %lu\n", status_kb("VmHWM"), maxrss_kb(), status_kb("RssAnon"), (unsigned long)heap.peak);
+    fflush(stdout);
+    mcp_client_free(c);
+    for (p = 0; p < NPAY; p++) free(args[p]);
+    return 0;
+}
+
+static int run_rss_child(const char *self, int idle, long out[2][4])
+{
+    char *argv[6], buf[256];
+    rawproc rp;
+    lines in = { NULL, 0, 0 };
+    size_t len;
+    int ok, i;
+    char sarg[4200];
+    snprintf(sarg, sizeof sarg, "--server=%s", server_path);
+    argv[0] = (char *)"rpc_bench"; argv[1] = (char *)(idle ? "--rss-idle" : "--rss-client");
+    argv[2] = (char *)(quick ? "--quick" : ""); argv[3] = sarg;
+    argv[4] = (char *)(server_env[0] ? "" : "--server-malloc-default"); argv[5] = NULL;
+    rawproc_start(&rp, self, argv, NULL, NULL);
+    for (i = 0, ok = 1; i < 2 && ok; i++) {
+        len = line_read(&in, rp.out);
+        ok = len > 0 && len < sizeof buf;
+        if (ok) {
+            memcpy(buf, in.buf, len); buf[len] = 0;
+            ok = sscanf(buf, "%ld %ld %ld %ld", &out[i][0], &out[i][1], &out[i][2], &out[i][3]) == 4;
+            line_drop(&in, len);
+        }
+    }
+    free(in.buf);
+    rawproc_stop(&rp);
+    return ok;
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+static void header(void)
+{
+    struct utsname u;
+    char cpu[256] = "unknown", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+                char *v = strchr(line, ':') + 2;
+                v[strcspn(v, "\n")] = 0;
+                snprintf(cpu, sizeof cpu, "%s", v);
+                break;
+            }
+        fclose(f);
+    }
+    printf("rpc_bench: mcp.h tools/call round trips over stdio vs a raw pipe ping-pong%s\n",
+           quick ? " (--quick: short runs, not numbers to quote)" : "");
+    if (uname(&u) == 0) printf("  machine:  %s %s %s, CPU: %s, %ld online\n", u.sysname, u.release, u.machine, cpu,
+                               sysconf(_SC_NPROCESSORS_ONLN));
+#ifdef __VERSION__
+    printf("  compiler: %s%s%s\n", __VERSION__,
+#ifdef __clang__
+           " (clang)",
+#else
+           "",
+#endif
+#ifdef __OPTIMIZE__
+           ", optimized"
+#else
+           ", NOT optimized"
+#endif
+           );
+#endif
+    printf("  server:   %s%s%s\n", server_path, server_env[0] ? ", environment " : "", server_env[0] ? server_env[0] : "");
+}
+
+int main(int argc, char **argv)
+{
+    static char server_buf[4096];
+    const char *env = getenv("MCP_TEST_SERVER");
+    struct stat sb;
+    exchange x[NPAY];
+    stats sm[NPAY], sr[NPAY], ss[NPAY];
+    double thr[NPAY][3];
+    size_t p, n_seq, rounds, r, n_pipe;
+    int i, idle = -1;
+    long rss_client[2][4], rss_idle[2][4];
+    int have_client, have_idle;
+    mcp_client *c;
+    rawproc echo, srv;
+    lines echo_in = { NULL, 0, 0 }, srv_in = { NULL, 0, 0 };
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--rss-client")) idle = 0;
+        else if (!strcmp(argv[i], "--rss-idle")) idle = 1;
+        else if (!strncmp(argv[i], "--server=", 9)) env = argv[i] + 9;
+        else if (!strcmp(argv[i], "--server-malloc-default")) server_env[0] = NULL;
+    }
+    if (env && *env) snprintf(server_buf, sizeof server_buf, "%s", env);
+    else {
+        const char *slash = strrchr(argv[0], '/');
+        if (slash) snprintf(server_buf, sizeof server_buf, "%.*s/test_server", (int)(slash - argv[0]), argv[0]);
+        else snprintf(server_buf, sizeof server_buf, "./test_server");
+    }
+    server_path = server_buf;
+    if (idle >= 0) return rss_child(idle);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (stat(server_path, &sb) != 0 || !(sb.st_mode & S_IXUSR)) {
+        printf("rpc_bench: skipped: no test server at %s (build it with `make`, or set MCP_TEST_SERVER)\n", server_path);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    header();
+
+    n_seq = quick ? 300 : 4000;          /* per round */
+    rounds = quick ? 2 : 5;
+    n_pipe = quick ? 5000 : 100000;
+
+    memset(sm, 0, sizeof sm); memset(sr, 0, sizeof sr); memset(ss, 0, sizeof ss);
+    for (p = 0; p < NPAY; p++) {
+        char *args = args_json(pay_len[p]);
+        size_t n = pay_len[p] > 5000 ? n_seq / 4 : n_seq;
+        capture(&x[p], args);
+        echo_response = x[p].call_resp; echo_response_len = x[p].call_resp_len;
+        rawproc_start(&echo, NULL, NULL, echo_child, NULL);
+        {
+            char *sargv[2];
+            sargv[0] = (char *)server_path; sargv[1] = NULL;
+            rawproc_start(&srv, server_path, sargv, NULL, NULL);
+            write_all(srv.in, x[p].init_req, strlen(x[p].init_req));
+            line_drop(&srv_in, line_read(&srv_in, srv.out));
+            write_all(srv.in, x[p].initialized, strlen(x[p].initialized));
+        }
+        c = client_start(NULL);
+        /* warm up: page faults, buffers grown, caches */
+        round_mcp(c, args, n / 10 + 10, &sm[p]); sm[p].n = 0; sm[p].wall_ns = sm[p].cpu_us = 0; sm[p].allocs = 0;
+        round_raw(&echo, &echo_in, &x[p], n / 10 + 10, &sr[p]); sr[p].n = 0; sr[p].wall_ns = sr[p].cpu_us = 0;
+        round_raw(&srv, &srv_in, &x[p], n / 10 + 10, &ss[p]); ss[p].n = 0; ss[p].wall_ns = ss[p].cpu_us = 0;
+        for (r = 0; r < rounds; r++) {
+            round_raw(&echo, &echo_in, &x[p], n, &sr[p]);
+            round_mcp(c, args, n, &sm[p]);
+            round_raw(&srv, &srv_in, &x[p], n, &ss[p]);
+        }
+        thr[p][0] = pipelined_mcp(c, args, pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
+        thr[p][1] = pipelined_raw(&echo, &x[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
+        thr[p][2] = pipelined_raw(&srv, &x[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
+        mcp_client_free(c);
+        rawproc_stop(&echo);
+        rawproc_stop(&srv);
+        echo_in.len = srv_in.len = 0;
+        free(args);
+    }
+
+    printf("\nsequential round trips, one call at a time (%lu rounds, alternating clients)\n", (unsigned long)rounds);
+    printf("  %-8s %-13s %6s %7s %7s %9s %9s %9s %9s %8s\n", "payload", "client", "req B", "resp B", "calls",
+           "median us", "p99 us", "calls/s", "cpu us", "allocs");
+    for (p = 0; p < NPAY; p++) {
+        stats *all[3];
+        const char *names[3] = { "mcp.h", "raw pipe", "raw->server" };
+        all[0] = &sm[p]; all[1] = &sr[p]; all[2] = &ss[p];
+        for (i = 0; i < 3; i++) {
+            stats *s = all[i];
+            printf("  %-8s %-13s %6lu %7lu %7lu %9.1f %9.1f %9.0f %9.1f ", pay_name[p], names[i],
+                   (unsigned long)x[p].call_req_len, (unsigned long)x[p].call_resp_len, (unsigned long)s->n,
+                   pct_us(s, 0.5), pct_us(s, 0.99), (double)s->n / (s->wall_ns / 1e9), s->cpu_us / (double)s->n);
+            if (i == 0) printf("%8.1f\n", (double)s->allocs / (double)s->n); else printf("%8s\n", "-");
+        }
+    }
+    printf("  (cpu us: this process's user+system time per call; allocs: the library's malloc+realloc per call)\n");
+
+    printf("\n%d calls in flight: throughput, calls/s\n", INFLIGHT);
+    printf("  %-8s %12s %12s %12s %16s\n", "payload", "mcp.h", "raw pipe", "raw->server", "mcp.h/raw pipe");
+    for (p = 0; p < NPAY; p++)
+        printf("  %-8s %12.0f %12.0f %12.0f %15.2fx\n", pay_name[p], thr[p][0], thr[p][1], thr[p][2], thr[p][0] / thr[p][1]);
+
+    {
+        const char *self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : argv[0];
+        have_client = run_rss_child(self, 0, rss_client);
+        have_idle = run_rss_child(self, 1, rss_idle);
+    }
+    printf("\nclient memory: a fresh process (this program exec'ed) that only connects and makes the\n"
+           "calls above (sequential and %d in flight, every payload)\n", INFLIGHT);
+    if (have_client && have_idle) {
+        printf("  %-26s %12s %12s %12s %12s\n", "", "VmHWM KiB", "ru_maxrss", "RssAnon KiB", "lib heap KiB");
+        printf("  %-26s %12ld %12ld %12ld %12s\n", "idle (same program)", rss_idle[1][0], rss_idle[1][1], rss_idle[1][2], "-");
+        printf("  %-26s %12ld %12ld %12ld %12.1f\n", "client, sequential calls", rss_client[0][0], rss_client[0][1],
+               rss_client[0][2], (double)rss_client[0][3] / 1024.0);
+        printf("  %-26s %12ld %12ld %12ld %12.1f\n", "client, + 64 in flight", rss_client[1][0], rss_client[1][1],
+               rss_client[1][2], (double)rss_client[1][3] / 1024.0);
+        printf("  (VmHWM: peak RSS of the exec'ed image; ru_maxrss: the same, but Linux also counts the forked\n"
+               "   copy of this benchmark before exec in it; RssAnon: anonymous memory at that moment; lib heap:\n"
+               "   the peak of the bytes the library held through MCP_MALLOC)\n");
+    } else {
+        printf("  could not measure (the child process failed)\n");
+    }
+
+    printf("\ntargets (issue 4)%s\n", quick ? " - a --quick run: indicative only" : "");
+    for (p = 0; p < NPAY; p++) {
+        double ratio = pct_us(&sm[p], 0.5) / pct_us(&sr[p], 0.5);
+        printf("  %s: median round trip %s: %.1f us = %.2fx the raw pipe's %.1f us (target <= 1.30x; "
+               "%.2fx raw->server)\n", ratio <= 1.3 ? "MET    " : "NOT MET", pay_name[p], pct_us(&sm[p], 0.5), ratio,
+               pct_us(&sr[p], 0.5), pct_us(&sm[p], 0.5) / pct_us(&ss[p], 0.5));
+    }
+    if (have_client) {
+        printf("  %s: client peak RSS, sequential calls: %.2f MiB (target < 2 MiB; %.2f MiB above an idle process)\n",
+               rss_client[0][0] < 2048 ? "MET    " : "NOT MET", (double)rss_client[0][0] / 1024.0,
+               have_idle ? (double)(rss_client[0][0] - rss_idle[1][0]) / 1024.0 : 0.0);
+        printf("  %s: client peak RSS, with 64 in flight too: %.2f MiB (target < 2 MiB; %.2f MiB above an idle process)\n",
+               rss_client[1][0] < 2048 ? "MET    " : "NOT MET", (double)rss_client[1][0] / 1024.0,
+               have_idle ? (double)(rss_client[1][0] - rss_idle[1][0]) / 1024.0 : 0.0);
+    }
+    for (p = 0; p < NPAY; p++) {
+        free(x[p].init_req); free(x[p].initialized); free(x[p].call_req); free(x[p].call_resp);
+        free(sm[p].ns); free(sr[p].ns); free(ss[p].ns);
+    }
+    free(echo_in.buf); free(srv_in.buf);
+    return 0;
+}
