@@ -118,24 +118,40 @@ valgrind: all
 check:
 	@bash tests/check/run.sh build/check
 
-# libFuzzer on the JSON parser, seeded with JSONTestSuite; fails on any crash or leak.
-FUZZ_DIR = build/fuzz
-$(FUZZ_DIR)/fuzz_json: tests/fuzz/fuzz_json.c mcp.h
-	@mkdir -p $(FUZZ_DIR)
-	clang -std=c99 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -fno-omit-frame-pointer $< -o $@
+# libFuzzer: every tests/fuzz/fuzz_NAME.c is a target. Each runs for FUZZ_SECONDS, seeded from
+# its corpus (json: JSONTestSuite; the others: tests/fuzz/corpus_NAME/), copied into
+# build/fuzz/corpus_NAME/ where the fuzzer adds what it finds, with tests/fuzz/NAME.dict when
+# there is one. Every target runs even if one crashes; `make fuzz` fails if any crashed or
+# leaked, and the crashing input is left in build/fuzz/ (fuzz_NAME-crash-...).
+# A subset: make fuzz FUZZ_TARGETS="http sse".
+FUZZ_DIR     = build/fuzz
+FUZZ_ALL     = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_CFLAGS  = -std=c99 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+               -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-fuzz: $(FUZZ_DIR)/fuzz_json
-	@mkdir -p $(FUZZ_DIR)/corpus_json
-	cp $(DATA)/JSONTestSuite/test_parsing/*.json $(FUZZ_DIR)/corpus_json/
-	@echo "fuzz_json: fuzzing for $(FUZZ_SECONDS) s, log in $(FUZZ_DIR)/fuzz_json.log"
-	@if ! ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/fuzz_json -max_total_time=$(FUZZ_SECONDS) \
-	    -print_final_stats=1 -timeout=20 -dict=tests/fuzz/json.dict -artifact_prefix=$(FUZZ_DIR)/ \
-	    $(FUZZ_DIR)/corpus_json >$(FUZZ_DIR)/fuzz_json.log 2>&1; then \
-	    tail -n 60 $(FUZZ_DIR)/fuzz_json.log; echo "fuzz_json: FAILED (crash input in $(FUZZ_DIR)/)"; exit 1; fi
-	@grep -E "^Done [0-9]+ runs" $(FUZZ_DIR)/fuzz_json.log || true
-	@grep -E 'stat::number_of_executed_units' $(FUZZ_DIR)/fuzz_json.log | \
-	    sed 's/.*: */fuzz_json: no crash; executions: /'
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c mcp.h
+	@mkdir -p $(FUZZ_DIR)
+	clang $(FUZZ_CFLAGS) $< -o $@
+
+fuzz: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
+	@failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+	    f=fuzz_$$t; corpus=$(FUZZ_DIR)/corpus_$$t; log=$(FUZZ_DIR)/$$f.log; dict=""; \
+	    mkdir -p $$corpus; \
+	    if [ $$t = json ]; then cp $(DATA)/JSONTestSuite/test_parsing/*.json $$corpus/; \
+	    elif [ -d tests/fuzz/corpus_$$t ]; then cp tests/fuzz/corpus_$$t/* $$corpus/; fi; \
+	    if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi; \
+	    echo "$$f: fuzzing for $(FUZZ_SECONDS) s, log in $$log"; \
+	    if ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/$$f -max_total_time=$(FUZZ_SECONDS) \
+	        -print_final_stats=1 -timeout=20 $$dict -artifact_prefix=$(FUZZ_DIR)/$$f- \
+	        $$corpus >$$log 2>&1; then \
+	        grep -E 'stat::number_of_executed_units' $$log | sed "s/.*: */$$f: no crash; executions: /"; \
+	    else \
+	        tail -n 60 $$log; echo "$$f: FAILED (crash input in $(FUZZ_DIR)/$$f-*)"; failed="$$failed $$f"; \
+	    fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: FAILED:$$failed"; exit 1; fi
 
 bench: $(BENCH)
 	@if [ -z "$(BENCH)" ]; then echo "bench: no benchmarks in bench/"; fi
@@ -150,6 +166,7 @@ help:
 	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/"
 	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1)"
 	@echo "make check      compile mcp.h with gcc, clang, g++, clang++, tcc, musl and every option"
-	@echo "make fuzz       libFuzzer on the JSON parser for FUZZ_SECONDS=$(FUZZ_SECONDS)"
+	@echo "make fuzz       libFuzzer on each of $(FUZZ_ALL), FUZZ_SECONDS=$(FUZZ_SECONDS) each"
+	@echo "                (FUZZ_TARGETS=\"http sse\" runs a subset)"
 	@echo "make bench      build and run the benchmarks"
 	@echo "make clean      remove build/"
