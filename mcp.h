@@ -3230,13 +3230,8 @@ static const char *mcp__sse_utf8(mcp_sse *p, const char *s, size_t *n)
     size_t i = 0, j, len = *n;
     int need, k;
     unsigned lo, hi, c;
+    if (mcp__utf8_valid(s, len)) return s;      /* the usual case */
     while (i < len && u[i] < 0x80) i++;
-    for (j = i; j < len; ) {                    /* valid as it stands? */
-        if (u[j] < 0x80) { j++; continue; }
-        if (!(k = mcp__utf8_seq(u + j, u + len))) break;
-        j += (size_t)k;
-    }
-    if (j >= len) return s;
     p->_fix.len = 0;
     if (mcp_buf_append(&p->_fix, s, i) != MCP_OK) return NULL;
     while (i < len) {
@@ -3312,6 +3307,18 @@ static mcp_status mcp__sse_line(mcp_sse *p, const char *line, size_t n)
     return MCP_AGAIN;
 }
 
+/* How many bytes of a leading BOM (or of its start) the first line holds so far: they do
+   not count against the line limit, as the complete line is measured without them. */
+static size_t mcp__sse_bom_prefix(const mcp_sse *p, const char *s, size_t n)
+{
+    static const unsigned char bom[3] = { 0xEF, 0xBB, 0xBF };
+    size_t k = 0, i;
+    if (p->_bom_done) return 0;
+    for (i = 0; k < 3 && i < p->_line.len; i++, k++) if ((unsigned char)p->_line.data[i] != bom[k]) return 0;
+    for (i = 0; k < 3 && i < n; i++, k++) if ((unsigned char)s[i] != bom[k]) return 0;
+    return k;
+}
+
 /* Does the unfinished line (what is buffered, then s[0..n)) begin as a comment? Comments
    are skipped as they stream by instead of being buffered, whatever their length. */
 static int mcp__sse_comment_start(const mcp_sse *p, const char *s, size_t n)
@@ -3360,7 +3367,10 @@ MCPDEF mcp_status mcp_sse_feed(mcp_sse *p, const char *data, size_t len, size_t 
                 p->_skip = 1; p->_bom_done = 1; p->_line.len = 0;
             }
             if (!p->_skip) {
-                if (p->_line.len + seg > max) { *used = off; return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit"); }
+                if (p->_line.len + seg - mcp__sse_bom_prefix(p, data + off, seg) > max) {
+                    *used = off;
+                    return mcp__sse_fail(p, MCP_ERR_LIMIT, "a line is longer than the limit");
+                }
                 if (mcp_buf_append(&p->_line, data + off, seg) != MCP_OK) { *used = off; return mcp__sse_fail(p, MCP_ERR_NOMEM, "out of memory"); }
             }
             off = len;
