@@ -654,6 +654,7 @@ MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(__cplusplus)
 int pipe2(int fds[2], int flags);   /* Linux: glibc and musl have it, their headers hide it */
 long syscall(long number, ...);
@@ -2497,6 +2498,21 @@ MCPDEF mcp_status mcp_jw_value(mcp_jw *w, const mcp_json *v)
     return w->status;
 }
 
+/* JSON text the library has already checked, inserted as it is; CR and LF (which valid JSON
+   holds only as whitespace) become spaces so the text stays on one line. */
+static mcp_status mcp__jw_raw_trusted(mcp_jw *w, const char *json, size_t len)
+{
+    char *o, *e, *q;
+    if (!mcp__jw_pre_value(w) || !mcp__jw_room(w, len)) return w->status;
+    o = w->buf + w->len;
+    memcpy(o, json, len);
+    for (e = o + len, q = o; (q = (char *)memchr(q, '\n', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+    for (q = o; (q = (char *)memchr(q, '\r', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+    w->len += len;
+    mcp__jw_post_value(w);
+    return w->status;
+}
+
 MCPDEF mcp_status mcp_jw_raw(mcp_jw *w, const char *json, size_t len)
 {
     mcp_json_doc *doc;
@@ -2508,6 +2524,20 @@ MCPDEF mcp_status mcp_jw_raw(mcp_jw *w, const char *json, size_t len)
     mcp_jw_value(w, mcp_json_root(doc));
     mcp_json_free(doc);
     return w->status;
+}
+
+/* Like mcp_jw_raw, but the text goes in as written once it is checked: for the library's
+   own messages, where the layout does not matter and the second pass would. */
+static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
+{
+    mcp_json_doc *doc;
+    mcp_error pe;
+    if (w->status != MCP_OK) return w->status;
+    doc = mcp_json_parse(json, len, &pe);
+    if (!doc) return pe.status == MCP_ERR_NOMEM ? mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory")
+                                                : mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
+    mcp_json_free(doc);
+    return mcp__jw_raw_trusted(w, json, len);
 }
 
 MCPDEF mcp_status mcp_jw_status(const mcp_jw *w, mcp_error *err)
@@ -3653,16 +3683,30 @@ typedef struct mcp__stdio {
 
 static void mcp__close_fd(int *fd) { if (*fd >= 0) { close(*fd); *fd = -1; } }
 
-/* A pipe whose ends are close-on-exec and not 0, 1 or 2 (those are the child's stdio). */
-static int mcp__pipe(int fds[2])
+/* A pipe (or, with sock, a socket pair) whose ends are close-on-exec and not 0, 1 or 2
+   (those are the child's stdio). */
+static int mcp__pipe(int fds[2], int sock)
 {
     int i, nfd;
-#ifdef __linux__
-    if (pipe2(fds, O_CLOEXEC) < 0) return -1;
+#ifdef MSG_NOSIGNAL
+    if (sock) {
+#ifdef SOCK_CLOEXEC
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) return -1;
 #else
-    if (pipe(fds) < 0) return -1;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0) return -1;
+        fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 #endif
+    } else
+#endif
+    {
+        (void)sock;
+#ifdef __linux__
+        if (pipe2(fds, O_CLOEXEC) < 0) return -1;
+#else
+        if (pipe(fds) < 0) return -1;
+        fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+#endif
+    }
     for (i = 0; i < 2; i++)
         if (fds[i] < 3) {
             nfd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
@@ -3687,18 +3731,22 @@ static int mcp__pidfd_open(pid_t pid)
 #endif
 }
 
-/* write() without SIGPIPE: block it for this thread, consume it if our write raised it. */
+#ifndef MSG_NOSIGNAL
+/* write() without SIGPIPE where send(MSG_NOSIGNAL) is not available: block it for this
+   thread, and consume it if our write raised it. One already pending stays pending. */
 static long mcp__write_nosig(int fd, const char *p, size_t n)
 {
     sigset_t set, old, pend;
-    int had, e;
+    int had = 0, e;
     long r;
     struct timespec zero;
     zero.tv_sec = 0; zero.tv_nsec = 0;
     sigemptyset(&set); sigaddset(&set, SIGPIPE);
-    sigpending(&pend);
-    had = sigismember(&pend, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &set, &old);
+    if (sigismember(&old, SIGPIPE)) {          /* only a blocked SIGPIPE can be pending */
+        sigpending(&pend);
+        had = sigismember(&pend, SIGPIPE);
+    }
     r = (long)write(fd, p, n);
     e = errno;
     if (r < 0 && e == EPIPE && !had)
@@ -3706,6 +3754,18 @@ static long mcp__write_nosig(int fd, const char *p, size_t n)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = e;
     return r;
+}
+#endif
+
+/* The child's stdin is a socket where send() can refuse SIGPIPE (as Node's child_process
+   does for its children), else a pipe written with the signal blocked. */
+static long mcp__stdio_write(const mcp__stdio *s, const char *p, size_t n)
+{
+#ifdef MSG_NOSIGNAL
+    return (long)send(s->in_fd, p, n, MSG_NOSIGNAL);
+#else
+    return mcp__write_nosig(s->in_fd, p, n);
+#endif
 }
 
 /* The environment for the child: ours with "K=V" overrides (and "K" removals) applied.
@@ -3825,7 +3885,7 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
         if (err) err->sys_errno = e;
         goto out;
     }
-    if (mcp__pipe(pin) || mcp__pipe(pout) || mcp__pipe(perr) || mcp__pipe(prep)) {
+    if (mcp__pipe(pin, 1) || mcp__pipe(pout, 0) || mcp__pipe(perr, 0) || mcp__pipe(prep, 0)) {
         e = errno;
         st = mcp__fail(err, MCP_ERR_IO, "Could not create pipes for the server: %s.", strerror(e));
         if (err) err->sys_errno = e;
@@ -4052,18 +4112,24 @@ static void mcp__flush(mcp_client *c)
     mcp__stdio *s = &c->io;
     long r;
     while (s->in_fd >= 0 && s->out_off < s->out.len) {
-        r = mcp__write_nosig(s->in_fd, s->out.data + s->out_off, s->out.len - s->out_off);
+        r = mcp__stdio_write(s, s->out.data + s->out_off, s->out.len - s->out_off);
         if (r > 0) { s->out_off += (size_t)r; continue; }
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         mcp__stdin_broken(c, r);
     }
     if (s->out_off == s->out.len) s->out.len = s->out_off = 0;
+    else if (s->out_off >= s->out.len - s->out_off) {     /* amortised: move the rest down */
+        memmove(s->out.data, s->out.data + s->out_off, s->out.len - s->out_off);
+        s->out.len -= s->out_off; s->out_off = 0;
+    }
 }
 #endif
 
 /* Sends the message built in c->w, plus the newline that frames it. */
-static mcp_status mcp__send_built(mcp_client *c, mcp_error *err)
+/* Queues the message built in c->w, plus the newline that frames it. Requests wait for the
+   next poll, which writes everything queued at once; other messages go out now (flush). */
+static mcp_status mcp__send_built(mcp_client *c, int flush, mcp_error *err)
 {
     if (c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
     if (mcp_jw_status(&c->w, err) != MCP_OK) return err ? err->status : c->w.status;
@@ -4071,25 +4137,15 @@ static mcp_status mcp__send_built(mcp_client *c, mcp_error *err)
     c->w.buf[c->w.len++] = '\n';
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO) {
-        mcp__stdio *s = &c->io;
-        size_t done = 0;
-        long r;
-        if (s->in_fd < 0) return mcp__fail_closed(err);
-        c->stats.sent++;
-        while (s->out.len == 0 && done < c->w.len) {       /* nothing queued: write directly */
-            r = mcp__write_nosig(s->in_fd, c->w.buf + done, c->w.len - done);
-            if (r > 0) { done += (size_t)r; continue; }
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            mcp__stdin_broken(c, r);
-            return MCP_OK;
-        }
-        if (done < c->w.len && mcp_buf_append(&s->out, c->w.buf + done, c->w.len - done) != MCP_OK)
+        if (c->io.in_fd < 0) return mcp__fail_closed(err);
+        if (mcp_buf_append(&c->io.out, c->w.buf, c->w.len) != MCP_OK)
             return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
-        mcp__flush(c);
+        c->stats.sent++;
+        if (flush) mcp__flush(c);
         return MCP_OK;
     }
 #endif
+    (void)flush;
     return mcp__fail(err, MCP_ERR_INVALID, "This transport is not available in this build.");
 }
 
@@ -4144,7 +4200,7 @@ static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_j
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
     if (params) { mcp_jw_key(&c->w, "params"); mcp_jw_value(&c->w, params); }
     mcp_jw_obj_end(&c->w);
-    return mcp__send_built(c, err);
+    return mcp__send_built(c, 1, err);
 }
 
 static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
@@ -4157,7 +4213,7 @@ static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
     if (reason) { mcp_jw_key(&c->w, "reason"); mcp_jw_str(&c->w, reason); }
     mcp_jw_obj_end(&c->w);
     mcp_jw_obj_end(&c->w);
-    mcp__send_built(c, NULL);
+    mcp__send_built(c, 1, NULL);
 }
 
 /* ---- calls ------------------------------------------------------------------------------------- */
@@ -4193,9 +4249,11 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
     if (call->is_init && c) mcp__init_finish(c, call);
 }
 
-static mcp_call *mcp__start(mcp_client *c, const char *method, const mcp_json *params,
+/* Starts a request. params: a JSON object as text, already checked (or NULL). */
+static mcp_call *mcp__start(mcp_client *c, const char *method, const char *params, size_t plen,
                             const mcp_call_opts *o, int is_init, mcp_error *err)
 {
+    mcp_json_doc *pd;
     mcp_call *call;
     int64_t now = mcp_time_ms(), token = 0;
     int tmo;
@@ -4229,9 +4287,17 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const mcp_json *p
     mcp__msg_begin(c);
     mcp_jw_key(&c->w, "id"); mcp_jw_int(&c->w, call->id);
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
-    if (params || token) { mcp_jw_key(&c->w, "params"); mcp__write_params(&c->w, params, token); }
+    if (token) {                                     /* _meta.progressToken joins the params */
+        pd = params ? mcp_json_parse(params, plen, NULL) : NULL;
+        mcp_jw_key(&c->w, "params");
+        mcp__write_params(&c->w, mcp_json_root(pd), token);
+        mcp_json_free(pd);
+    } else if (params) {
+        mcp_jw_key(&c->w, "params");
+        mcp__jw_raw_trusted(&c->w, params, plen);
+    }
     mcp_jw_obj_end(&c->w);
-    if (mcp__send_built(c, err) != MCP_OK) {
+    if (mcp__send_built(c, 0, err) != MCP_OK) {
         call->is_init = 0;
         mcp__call_fail(call, err ? err->status : MCP_ERR_CLOSED, "%s", err ? err->message : "Transport closed");
         mcp_call_free(call);
@@ -4285,21 +4351,25 @@ static mcp_status mcp__parse_params(const char *params_json, mcp_json_doc **doc,
     return MCP_OK;
 }
 
+/* May this method be sent now? */
+static mcp_status mcp__can_send(mcp_client *c, const char *method, mcp_error *err)
+{
+    if (!c || !method || !*method) return mcp__fail(err, MCP_ERR_INVALID, "A request needs a client and a method.");
+    if (c->state == MCP__CLOSED || c->dead) return mcp__fail_closed(err);
+    if (c->state != MCP__READY && !(c->state == MCP__CONNECTING && !strcmp(method, "ping")))
+        return mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
+    return mcp__check_cap(c, method, err);
+}
+
 MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *params_json,
                                  const mcp_call_opts *opts, mcp_error *err)
 {
     mcp_json_doc *pd;
     mcp_call *call;
-    if (!c || !method || !*method) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_send needs a client and a method."); return NULL; }
-    if (c->state == MCP__CLOSED || c->dead) { mcp__fail_closed(err); return NULL; }
-    if (c->state != MCP__READY && !(c->state == MCP__CONNECTING && !strcmp(method, "ping"))) {
-        mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
-        return NULL;
-    }
-    if (mcp__check_cap(c, method, err) != MCP_OK) return NULL;
-    if (mcp__parse_params(params_json, &pd, err) != MCP_OK) return NULL;
-    call = mcp__start(c, method, mcp_json_root(pd), opts, 0, err);
+    if (mcp__can_send(c, method, err) != MCP_OK) return NULL;
+    if (mcp__parse_params(params_json, &pd, err) != MCP_OK) return NULL;     /* checks it */
     mcp_json_free(pd);
+    call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, opts, 0, err);
     if (call) mcp__ok(err);
     return call;
 }
@@ -4442,7 +4512,7 @@ MCPDEF mcp_status mcp_request_reply(mcp_request *req, const char *result_json, m
         mcp_jw_key(w, "result");
         if (rd) mcp_jw_value(w, mcp_json_root(rd)); else { mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
         mcp_jw_obj_end(w);
-        st = mcp__send_built(req->c, err);
+        st = mcp__send_built(req->c, 1, err);
     }
     mcp_json_free(rd);
     mcp__request_free(req);
@@ -4463,7 +4533,7 @@ MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const cha
         mcp_jw_key(w, "message"); mcp_jw_str(w, message ? message : "Error");
         mcp_jw_obj_end(w);
         mcp_jw_obj_end(w);
-        st = mcp__send_built(req->c, err);
+        st = mcp__send_built(req->c, 1, err);
     }
     mcp__request_free(req);
     if (st == MCP_OK) mcp__ok(err);
@@ -4688,6 +4758,9 @@ static void mcp__stdio_read_out(mcp_client *c)
                 return;
             }
         }
+        /* drained, and no message half-read: poll says when more comes (a message the pipe
+           handed over in pieces is worth one more read now) */
+        if ((size_t)r < MCP__RBUF && !s->fr._part.len) return;
     }
 }
 
@@ -4727,6 +4800,7 @@ static void mcp__stdio_shutdown(mcp_client *c)
 {
     mcp__stdio *s = &c->io;
     int ms = c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000;
+    mcp__flush(c);                                     /* best effort: what is queued, if it fits */
     mcp__close_fd(&s->in_fd);
     if (s->pid > 0) {
         if (!mcp__stdio_wait_exit(c, s, ms)) {
@@ -4880,7 +4954,6 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
 MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
 {
     mcp_jw w;
-    mcp_json_doc *params;
     mcp_call *call;
     char *text;
     size_t len;
@@ -4924,10 +4997,8 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, &len, err);
-    params = text ? mcp_json_parse(text, len, err) : NULL;
+    call = text ? mcp__start(c, "initialize", text, len, NULL, 1, err) : NULL;
     mcp_free(text);
-    call = params ? mcp__start(c, "initialize", mcp_json_root(params), NULL, 1, err) : NULL;
-    mcp_json_free(params);
     if (!call) mcp__transport_down(c, err ? err->status : MCP_ERR_CLOSED, "initialize could not be sent");
     else mcp__ok(err);
     return call;
@@ -5065,7 +5136,14 @@ static void mcp__stdio_io(mcp_client *c, int wait)
     mcp__stdio *s = &c->io;
     struct pollfd pf[4];
     mcp_pollfd f[4];
-    int n = mcp_client_pollfds(c, f, 4), i, r, exited = 0;
+    int n, i, r, exited = 0;
+    mcp__flush(c);                                     /* requests queued since the last poll */
+    if (s->stdin_gone) {                               /* the flush may have just found it gone */
+        int64_t g = s->stdin_gone - mcp_time_ms();
+        if (g < 0) g = 0;
+        if (wait < 0 || g < wait) wait = (int)g;
+    }
+    n = mcp_client_pollfds(c, f, 4);
     for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
     if (s->pidfd < 0 && (wait < 0 || wait > 250)) wait = 250;
     r = poll(pf, (nfds_t)n, wait);
@@ -5170,20 +5248,21 @@ MCPDEF mcp_status mcp_client_notify(mcp_client *c, const char *method, const cha
 }
 
 /* Builds {"k1": v1 [, "k2": raw2] } for the typed calls; raw2 is JSON text (checked). */
-static char *mcp__params(const char *k1, const char *v1, const char *k2, const char *raw2, mcp_error *err)
+static char *mcp__params(const char *k1, const char *v1, const char *k2, const char *raw2, size_t *len,
+                         mcp_error *err)
 {
     mcp_jw w;
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     if (k1) { mcp_jw_key(&w, k1); mcp_jw_str(&w, v1); }
-    if (k2 && raw2) { mcp_jw_key(&w, k2); mcp_jw_raw(&w, raw2, strlen(raw2)); }
+    if (k2 && raw2) { mcp_jw_key(&w, k2); mcp__jw_raw_checked(&w, raw2, strlen(raw2)); }
     mcp_jw_obj_end(&w);
     if (w.status == MCP_ERR_INVALID && k2 && raw2) {
         mcp_jw_free(&w);
         mcp__fail(err, MCP_ERR_INVALID, "The %s are not valid JSON.", k2);
         return NULL;
     }
-    return mcp_jw_finish(&w, NULL, err);
+    return mcp_jw_finish(&w, len, err);
 }
 
 static mcp_status mcp__request_params(mcp_client *c, const char *method, char *params,
@@ -5201,10 +5280,13 @@ MCPDEF mcp_call *mcp_client_send_tool(mcp_client *c, const char *name, const cha
 {
     char *p;
     mcp_call *call;
+    size_t len;
     if (!name) { mcp__fail(err, MCP_ERR_INVALID, "A tool call needs the tool's name."); return NULL; }
-    if (!(p = mcp__params("name", name, "arguments", args_json, err))) return NULL;
-    call = mcp_client_send(c, "tools/call", p, opts, err);
+    if (mcp__can_send(c, "tools/call", err) != MCP_OK) return NULL;
+    if (!(p = mcp__params("name", name, "arguments", args_json, &len, err))) return NULL;
+    call = mcp__start(c, "tools/call", p, len, opts, 0, err);   /* built here: no second check */
     mcp_free(p);
+    if (call) mcp__ok(err);
     return call;
 }
 
@@ -5237,7 +5319,7 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     mcp_jw_obj_begin(&out); mcp_jw_key(&out, key); mcp_jw_arr_begin(&out);
     for (pages = 0; ; pages++) {
         if (pages == 10000) { st = mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method); break; }
-        params = cursor ? mcp__params("cursor", cursor, NULL, NULL, err) : NULL;
+        params = cursor ? mcp__params("cursor", cursor, NULL, NULL, NULL, err) : NULL;
         if (cursor && !params) { st = err ? err->status : MCP_ERR_NOMEM; break; }
         st = mcp_client_request(c, method, params, &page, err);
         mcp_free(params);
@@ -5281,26 +5363,26 @@ MCPDEF mcp_status mcp_client_list_prompts(mcp_client *c, mcp_json_doc **result, 
 MCPDEF mcp_status mcp_client_read_resource(mcp_client *c, const char *uri, mcp_json_doc **result, mcp_error *err)
 {
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/read needs a URI.");
-    return mcp__request_params(c, "resources/read", mcp__params("uri", uri, NULL, NULL, err), result, err);
+    return mcp__request_params(c, "resources/read", mcp__params("uri", uri, NULL, NULL, NULL, err), result, err);
 }
 
 MCPDEF mcp_status mcp_client_subscribe(mcp_client *c, const char *uri, mcp_error *err)
 {
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/subscribe needs a URI.");
-    return mcp__request_params(c, "resources/subscribe", mcp__params("uri", uri, NULL, NULL, err), NULL, err);
+    return mcp__request_params(c, "resources/subscribe", mcp__params("uri", uri, NULL, NULL, NULL, err), NULL, err);
 }
 
 MCPDEF mcp_status mcp_client_unsubscribe(mcp_client *c, const char *uri, mcp_error *err)
 {
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/unsubscribe needs a URI.");
-    return mcp__request_params(c, "resources/unsubscribe", mcp__params("uri", uri, NULL, NULL, err), NULL, err);
+    return mcp__request_params(c, "resources/unsubscribe", mcp__params("uri", uri, NULL, NULL, NULL, err), NULL, err);
 }
 
 MCPDEF mcp_status mcp_client_get_prompt(mcp_client *c, const char *name, const char *args_json,
                                         mcp_json_doc **result, mcp_error *err)
 {
     if (!name) return mcp__fail(err, MCP_ERR_INVALID, "prompts/get needs the prompt's name.");
-    return mcp__request_params(c, "prompts/get", mcp__params("name", name, "arguments", args_json, err), result, err);
+    return mcp__request_params(c, "prompts/get", mcp__params("name", name, "arguments", args_json, NULL, err), result, err);
 }
 
 MCPDEF mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const char *arg_name,
@@ -5326,7 +5408,7 @@ MCPDEF mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const
 MCPDEF mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp_error *err)
 {
     if (!level) return mcp__fail(err, MCP_ERR_INVALID, "logging/setLevel needs a level.");
-    return mcp__request_params(c, "logging/setLevel", mcp__params("level", level, NULL, NULL, err), NULL, err);
+    return mcp__request_params(c, "logging/setLevel", mcp__params("level", level, NULL, NULL, NULL, err), NULL, err);
 }
 
 MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
