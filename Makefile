@@ -58,7 +58,7 @@ BENCH      = $(patsubst bench/%.c,$(B)/%,$(wildcard bench/*.c))
 TEST_BINS  = $(TEST_C) $(STANDALONE) $(TEST_CPP) $(TEST_CPP2)
 HDRS       = mcp.h tests/test.h
 
-.PHONY: all test asan valgrind check fuzz bench clean help
+.PHONY: all test asan valgrind check fuzz bench interop clean help
 
 all: $(TEST_BINS) $(SERVERS) $(BENCH)
 
@@ -111,7 +111,7 @@ asan:
 	$(MAKE) --no-print-directory test SANITIZE=1
 
 valgrind: all
-	@MCP_TEST_QUICK=1 MCP_TEST_SERVER="$(B)/test_server" TEST_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
+	@MCP_TEST_QUICK=1 MCP_TEST_SERVER="$(B)/test_server" TEST_WRAPPER="valgrind -q --child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
 	bash tests/run_tests.sh "$(DATA)" $(TEST_BINS)
 
 # Compile the header with every compiler and build option; see tests/check/run.sh.
@@ -157,6 +157,11 @@ bench: $(BENCH)
 	@if [ -z "$(BENCH)" ]; then echo "bench: no benchmarks in bench/"; fi
 	@for b in $(BENCH); do echo "== $$b $(DATA) $(BENCH_ARGS)"; $$b "$(DATA)" $(BENCH_ARGS) || exit 1; done
 
+# The official reference servers (npm packages pinned in tests/interop/package-lock.json),
+# installed with npm ci and driven through the public API; needs node and the npm registry.
+interop:
+	@bash tests/interop/run.sh
+
 clean:
 	rm -rf build
 
@@ -165,6 +170,7 @@ help:
 	@echo "make test       build and run every test (DATA=$(DATA) is passed as argv[1])"
 	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/"
 	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1)"
+	@echo "make interop    the client against the official reference servers (npm, pinned)"
 	@echo "make check      compile mcp.h with gcc, clang, g++, clang++, tcc, musl and every option"
 	@echo "make fuzz       libFuzzer on each of $(FUZZ_ALL), FUZZ_SECONDS=$(FUZZ_SECONDS) each"
 	@echo "                (FUZZ_TARGETS=\"http sse\" runs a subset)"
