@@ -689,10 +689,12 @@ long syscall(long number, ...);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define MCP__LIKELY(x) __builtin_expect(!!(x), 1)
+#define MCP__INLINE __inline__ __attribute__((always_inline))
 #define MCP__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MCP__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MCP__LIKELY(x) (x)
+#define MCP__INLINE
 #define MCP__UNLIKELY(x) (x)
 #define MCP__PRINTF(f, a)
 #endif
@@ -782,6 +784,30 @@ static void mcp__ok(mcp_error *err)
                err->sys_errno = 0; err->message[0] = 0; }
 }
 
+static int mcp__ctz64(uint64_t x)   /* x != 0 */
+{
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) { x >>= 1; n++; }
+    return n;
+#endif
+}
+
+static int mcp__clz64(uint64_t x);
+
+/* Index of the first byte in memory order with a nonzero mask bit, for the 8-byte scanners.
+   It never lands past the first truly special byte (on big-endian, SWAR false positives can
+   only come before it); the byte loops after it decide exactly. Unknown order: 0. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define MCP__FIRST_BYTE(m) (mcp__ctz64(m) >> 3)
+#elif defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define MCP__FIRST_BYTE(m) (mcp__clz64(m) >> 3)
+#else
+#define MCP__FIRST_BYTE(m) 0
+#endif
+
 static int mcp__clz64(uint64_t x)   /* x != 0 */
 {
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
@@ -851,7 +877,7 @@ static mcp__block *mcp__block_new(size_t cap, void *ctx)
 }
 
 /* Bump allocation; align is 1 for strings, 8 for values. Grows by doubling. */
-static void *mcp__alloc(mcp_json_doc *d, size_t n, size_t align)
+static MCP__INLINE void *mcp__alloc(mcp_json_doc *d, size_t n, size_t align)
 {
     mcp__block *b = d->blocks;
     size_t at = (b->used + align - 1) & ~(align - 1);
@@ -1622,12 +1648,22 @@ static int mcp__grow(void **p, size_t *cap, size_t elem, size_t need, void *inl,
 
 static const unsigned char *mcp__skip_ws(const unsigned char *p, const unsigned char *end)
 {
-    while (p < end && MCP__WS(*p)) p++;
+    uint64_t x;
+    if (MCP__LIKELY(p < end && *p > ' ')) return p;          /* compact text: no whitespace */
+    while (p < end) {
+        if (*p == ' ' && p + 8 <= end) {                     /* indentation: 8 spaces a step */
+            memcpy(&x, p, 8);
+            x ^= 0x2020202020202020u;
+            if (x) { p += MCP__FIRST_BYTE(x); if (*p == ' ') p++; continue; }
+            p += 8;
+        } else if (MCP__WS(*p)) p++;
+        else break;
+    }
     return p;
 }
 
 /* Length of the UTF-8 sequence at p (lead byte >= 0x80), or 0 if it is invalid. */
-static int mcp__utf8_seq(const unsigned char *p, const unsigned char *end)
+static MCP__INLINE int mcp__utf8_seq(const unsigned char *p, const unsigned char *end)
 {
     unsigned c = p[0];
     size_t left = (size_t)(end - p);
@@ -1733,7 +1769,11 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
     char *out;
     long olen;
     for (;;) {
-        while (p + 8 <= end && !mcp__str_special8(p)) p += 8;
+        uint64_t m;
+        while (p + 8 <= end) {
+            if ((m = mcp__str_special8(p)) != 0) { p += MCP__FIRST_BYTE(m); break; }
+            p += 8;
+        }
         if (MCP__UNLIKELY(p >= end)) {
             mcp__perr(ps, MCP_ERR_PARSE, s - 1, "unterminated string");
             return NULL;
@@ -1742,7 +1782,10 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
         if (*p == '\\') {
             esc = 1;
             if (p + 1 >= end) { mcp__perr(ps, MCP_ERR_PARSE, s - 1, "unterminated string"); return NULL; }
-            if (!strchr("\"\\/bfnrtu", p[1]) || !p[1]) {
+            switch (p[1]) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            case 'u': break;
+            default:
                 if (p[1] >= 0x21 && p[1] < 0x7F)
                     mcp__perr(ps, MCP_ERR_PARSE, p, "invalid escape '\\%c' in a string", p[1]);
                 else mcp__perr(ps, MCP_ERR_PARSE, p, "invalid escape (backslash before byte 0x%02X) in a string", p[1]);
@@ -1756,6 +1799,7 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
             p++;
         } else if ((n = mcp__utf8_seq(p, end)) != 0) {
             p += n;
+            while (p < end && *p >= 0x80 && (n = mcp__utf8_seq(p, end)) != 0) p += n;
         } else {
             mcp__perr(ps, MCP_ERR_PARSE, p, "invalid UTF-8 (byte 0x%02X) in a string", *p);
             return NULL;
@@ -1871,7 +1915,7 @@ static int mcp__close(mcp__parser *ps)
 }
 
 /* Reserve one value slot; returns NULL when out of memory. */
-static mcp_json *mcp__push(mcp__parser *ps)
+static MCP__INLINE mcp_json *mcp__push(mcp__parser *ps)
 {
     if (MCP__UNLIKELY(ps->vn == ps->vcap) &&
         !mcp__grow((void **)&ps->vs, &ps->vcap, sizeof(mcp_json), ps->vn + 1, ps->vs_inline, ps->ctx))
@@ -2018,7 +2062,10 @@ MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_j
     }
     /* One block usually holds the whole document: values and strings rarely exceed the
        input's size. The document header sits at its start. */
-    first = mcp__block_new(sizeof(mcp_json_doc) + 64 + len + len / 2, ctx);
+    /* Compact text (every MCP message on the wire) needs about 2.1x its size; indented
+       corpora need less. Small inputs get room for the compact case, so one malloc does. */
+    first = mcp__block_new(sizeof(mcp_json_doc) + 256 + len + len / 2 +
+                           (len <= 65536 ? len : 0), ctx);
     if (!first) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON."); return NULL; }
     doc = (mcp_json_doc *)((char *)first + MCP__HDR);
     first->used = (sizeof(mcp_json_doc) + MCP__ALIGN - 1) & ~(size_t)(MCP__ALIGN - 1);
@@ -2340,7 +2387,10 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n)
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
         memcpy(o, run, (size_t)(p - run)); o += p - run;
         if (p >= end) break;
-        if (*p >= 0x80) { *o++ = (char)*p++; continue; }
+        if (*p >= 0x80) {   /* valid UTF-8 already: copy the whole non-ASCII run */
+            while (p < end && *p >= 0x80) *o++ = (char)*p++;
+            continue;
+        }
         *o++ = '\\';
         switch (*p) {
         case '"': *o++ = '"'; break;
