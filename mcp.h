@@ -2548,21 +2548,6 @@ MCPDEF mcp_status mcp_jw_value(mcp_jw *w, const mcp_json *v)
     return w->status;
 }
 
-/* JSON text the library has already checked, inserted as it is; CR and LF (which valid JSON
-   holds only as whitespace) become spaces so the text stays on one line. */
-static mcp_status mcp__jw_raw_trusted(mcp_jw *w, const char *json, size_t len)
-{
-    char *o, *e, *q;
-    if (!mcp__jw_pre_value(w) || !mcp__jw_room(w, len)) return w->status;
-    o = w->buf + w->len;
-    memcpy(o, json, len);
-    for (e = o + len, q = o; (q = (char *)memchr(q, '\n', (size_t)(e - q))) != NULL; ) *q++ = ' ';
-    for (q = o; (q = (char *)memchr(q, '\r', (size_t)(e - q))) != NULL; ) *q++ = ' ';
-    w->len += len;
-    mcp__jw_post_value(w);
-    return w->status;
-}
-
 MCPDEF mcp_status mcp_jw_raw(mcp_jw *w, const char *json, size_t len)
 {
     mcp_json_doc *doc;
@@ -2576,19 +2561,6 @@ MCPDEF mcp_status mcp_jw_raw(mcp_jw *w, const char *json, size_t len)
     return w->status;
 }
 
-/* Like mcp_jw_raw, but the text goes in as written once it is checked: for the library's
-   own messages, where the layout does not matter and the second pass would. */
-static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
-{
-    mcp_json_doc *doc;
-    mcp_error pe;
-    if (w->status != MCP_OK) return w->status;
-    doc = mcp_json_parse(json, len, &pe);
-    if (!doc) return pe.status == MCP_ERR_NOMEM ? mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory")
-                                                : mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
-    mcp_json_free(doc);
-    return mcp__jw_raw_trusted(w, json, len);
-}
 
 MCPDEF mcp_status mcp_jw_status(const mcp_jw *w, mcp_error *err)
 {
@@ -4197,6 +4169,35 @@ static mcp_status mcp__send_built(mcp_client *c, int flush, mcp_error *err)
 #endif
     (void)flush;
     return mcp__fail(err, MCP_ERR_INVALID, "This transport is not available in this build.");
+}
+
+/* JSON text the library has already checked, inserted as it is; CR and LF (which valid JSON
+   holds only as whitespace) become spaces so the text stays on one line. */
+static mcp_status mcp__jw_raw_trusted(mcp_jw *w, const char *json, size_t len)
+{
+    char *o, *e, *q;
+    if (!mcp__jw_pre_value(w) || !mcp__jw_room(w, len)) return w->status;
+    o = w->buf + w->len;
+    memcpy(o, json, len);
+    for (e = o + len, q = o; (q = (char *)memchr(q, '\n', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+    for (q = o; (q = (char *)memchr(q, '\r', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+    w->len += len;
+    mcp__jw_post_value(w);
+    return w->status;
+}
+
+/* Like mcp_jw_raw, but the text goes in as written once it is checked: for the library's
+   own messages, where the layout does not matter and the second pass would. */
+static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
+{
+    mcp_json_doc *doc;
+    mcp_error pe;
+    if (w->status != MCP_OK) return w->status;
+    doc = mcp_json_parse(json, len, &pe);
+    if (!doc) return pe.status == MCP_ERR_NOMEM ? mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory")
+                                                : mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
+    mcp_json_free(doc);
+    return mcp__jw_raw_trusted(w, json, len);
 }
 
 /* {"jsonrpc":"2.0", then the caller adds the rest */

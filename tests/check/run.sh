@@ -5,9 +5,8 @@
 #
 # For each compiler and each variant, two modes:
 #   decl  api.c without the implementation, linked with impl.c (which has it), then run.
-#         Not for MCP_STATIC: its functions are static, so a file including mcp.h with
-#         MCP_STATIC must also define MCP_IMPLEMENTATION (gcc rightly warns "declared 'static'
-#         but never defined" otherwise). Printed as "skip", not counted as passed.
+#         For MCP_STATIC this is a negative check: its functions are static, so a file with
+#         MCP_STATIC must also define MCP_IMPLEMENTATION, and the header stops with #error.
 #   impl  api.c as a whole program with MCP_IMPLEMENTATION, then run; with MCP_STATIC,
 #         linked with second.c, a second private copy of the library.
 # Then the negative check: defining only some of MCP_MALLOC/MCP_REALLOC/MCP_FREE must stop
@@ -79,8 +78,13 @@ check_compiler() {   # one compiler, every combination; prints one line per comb
             : >"$log"
             rc=0
             if [ "$mode" = decl ] && [ "$vname" = MCP_STATIC ]; then
-                printf 'skip  %-8s %-5s %s (needs MCP_IMPLEMENTATION in the same file)\n' \
-                    "$cname" "$mode" "$vname"
+                # shellcheck disable=SC2086
+                if $cc $cflags $defs -c $src/api.c -o "$dir/api.o" >>"$log" 2>&1; then
+                    echo "compiled, but the header should have stopped with #error" >>"$log"; rc=1
+                elif ! grep -q 'MCP_STATIC gives this file a private copy' "$log"; then
+                    echo "failed, but not with the header's #error" >>"$log"; rc=1
+                fi
+                report $rc "$(printf '%-8s %-5s %s without MCP_IMPLEMENTATION is an #error' "$cname" "neg" "$vname")"
                 continue
             elif [ "$mode" = decl ]; then
                 cc_one "$cname" "$cc" "$cflags" "$defs" "$dir/api.o" $src/api.c &&
