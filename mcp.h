@@ -4200,14 +4200,26 @@ static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
     return mcp__jw_raw_trusted(w, json, len);
 }
 
+/* The fixed parts of the library's own (compact) messages, written as literals: a key
+   `"id":` (its value follows through the usual calls), or a whole member. */
+static void mcp__jw_lit(mcp_jw *w, const char *lit, size_t n, int whole_member)
+{
+    unsigned char *top;
+    if (w->status != MCP_OK) return;
+    top = &w->stack[w->depth - 1];
+    if (*top & MCP__JW_ITEMS) mcp__jw_put(w, ",", 1);
+    *top |= whole_member ? MCP__JW_ITEMS : MCP__JW_ITEMS | MCP__JW_KEY;
+    mcp__jw_put(w, lit, n);
+}
+#define MCP__KEY(w, lit) mcp__jw_lit((w), lit, sizeof lit - 1, 0)
+
 /* {"jsonrpc":"2.0", then the caller adds the rest */
 static void mcp__msg_begin(mcp_client *c)
 {
     mcp_jw_reset(&c->w);
     c->w.pretty = 0;
     mcp_jw_obj_begin(&c->w);
-    mcp_jw_key(&c->w, "jsonrpc");
-    mcp_jw_str(&c->w, "2.0");
+    mcp__jw_lit(&c->w, "\"jsonrpc\":\"2.0\"", 15, 1);
 }
 
 /* params, with _meta.progressToken merged in when token > 0 */
@@ -4336,15 +4348,15 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     if (c->calls) c->calls->prev = call;
     c->calls = call;
     mcp__msg_begin(c);
-    mcp_jw_key(&c->w, "id"); mcp_jw_int(&c->w, call->id);
-    mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
+    MCP__KEY(&c->w, "\"id\":"); mcp_jw_int(&c->w, call->id);
+    MCP__KEY(&c->w, "\"method\":"); mcp_jw_str(&c->w, method);
     if (token) {                                     /* _meta.progressToken joins the params */
         pd = params ? mcp_json_parse(params, plen, NULL) : NULL;
-        mcp_jw_key(&c->w, "params");
+        MCP__KEY(&c->w, "\"params\":");
         mcp__write_params(&c->w, mcp_json_root(pd), token);
         mcp_json_free(pd);
     } else if (params) {
-        mcp_jw_key(&c->w, "params");
+        MCP__KEY(&c->w, "\"params\":");
         mcp__jw_raw_trusted(&c->w, params, plen);
     }
     mcp_jw_obj_end(&c->w);

@@ -187,13 +187,19 @@ static void err_str(const char *s) { write_all(2, s, strlen(s)); }
 /* One message: the text and its newline in one write. */
 static void send_line(const char *s, size_t n)
 {
-    char *b;
+    static char *b;                         /* reused: one buffer for every message */
+    static size_t cap;
     if (out_closed) return;
-    b = (char *)malloc(n + 1);
-    if (!b) _exit(3);
+    if (n + 1 > cap) {
+        size_t nc = cap ? cap : 4096;
+        char *nb;
+        while (nc < n + 1) nc *= 2;
+        nb = (char *)realloc(b, nc);
+        if (!nb) _exit(3);
+        b = nb; cap = nc;
+    }
     memcpy(b, s, n); b[n] = '\n';
     write_all(1, b, n + 1);
-    free(b);
 }
 
 static void send_str(const char *s) { send_line(s, strlen(s)); }
