@@ -4154,7 +4154,7 @@ static void mcp__flush(mcp_client *c)
 static mcp_status mcp__send_built(mcp_client *c, int flush, mcp_error *err)
 {
     if (c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
-    if (mcp_jw_status(&c->w, err) != MCP_OK) return err ? err->status : c->w.status;
+    if (c->w.status != MCP_OK) return mcp_jw_status(&c->w, err);
     if (!mcp__jw_room(&c->w, 1)) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
     c->w.buf[c->w.len++] = '\n';
 #ifndef MCP_NO_STDIO
@@ -4320,6 +4320,8 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     mcp_call *call;
     int64_t now = mcp_time_ms(), token = 0;
     int tmo;
+    mcp_error local;
+    if (!err) err = &local;
     if (c->dead || c->state == MCP__CLOSED) { mcp__fail_closed(err); return NULL; }
     call = (mcp_call *)MCP_MALLOC(sizeof *call, NULL);
     if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
@@ -4362,7 +4364,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     mcp_jw_obj_end(&c->w);
     if (mcp__send_built(c, 0, err) != MCP_OK) {
         call->is_init = 0;
-        mcp__call_fail(call, err ? err->status : MCP_ERR_CLOSED, "%s", err ? err->message : "Transport closed");
+        mcp__call_fail(call, err->status, "%s", err->message);
         mcp_call_free(call);
         return NULL;
     }
@@ -4497,6 +4499,16 @@ MCPDEF mcp_status mcp_call_wait(mcp_call *call, int timeout_ms)
             break;
     }
     return call->status;
+}
+
+/* The blocking calls: a send, then this. */
+static mcp_status mcp__wait_take(mcp_call *call, mcp_json_doc **result, mcp_error *err)
+{
+    mcp_status st;
+    mcp_call_wait(call, -1);
+    st = mcp_call_result(call, result, err);
+    mcp_call_free(call);
+    return st;
 }
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
@@ -5021,6 +5033,8 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     char *text;
     size_t len;
     unsigned caps;
+    mcp_error local;
+    if (!err) err = &local;
     if (!c) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was given a NULL client."); return NULL; }
     if (c->state != MCP__NEW) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was already called on this client."); return NULL; }
 #ifndef MCP_NO_STDIO
@@ -5062,20 +5076,19 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     text = mcp_jw_finish(&w, &len, err);
     call = text ? mcp__start(c, "initialize", text, len, NULL, 1, err) : NULL;
     mcp_free(text);
-    if (!call) mcp__transport_down(c, err ? err->status : MCP_ERR_CLOSED, "initialize could not be sent");
+    if (!call) mcp__transport_down(c, err->status, "initialize could not be sent");
     else mcp__ok(err);
     return call;
 }
 
 MCPDEF mcp_status mcp_client_connect(mcp_client *c, mcp_error *err)
 {
-    mcp_call *call = mcp_client_connect_begin(c, err);
-    mcp_status st;
-    if (!call) { if (c) mcp__dispatch(c); return err ? err->status : MCP_ERR_CLOSED; }
-    mcp_call_wait(call, -1);
-    st = mcp_call_result(call, NULL, err);
-    mcp_call_free(call);
-    return st;
+    mcp_error local;
+    mcp_call *call;
+    if (!err) err = &local;
+    call = mcp_client_connect_begin(c, err);
+    if (!call) { if (c) mcp__dispatch(c); return err->status; }
+    return mcp__wait_take(call, NULL, err);
 }
 
 /* ---- the client object ------------------------------------------------------------------------ */
@@ -5286,14 +5299,12 @@ MCPDEF const char *mcp_client_instructions(const mcp_client *c)
 MCPDEF mcp_status mcp_client_request(mcp_client *c, const char *method, const char *params_json,
                                      mcp_json_doc **result, mcp_error *err)
 {
-    mcp_call *call = mcp_client_send(c, method, params_json, NULL, err);
-    mcp_status st;
+    mcp_error local;
+    mcp_call *call;
     if (result) *result = NULL;
-    if (!call) return err ? err->status : MCP_ERR_INVALID;
-    mcp_call_wait(call, -1);
-    st = mcp_call_result(call, result, err);
-    mcp_call_free(call);
-    return st;
+    if (!err) err = &local;
+    call = mcp_client_send(c, method, params_json, NULL, err);
+    return call ? mcp__wait_take(call, result, err) : err->status;
 }
 
 MCPDEF mcp_status mcp_client_notify(mcp_client *c, const char *method, const char *params_json, mcp_error *err)
@@ -5328,11 +5339,12 @@ static char *mcp__params(const char *k1, const char *v1, const char *k2, const c
     return mcp_jw_finish(&w, len, err);
 }
 
+/* params: built by the caller with err (so err is never NULL here) */
 static mcp_status mcp__request_params(mcp_client *c, const char *method, char *params,
                                       mcp_json_doc **result, mcp_error *err)
 {
     mcp_status st;
-    if (!params) return err ? err->status : MCP_ERR_NOMEM;
+    if (!params) return err->status;
     st = mcp_client_request(c, method, params, result, err);
     mcp_free(params);
     return st;
@@ -5356,14 +5368,12 @@ MCPDEF mcp_call *mcp_client_send_tool(mcp_client *c, const char *name, const cha
 MCPDEF mcp_status mcp_client_call_tool(mcp_client *c, const char *name, const char *args_json,
                                       mcp_json_doc **result, mcp_error *err)
 {
-    mcp_call *call = mcp_client_send_tool(c, name, args_json, NULL, err);
-    mcp_status st;
+    mcp_error local;
+    mcp_call *call;
     if (result) *result = NULL;
-    if (!call) return err ? err->status : MCP_ERR_INVALID;
-    mcp_call_wait(call, -1);
-    st = mcp_call_result(call, result, err);
-    mcp_call_free(call);
-    return st;
+    if (!err) err = &local;
+    call = mcp_client_send_tool(c, name, args_json, NULL, err);
+    return call ? mcp__wait_take(call, result, err) : err->status;
 }
 
 /* Every page of a list method, merged: {"<key>": [...]} */
@@ -5377,13 +5387,15 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     size_t i, pages, len;
     const mcp_json *items;
     mcp_status st = MCP_OK;
+    mcp_error local;
+    if (!err) err = &local;
     if (result) *result = NULL;
     mcp_jw_init(&out, 0);
     mcp_jw_obj_begin(&out); mcp_jw_key(&out, key); mcp_jw_arr_begin(&out);
     for (pages = 0; ; pages++) {
         if (pages == 10000) { st = mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method); break; }
         params = cursor ? mcp__params("cursor", cursor, NULL, NULL, NULL, err) : NULL;
-        if (cursor && !params) { st = err ? err->status : MCP_ERR_NOMEM; break; }
+        if (cursor && !params) { st = err->status; break; }
         st = mcp_client_request(c, method, params, &page, err);
         mcp_free(params);
         if (st != MCP_OK) break;
@@ -5407,8 +5419,8 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     mcp_jw_arr_end(&out); mcp_jw_obj_end(&out);
     if (st != MCP_OK) { mcp_jw_free(&out); return st; }
     text = mcp_jw_finish(&out, &len, err);
-    if (!text) return err ? err->status : MCP_ERR_NOMEM;
-    if (result && !(*result = mcp_json_parse(text, len, err))) st = err ? err->status : MCP_ERR_NOMEM;
+    if (!text) return err->status;
+    if (result && !(*result = mcp_json_parse(text, len, err))) st = err->status;
     mcp_free(text);
     if (st == MCP_OK) mcp__ok(err);
     return st;
@@ -5425,18 +5437,24 @@ MCPDEF mcp_status mcp_client_list_prompts(mcp_client *c, mcp_json_doc **result, 
 
 MCPDEF mcp_status mcp_client_read_resource(mcp_client *c, const char *uri, mcp_json_doc **result, mcp_error *err)
 {
+    mcp_error local;
+    if (!err) err = &local;
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/read needs a URI.");
     return mcp__request_params(c, "resources/read", mcp__params("uri", uri, NULL, NULL, NULL, err), result, err);
 }
 
 MCPDEF mcp_status mcp_client_subscribe(mcp_client *c, const char *uri, mcp_error *err)
 {
+    mcp_error local;
+    if (!err) err = &local;
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/subscribe needs a URI.");
     return mcp__request_params(c, "resources/subscribe", mcp__params("uri", uri, NULL, NULL, NULL, err), NULL, err);
 }
 
 MCPDEF mcp_status mcp_client_unsubscribe(mcp_client *c, const char *uri, mcp_error *err)
 {
+    mcp_error local;
+    if (!err) err = &local;
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/unsubscribe needs a URI.");
     return mcp__request_params(c, "resources/unsubscribe", mcp__params("uri", uri, NULL, NULL, NULL, err), NULL, err);
 }
@@ -5444,6 +5462,8 @@ MCPDEF mcp_status mcp_client_unsubscribe(mcp_client *c, const char *uri, mcp_err
 MCPDEF mcp_status mcp_client_get_prompt(mcp_client *c, const char *name, const char *args_json,
                                         mcp_json_doc **result, mcp_error *err)
 {
+    mcp_error local;
+    if (!err) err = &local;
     if (!name) return mcp__fail(err, MCP_ERR_INVALID, "prompts/get needs the prompt's name.");
     return mcp__request_params(c, "prompts/get", mcp__params("name", name, "arguments", args_json, NULL, err), result, err);
 }
@@ -5454,6 +5474,8 @@ MCPDEF mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const
 {
     mcp_jw w;
     char *p;
+    mcp_error local;
+    if (!err) err = &local;
     if (!ref_json || !arg_name) return mcp__fail(err, MCP_ERR_INVALID, "completion/complete needs a ref and an argument name.");
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
@@ -5470,6 +5492,8 @@ MCPDEF mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const
 
 MCPDEF mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp_error *err)
 {
+    mcp_error local;
+    if (!err) err = &local;
     if (!level) return mcp__fail(err, MCP_ERR_INVALID, "logging/setLevel needs a level.");
     return mcp__request_params(c, "logging/setLevel", mcp__params("level", level, NULL, NULL, NULL, err), NULL, err);
 }
