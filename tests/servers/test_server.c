@@ -1141,10 +1141,12 @@ int main(int argc, char **argv)
             continue;
         }
         wait = next_wait(mcp_time_ms());
-        pf.fd = 0; pf.events = POLLIN; pf.revents = 0;
-        r = poll(&pf, reading ? 1 : 0, wait);
-        if (r < 0 && errno != EINTR) { perror("test_server: poll"); return 3; }
-        if (r <= 0 || !reading) continue;
+        if (!reading || wait >= 0) {       /* timers pending: wait for input or the next one */
+            pf.fd = 0; pf.events = POLLIN; pf.revents = 0;
+            r = poll(&pf, reading ? 1 : 0, wait);
+            if (r < 0 && errno != EINTR) { perror("test_server: poll"); return 3; }
+            if (r <= 0 || !reading) continue;
+        }                                  /* else nothing to do but read: block in read() */
         {
             ssize_t n = read(0, rbuf, sizeof rbuf);
             size_t off, used, len;
