@@ -507,6 +507,18 @@ enum {
     MCP_CAP_ELICITATION_URL = 16         /* elicitation/create, url mode */
 };
 
+/* https:// goes through the caller's TLS library (libc has none): see examples/tls_openssl.c.
+   open() runs the handshake on a connected TCP socket (blocking, bounded by the connect
+   timeout) and returns a session; read() and write() move bytes on it without blocking. */
+typedef struct mcp_tls {
+    void *user;
+    void *(*open)(void *user, int fd, const char *host, mcp_error *err);  /* NULL: failed */
+    long (*read)(void *session, void *buf, size_t len);   /* >0 bytes, 0 EOF, MCP_TLS_WANT_*, <0 */
+    long (*write)(void *session, const void *buf, size_t len);   /* >0 bytes, MCP_TLS_WANT_*, <0 */
+    void (*close)(void *session);        /* ends the session; mcp.h closes the fd itself */
+} mcp_tls;
+enum { MCP_TLS_WANT_READ = -2, MCP_TLS_WANT_WRITE = -3 };
+
 typedef struct mcp_client_desc {        /* zero-initialised = defaults */
     mcp_transport_kind transport;
     const char *command; const char *const *args;    /* stdio: argv after command, NULL-ended */
@@ -526,6 +538,9 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
     const char *capabilities_json;       /* or the whole "capabilities" object, as JSON text */
     size_t max_message;                  /* bytes of one message; 0: 16 MiB */
     int close_timeout_ms;                /* stdio close: each wait; 0: 2000 */
+    const mcp_tls *tls;                  /* https:// needs it */
+    int http_listen;                     /* Streamable HTTP: also open the GET event stream */
+    int connect_timeout_ms;              /* HTTP: TCP connect and TLS handshake; 0: 10000 */
 } mcp_client_desc;
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
@@ -647,14 +662,22 @@ MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 #if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
 #include <poll.h>
 #endif
-#ifndef MCP_NO_STDIO
+#if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
 #include <unistd.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/types.h>
+#include <sys/socket.h>
+#endif
+#ifndef MCP_NO_HTTP
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/time.h>
+#endif
+#ifndef MCP_NO_STDIO
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <sys/socket.h>
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(__cplusplus)
 int pipe2(int fds[2], int flags);   /* Linux: glibc and musl have it, their headers hide it */
 long syscall(long number, ...);
@@ -3685,10 +3708,14 @@ static void mcp__call_due(mcp_call *call)
    (so its process group is its pid); nothing here changes signal dispositions: SIGPIPE is
    blocked around each write to the child and a resulting pending SIGPIPE is consumed. */
 
+#define MCP__RBUF 65536                  /* bytes read at a time */
+
+static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
 #ifndef MCP_NO_STDIO
+static void mcp__close_fd(int *fd) { if (*fd >= 0) { close(*fd); *fd = -1; } }
 
 #define MCP__TAIL 4096                  /* stderr bytes kept for error messages */
-#define MCP__RBUF 65536
 
 typedef struct mcp__stdio {
     pid_t pid;                           /* 0: no child */
@@ -3703,7 +3730,6 @@ typedef struct mcp__stdio {
     char *rbuf;
 } mcp__stdio;
 
-static void mcp__close_fd(int *fd) { if (*fd >= 0) { close(*fd); *fd = -1; } }
 
 /* A pipe (or, with sock, a socket pair) whose ends are close-on-exec and not 0, 1 or 2
    (those are the child's stdio). */
@@ -3738,7 +3764,6 @@ static int mcp__pipe(int fds[2], int sock)
     return 0;
 }
 
-static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 /* A pidfd turns "the child exited" into an fd event even while a grandchild keeps its stdout
    open. Without one (not Linux, or before 5.3) poll waits are capped and waitid is asked. */
@@ -3988,6 +4013,87 @@ static void mcp__stdio_signal(mcp__stdio *s, int sig)
 
 #endif /* MCP_NO_STDIO */
 
+#ifndef MCP_NO_HTTP
+/* ---- HTTP: Streamable HTTP and the 2024-11-05 HTTP+SSE transport -----------------------------
+   Every message is an exchange (an xfer) on a connection (a conn): a POST of a message, a GET
+   event stream (listener, resumption, or the HTTP+SSE stream), a DELETE. Connections are
+   non-blocking, close-on-exec, TCP_NODELAY, never raise SIGPIPE, and are kept alive and
+   reused; each exchange in flight has its own. Names are resolved with getaddrinfo, which
+   blocks: the first connect pays it once, later ones reuse the answer. */
+
+enum { MCP__X_POST = 1, MCP__X_LISTEN, MCP__X_RESUME, MCP__X_SSE_GET, MCP__X_DELETE };
+enum { MCP__K_CONNECT = 1, MCP__K_WRITE, MCP__K_READ, MCP__K_IDLE };
+
+typedef struct mcp__xfer mcp__xfer;
+
+typedef struct mcp__conn {
+    int fd, state, reused, ai_next, want_write;
+    void *tls;                           /* the TLS hook's session, or NULL */
+    mcp__xfer *x;                        /* the exchange on it; NULL when idle */
+    mcp_http_resp resp;
+    int64_t deadline;                    /* of the connect (and TLS handshake) */
+    size_t got;                          /* response bytes for this exchange */
+    struct mcp__conn *next;
+} mcp__conn;
+
+struct mcp__xfer {
+    int kind;
+    int64_t id;                          /* the request it carries or resumes; -1: none */
+    mcp_buf body;                        /* the JSON-RPC message of a POST */
+    mcp_buf req;                         /* the HTTP request, as sent */
+    size_t sent;
+    mcp__conn *conn;
+    int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting, had_session;
+    mcp_sse sp;
+    mcp_buf in;                          /* a JSON body, or the start of an error body */
+    char *last_id;                       /* resumption: the Last-Event-ID to send */
+    int64_t at;                          /* start no earlier than this (resumption), 0: now */
+    mcp__xfer *next;
+};
+
+typedef struct mcp__http {
+    mcp_http_url url, post;              /* the endpoint; HTTP+SSE: where to POST */
+    int have_post, listen_off, listen_attempts, reiniting;
+    struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
+    char *session;                       /* Mcp-Session-Id */
+    mcp__conn *conns;
+    mcp__xfer *xfers;
+    mcp__xfer *listener;
+    char *rbuf;
+} mcp__http;
+
+static int mcp__sock_connect(const struct addrinfo *a)
+{
+    int fd, one = 1, e;
+#ifdef SOCK_CLOEXEC
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+#else
+    fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
+    if (fd < 0) return -1;
+    mcp__nonblock(fd);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+#ifdef SO_NOSIGPIPE
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+    if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS && errno != EINTR) {
+        e = errno; close(fd); errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+static long mcp__sock_send(int fd, const char *p, size_t n)
+{
+#ifdef MSG_NOSIGNAL
+    return (long)send(fd, p, n, MSG_NOSIGNAL);
+#else
+    return (long)send(fd, p, n, 0);                 /* SO_NOSIGPIPE is set on the socket */
+#endif
+}
+#endif /* MCP_NO_HTTP */
+
 /* ============================================================================================
    >>client
    ============================================================================================
@@ -4033,8 +4139,13 @@ struct mcp_client {
     int64_t late[32]; unsigned nlate;    /* calls given up on: their answers are expected noise */
     int user_closed, exited;            /* exited: the transport ended because the server did */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
+    int64_t init_id;                     /* the initialize request */
+    char *init_params;                   /* its params, for a new session after a 404 */
 #ifndef MCP_NO_STDIO
     mcp__stdio io;
+#endif
+#ifndef MCP_NO_HTTP
+    mcp__http http;
 #endif
 };
 
@@ -4115,6 +4226,17 @@ static mcp_status mcp__fail_closed(mcp_error *err)
 /* ---- sending ---------------------------------------------------------------------------------- */
 
 static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+#ifndef MCP_NO_HTTP
+static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err);
+static void mcp__http_call_ended(mcp_client *c, int64_t id);
+static void mcp__http_io(mcp_client *c, int wait);
+static void mcp__http_shutdown(mcp_client *c);
+static void mcp__http_listen(mcp_client *c);
+static mcp_status mcp__http_open(mcp_client *c, mcp_error *err);
+static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);
+static int64_t mcp__http_due(const mcp_client *c);
+static void mcp__http_reinit_done(mcp_client *c, int ok);
+#endif
 
 #ifndef MCP_NO_STDIO
 /* EPIPE and the like: the server stopped reading for good; its output may still hold answers,
@@ -4151,10 +4273,14 @@ static void mcp__flush(mcp_client *c)
 /* Sends the message built in c->w, plus the newline that frames it. */
 /* Queues the message built in c->w, plus the newline that frames it. Requests wait for the
    next poll, which writes everything queued at once; other messages go out now (flush). */
-static mcp_status mcp__send_built(mcp_client *c, int flush, mcp_error *err)
+static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_error *err)
 {
     if (c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
     if (c->w.status != MCP_OK) return mcp_jw_status(&c->w, err);
+#ifndef MCP_NO_HTTP
+    if (c->d.transport != MCP_STDIO) return mcp__http_send(c, c->w.buf, c->w.len, id, err);
+#endif
+    (void)id;
     if (!mcp__jw_room(&c->w, 1)) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
     c->w.buf[c->w.len++] = '\n';
 #ifndef MCP_NO_STDIO
@@ -4263,7 +4389,7 @@ static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_j
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
     if (params) { mcp_jw_key(&c->w, "params"); mcp_jw_value(&c->w, params); }
     mcp_jw_obj_end(&c->w);
-    return mcp__send_built(c, 1, err);
+    return mcp__send_built(c, -1, 1, err);
 }
 
 static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
@@ -4276,7 +4402,7 @@ static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
     if (reason) { mcp_jw_key(&c->w, "reason"); mcp_jw_str(&c->w, reason); }
     mcp_jw_obj_end(&c->w);
     mcp_jw_obj_end(&c->w);
-    mcp__send_built(c, 1, NULL);
+    mcp__send_built(c, -1, 1, NULL);
 }
 
 /* ---- calls ------------------------------------------------------------------------------------- */
@@ -4309,6 +4435,9 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
     vsnprintf(call->err.message, sizeof call->err.message, fmt, ap);
     va_end(ap);
     call->status = st;
+#ifndef MCP_NO_HTTP
+    if (c && c->d.transport != MCP_STDIO) mcp__http_call_ended(c, call->id);   /* drop its stream */
+#endif
     if (call->is_init && c) mcp__init_finish(c, call);
 }
 
@@ -4362,7 +4491,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
         mcp__jw_raw_trusted(&c->w, params, plen);
     }
     mcp_jw_obj_end(&c->w);
-    if (mcp__send_built(c, 0, err) != MCP_OK) {
+    if (mcp__send_built(c, call->id, 0, err) != MCP_OK) {
         call->is_init = 0;
         mcp__call_fail(call, err->status, "%s", err->message);
         mcp_call_free(call);
@@ -4587,7 +4716,7 @@ MCPDEF mcp_status mcp_request_reply(mcp_request *req, const char *result_json, m
         mcp_jw_key(w, "result");
         if (rd) mcp_jw_value(w, mcp_json_root(rd)); else { mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
         mcp_jw_obj_end(w);
-        st = mcp__send_built(req->c, 1, err);
+        st = mcp__send_built(req->c, -1, 1, err);
     }
     mcp_json_free(rd);
     mcp__request_free(req);
@@ -4608,7 +4737,7 @@ MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const cha
         mcp_jw_key(w, "message"); mcp_jw_str(w, message ? message : "Error");
         mcp_jw_obj_end(w);
         mcp_jw_obj_end(w);
-        st = mcp__send_built(req->c, 1, err);
+        st = mcp__send_built(req->c, -1, 1, err);
     }
     mcp__request_free(req);
     if (st == MCP_OK) mcp__ok(err);
@@ -4724,16 +4853,19 @@ static void mcp__expire(mcp_client *c, int64_t now)
 {
     mcp_call *call;
     int64_t id;
-    int hard;
+    int hard, was_init;
+    char why[80];
     while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
         call = c->rpc.heap[0];
         id = call->id;
+        was_init = call->is_init;                /* initialize is never cancelled (and may be freed) */
         hard = call->hard >= 0 && call->due == call->hard && (call->deadline < 0 || call->hard < call->deadline);
-        if (hard) mcp__call_fail(call, MCP_ERR_TIMEOUT, "Request timeout after %dms (the maximum total time)", call->hard_ms);
-        else mcp__call_fail(call, MCP_ERR_TIMEOUT, "Request timeout after %dms", call->timeout_ms);
-        if (!call->is_init) {
+        if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
+        else snprintf(why, sizeof why, "Request timeout after %dms", call->timeout_ms);
+        mcp__call_fail(call, MCP_ERR_TIMEOUT, "%s", why);
+        if (!was_init) {
             mcp__remember_late(c, id);
-            mcp__send_cancelled(c, id, call->err.message);
+            mcp__send_cancelled(c, id, why);
         }
     }
 }
@@ -4942,6 +5074,776 @@ static void mcp__stderr_quote(const mcp__stdio *s, char *out, size_t n)
 }
 #endif /* MCP_NO_STDIO */
 
+
+/* ---- the HTTP transports' I/O ----------------------------------------------------------------- */
+
+#ifndef MCP_NO_HTTP
+static void mcp__x_stream_end(mcp_client *c, mcp__xfer *x, const char *why);
+static void mcp__http_reinit(mcp_client *c, mcp__xfer *x);
+static void mcp__http_reinit_done(mcp_client *c, int ok);
+
+static void mcp__x_free(mcp__xfer *x)
+{
+    mcp_buf_free(&x->body); mcp_buf_free(&x->req); mcp_buf_free(&x->in);
+    mcp_sse_free(&x->sp);
+    MCP_FREE(x->last_id, NULL);
+    MCP_FREE(x, NULL);
+}
+
+static mcp__xfer *mcp__x_new(mcp_client *c, int kind, int64_t id)
+{
+    mcp__xfer *x = (mcp__xfer *)MCP_MALLOC(sizeof *x, NULL), **pp;
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->kind = kind; x->id = id;
+    x->sp.max_event = c->d.max_message;
+    for (pp = &c->http.xfers; *pp; pp = &(*pp)->next) {}       /* FIFO: started in order */
+    *pp = x;
+    return x;
+}
+
+static void mcp__x_unlink(mcp_client *c, mcp__xfer *x)
+{
+    mcp__xfer **pp;
+    for (pp = &c->http.xfers; *pp; pp = &(*pp)->next)
+        if (*pp == x) { *pp = x->next; break; }
+    if (c->http.listener == x) c->http.listener = NULL;
+    x->next = NULL;
+}
+
+static void mcp__conn_close(mcp_client *c, mcp__conn *k)
+{
+    mcp__conn **pp;
+    for (pp = &c->http.conns; *pp; pp = &(*pp)->next)
+        if (*pp == k) { *pp = k->next; break; }
+    if (k->tls && c->d.tls && c->d.tls->close) c->d.tls->close(k->tls);
+    if (k->fd >= 0) close(k->fd);
+    if (k->x) k->x->conn = NULL;
+    mcp_http_resp_free(&k->resp);
+    MCP_FREE(k, NULL);
+}
+
+/* An exchange is over: off its connection (closed unless it may carry another), off the list. */
+static void mcp__x_drop(mcp_client *c, mcp__xfer *x, int keep_conn)
+{
+    mcp__conn *k = x->conn, *i;
+    int idle = 0;
+    mcp__x_unlink(c, x);
+    x->conn = NULL;
+    if (!k) return;
+    k->x = NULL;
+    for (i = c->http.conns; i; i = i->next) idle += i->state == MCP__K_IDLE;
+    if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead) { k->state = MCP__K_IDLE; k->reused = 0; }
+    else mcp__conn_close(c, k);
+}
+
+static void mcp__host_port(const mcp_client *c, char *out, size_t n)
+{
+    const mcp_http_url *u = &c->http.url;
+    snprintf(out, n, "%s%s%s:%u", u->ipv6 ? "[" : "", u->host, u->ipv6 ? "]" : "", u->port);
+}
+
+/* The exchange failed below HTTP (connect, send, a broken connection): its call, or the
+   transport for the HTTP+SSE stream, learns why. */
+static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, const char *fmt, ...)
+    MCP__PRINTF(5, 6);
+static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    mcp_call *call;
+    int64_t id = x->id;
+    int kind = x->kind;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mcp__x_drop(c, x, 0);
+    mcp__x_free(x);
+    if (kind == MCP__X_SSE_GET) {
+        if (!c->http.have_post && (call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
+            mcp__call_fail(call, st, "%s", msg);             /* still connecting: initialize says why */
+            call->err.sys_errno = sys;
+        }
+        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", msg);
+    } else if (kind == MCP__X_LISTEN) {
+        mcp__log(c, "The GET event stream failed: %s", msg);
+    } else if (id >= 0 && (call = mcp__rpc_find(&c->rpc, id)) != NULL) {
+        mcp__call_fail(call, st, "%s", msg);
+        call->err.sys_errno = sys;
+    } else if (kind == MCP__X_POST) {
+        mcp__log(c, "A message could not be delivered to the server: %s", msg);
+    }
+}
+
+/* The HTTP request for an exchange, with the headers the protocol asks for. */
+static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
+{
+    const char *h[8], *method = "GET";
+    char ver[64], sid[1100], lei[1100];
+    int n = 0;
+    const mcp_http_url *u = x->kind == MCP__X_POST && c->d.transport == MCP_SSE ? &c->http.post : &c->http.url;
+    if (x->kind == MCP__X_POST) {
+        method = "POST";
+        h[n++] = "Content-Type: application/json";
+        h[n++] = "Accept: application/json, text/event-stream";
+    } else if (x->kind == MCP__X_DELETE) {
+        method = "DELETE";
+    } else {
+        h[n++] = "Accept: text/event-stream";
+    }
+    if (c->d.transport == MCP_HTTP && c->version && strcmp(c->version, "2025-06-18") >= 0) {
+        snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", c->version);   /* since 2025-06-18 */
+        h[n++] = ver;
+    }
+    x->had_session = c->http.session != NULL;
+    if (c->http.session) { snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", c->http.session); h[n++] = sid; }
+    if (x->last_id) { snprintf(lei, sizeof lei, "Last-Event-ID: %.1000s", x->last_id); h[n++] = lei; }
+    h[n] = NULL;
+    x->req.len = 0;
+    return mcp_http_write_request(&x->req, method, u, h, c->d.headers, x->body.data, x->body.len, err);
+}
+
+static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
+{
+    mcp__conn *k = (mcp__conn *)MCP_MALLOC(sizeof *k, NULL);
+    struct addrinfo *a;
+    int e = 0;
+    char hp[300];
+    if (!k) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory opening a connection."); return NULL; }
+    memset(k, 0, sizeof *k);
+    for (a = c->http.ai_ok ? c->http.ai_ok : c->http.ai; a; a = a->ai_next)
+        if ((k->fd = mcp__sock_connect(a)) >= 0) break;
+        else e = errno;
+    if (!a) {
+        mcp__host_port(c, hp, sizeof hp);
+        MCP_FREE(k, NULL);
+        mcp__fail(err, MCP_ERR_IO, "Could not connect to %s: %s.", hp, strerror(e));
+        if (err) err->sys_errno = e;
+        return NULL;
+    }
+    k->state = MCP__K_CONNECT;
+    k->ai_next = 0;
+    k->deadline = mcp_time_ms() + (c->d.connect_timeout_ms > 0 ? c->d.connect_timeout_ms : 10000);
+    k->next = c->http.conns; c->http.conns = k;
+    (void)a;
+    return k;
+}
+
+static void mcp__conn_write(mcp_client *c, mcp__conn *k);
+
+/* Puts an exchange on a connection: an idle one that is still open, or a new one. */
+static void mcp__x_start(mcp_client *c, mcp__xfer *x)
+{
+    mcp_error e;
+    mcp__conn *k, *next;
+    struct pollfd pf;
+    if (x->conn || c->dead) return;
+    if (x->kind == MCP__X_POST && c->d.transport == MCP_SSE && !c->http.have_post) return;  /* no endpoint yet */
+    if (mcp__x_request(c, x, &e) != MCP_OK) { mcp__x_fail(c, x, e.status, 0, "%s", e.message); return; }
+    x->sent = 0; x->status = 0; x->sse = x->json = 0; x->in.len = 0; x->at = 0;
+    for (k = c->http.conns; k; k = next) {                /* reuse, unless the server closed it */
+        next = k->next;
+        if (k->state != MCP__K_IDLE) continue;
+        pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
+        if (poll(&pf, 1, 0) != 0) { mcp__conn_close(c, k); continue; }   /* EOF or stray bytes */
+        break;
+    }
+    if (!k && !(k = mcp__conn_new(c, &e))) {
+        mcp__x_fail(c, x, e.status, e.sys_errno, "%s", e.message);
+        return;
+    }
+    k->x = x; x->conn = k; k->got = 0;
+    mcp_http_resp_reset(&k->resp);
+    k->resp.head_request = 0;
+    k->resp.max_head = 0;
+    if (k->state == MCP__K_IDLE) { k->state = MCP__K_WRITE; k->reused = 1; mcp__conn_write(c, k); }
+}
+
+/* After a failure on a connection that was reused and gave nothing back: the server closed
+   it while idle, so the request goes again, once, on a new one. */
+static int mcp__x_retry(mcp_client *c, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    if (!x || !k->reused || k->got || x->retried) return 0;
+    x->retried = 1;
+    k->x = NULL; x->conn = NULL;
+    mcp__conn_close(c, k);
+    mcp__x_start(c, x);
+    return 1;
+}
+
+static void mcp__conn_write(mcp_client *c, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    long r;
+    char hp[300];
+    k->want_write = 0;
+    while (x && x->sent < x->req.len) {
+        r = k->tls ? c->d.tls->write(k->tls, x->req.data + x->sent, x->req.len - x->sent)
+                   : mcp__sock_send(k->fd, x->req.data + x->sent, x->req.len - x->sent);
+        if (r > 0) { x->sent += (size_t)r; continue; }
+        if (!k->tls && r < 0 && errno == EINTR) continue;
+        if (k->tls ? r == MCP_TLS_WANT_WRITE || r == MCP_TLS_WANT_READ
+                   : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (x->sent == 0 && mcp__x_retry(c, k)) return;
+        mcp__host_port(c, hp, sizeof hp);
+        mcp__x_fail(c, x, MCP_ERR_IO, errno, "Could not send to %s: %s.", hp,
+                    k->tls ? "the TLS layer failed" : strerror(errno));
+        return;
+    }
+    if (x) k->state = MCP__K_READ;
+}
+
+static void mcp__conn_connected(mcp_client *c, mcp__conn *k)
+{
+    int e = 0;
+    socklen_t l = sizeof e;
+    char hp[300];
+    mcp_error te;
+    struct timeval tv;
+    int64_t left;
+    getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &e, &l);
+    if (e) {
+        mcp__host_port(c, hp, sizeof hp);
+        mcp__x_fail(c, k->x, MCP_ERR_IO, e, "Could not connect to %s: %s.", hp, strerror(e));
+        return;
+    }
+    if (c->http.url.https) {         /* the hook's handshake blocks, bounded by the connect time */
+        left = k->deadline - mcp_time_ms();
+        if (left < 1) left = 1;
+        tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
+        fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) & ~O_NONBLOCK);
+        setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(k->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        memset(&te, 0, sizeof te);
+        k->tls = c->d.tls->open(c->d.tls->user, k->fd, c->http.url.host, &te);
+        mcp__nonblock(k->fd);
+        if (!k->tls) {
+            mcp__host_port(c, hp, sizeof hp);
+            mcp__x_fail(c, k->x, te.status < 0 ? te.status : MCP_ERR_IO, te.sys_errno,
+                        "TLS handshake with %s failed%s%s", hp, te.message[0] ? ": " : ".", te.message);
+            return;
+        }
+    }
+    k->state = MCP__K_WRITE;
+    mcp__conn_write(c, k);
+}
+
+/* "HTTP 401: <body> (WWW-Authenticate: ...)" */
+static void mcp__http_error_text(const mcp__xfer *x, const mcp_http_resp *r, char *out, size_t n)
+{
+    char body[240];
+    size_t i, m = 0;
+    const char *wa = mcp_http_resp_header(r, "www-authenticate", 0);
+    const char *as = mcp_http_resp_header(r, "mcp-auth-server", 0);
+    for (i = 0; i < x->in.len && m + 1 < sizeof body; i++) {
+        unsigned char ch = (unsigned char)x->in.data[i];
+        if (ch < 0x20 || ch == 0x7F) ch = ' ';
+        if (ch == ' ' && (m == 0 || body[m - 1] == ' ')) continue;
+        body[m++] = (char)ch;
+    }
+    while (m && body[m - 1] == ' ') m--;
+    body[m] = 0;
+    snprintf(out, n, "HTTP %d: %s%s%s%s%s%s", x->status, m ? body : r->reason && *r->reason ? r->reason : "(no body)",
+             wa ? " (WWW-Authenticate: " : "", wa ? wa : "", wa ? ")" : "",
+             as ? " (Mcp-Auth-Server: " : "", as ? as : "");
+    if (as && strlen(out) + 2 < n) strcat(out, ")");
+}
+
+static void mcp__x_take(mcp_client *c, mcp__xfer *x, const char *text, size_t len)
+{
+    mcp_error pe;
+    mcp_json_opts o;
+    mcp_json_doc *doc;
+    const mcp_json *m;
+    int64_t id;
+    memset(&o, 0, sizeof o);
+    o.max_size = c->d.max_message ? c->d.max_message : MCP_JSONL_MAX_LINE;
+    if (!(doc = mcp_json_parse_ex(text, len, &o, &pe))) {
+        c->stats.received++; c->stats.dropped++;
+        mcp__log(c, "Dropped a message from the server that is not JSON (%.300s).", pe.message);
+        return;
+    }
+    m = mcp_json_root(doc);
+    if (x->id >= 0 && mcp_json_int64(mcp_json_get(m, "id"), &id) && id == x->id &&
+        (mcp_json_get(m, "result") || mcp_json_get(m, "error")))
+        x->got_response = 1;
+    mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
+}
+
+/* HTTP+SSE: the endpoint event names where to POST, resolved against the stream's URL; it
+   must be the same origin. */
+static void mcp__sse_endpoint(mcp_client *c, const char *data, size_t n)
+{
+    const mcp_http_url *u = &c->http.url;
+    mcp_buf abs;
+    mcp_http_url p;
+    mcp_error e;
+    char hp[300], *slash;
+    mcp__xfer *x;
+    memset(&abs, 0, sizeof abs);
+    snprintf(hp, sizeof hp, "%s://%s%s%s:%u", u->https ? "https" : "http", u->ipv6 ? "[" : "",
+             u->host, u->ipv6 ? "]" : "", u->port);
+    if (n >= 2 && data[0] == '/' && data[1] == '/') {
+        mcp_buf_append(&abs, u->https ? "https:" : "http:", u->https ? 6 : 5);
+    } else if (!(n > 7 && !memcmp(data, "http://", 7)) && !(n > 8 && !memcmp(data, "https://", 8))) {
+        mcp_buf_append(&abs, hp, strlen(hp));
+        if (!n || data[0] != '/') {                      /* relative: against the stream's path */
+            slash = strrchr(u->target, '/');
+            mcp_buf_append(&abs, u->target, slash ? (size_t)(slash - u->target) + 1 : 1);
+        }
+    }
+    mcp_buf_append(&abs, data, n);
+    mcp_buf_append(&abs, "", 1);
+    if (!abs.data || mcp_http_url_parse(&p, abs.data, &e) != MCP_OK) {
+        mcp__transport_down(c, MCP_ERR_PROTOCOL, "the server's endpoint event is not a usable URL: %.200s",
+                            e.message);
+    } else if (p.https != u->https || p.port != u->port || !mcp__ieq(p.host, strlen(p.host), u->host)) {
+        mcp__transport_down(c, MCP_ERR_PROTOCOL, "the server's endpoint event names another origin (%.200s); "
+                            "it was refused", abs.data);
+        mcp_http_url_free(&p);
+    } else {
+        mcp_http_url_free(&c->http.post);
+        c->http.post = p;
+        c->http.have_post = 1;
+        for (x = c->http.xfers; x; x = x->next) if (x->kind == MCP__X_POST) mcp__x_start(c, x);
+    }
+    mcp_buf_free(&abs);
+}
+
+static void mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t n)
+{
+    size_t used;
+    mcp_status st;
+    mcp_sse_event ev;
+    while (n && !c->dead) {
+        st = mcp_sse_feed(&x->sp, p, n, &used);
+        p += used; n -= used;
+        while (mcp_sse_next(&x->sp, &ev) == MCP_OK) {
+            if (x->kind == MCP__X_SSE_GET && ev.type_len == 8 && !memcmp(ev.type, "endpoint", 8)) {
+                mcp__sse_endpoint(c, ev.data, ev.data_len);
+                continue;
+            }
+            if (!ev.data_len) continue;                  /* a priming event: only its id counts */
+            if (ev.type_len != 7 || memcmp(ev.type, "message", 7)) {
+                mcp__log(c, "Ignored an SSE event of type \"%.*s\".", (int)(ev.type_len > 40 ? 40 : ev.type_len), ev.type);
+                continue;
+            }
+            if (x->kind == MCP__X_LISTEN) c->http.listen_attempts = 0;
+            mcp__x_take(c, x, ev.data, ev.data_len);
+        }
+        if (st < 0) {
+            mcp__log(c, "An event stream from the server broke: %s.", x->sp.what ? x->sp.what : "malformed");
+            break;
+        }
+    }
+}
+
+/* The response is complete (END), or the connection ended it. */
+static void mcp__x_end(mcp_client *c, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    mcp_call *call;
+    char msg[400];
+    mcp__http_error_text(x, &k->resp, msg, sizeof msg);
+    if (x->reinit) {                                      /* 404 on a session: start a new one */
+        mcp__x_drop(c, x, 1);
+        mcp__http_reinit(c, x);
+        return;
+    }
+    if (x->bad_ct) {
+        const char *ct = mcp_http_resp_header(&k->resp, "content-type", 0);
+        snprintf(msg, sizeof msg, "The server answered with Content-Type \"%.80s\", where %s was expected",
+                 ct ? ct : "(none)", x->kind == MCP__X_POST ? "application/json or text/event-stream"
+                                                            : "text/event-stream");
+        x->status = 0;
+    }
+    if (x->status >= 200 && x->status < 300) {
+        if (x->sse) { mcp__x_drop(c, x, 1); mcp__x_stream_end(c, x, "the server ended the stream"); return; }
+        if (x->json) mcp__x_take(c, x, x->in.data ? x->in.data : "", x->in.len);
+        mcp__x_drop(c, x, 1);
+        if (x->kind == MCP__X_POST && c->d.transport == MCP_HTTP && x->id >= 0 && !x->got_response &&
+            !c->http.listener && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL)
+            mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld", (long long)x->id);
+        mcp__x_free(x);
+        return;
+    }
+    mcp__x_drop(c, x, 1);
+    if (x->kind == MCP__X_LISTEN) {
+        if (x->status != 405) mcp__log(c, "The server refused the GET event stream: %s", msg);
+        c->http.listen_off = 1;                           /* 405: it offers none, not an error */
+    } else if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
+        mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
+        call->err.http_status = x->status;
+    } else if (x->kind == MCP__X_SSE_GET) {
+        if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
+            mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
+            call->err.http_status = x->status;
+        }
+        mcp__transport_down(c, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
+    } else if (x->kind == MCP__X_POST) {
+        mcp__log(c, "The server refused a message: %s", msg);
+    }
+    mcp__x_free(x);
+}
+
+/* A stream ended without its answer: resume it with GET and Last-Event-ID after the server's
+   retry time (bounded attempts), or give the call up. */
+static void mcp__x_stream_end(mcp_client *c, mcp__xfer *x, const char *why)
+{
+    size_t lil;
+    const char *lid = mcp_sse_last_id(&x->sp, &lil);
+    unsigned long wait = x->sp.has_retry ? x->sp.retry_ms : 1000;
+    mcp_call *call = x->id >= 0 ? mcp__rpc_find(&c->rpc, x->id) : NULL;
+    int listener = x->kind == MCP__X_LISTEN;
+    if (x->kind == MCP__X_SSE_GET) {
+        mcp__x_free(x);
+        mcp__transport_down(c, MCP_ERR_CLOSED, "the server closed the event stream (%s)", why);
+        return;
+    }
+    if (c->dead || (!listener && (!call || x->got_response)) || x->kind == MCP__X_DELETE) { mcp__x_free(x); return; }
+    if (listener) {
+        if (++c->http.listen_attempts > 5) {
+            mcp__log(c, "Gave up the GET event stream after 5 attempts to resume it (%s).", why);
+            mcp__x_free(x);
+            return;
+        }
+        if (!x->sp.has_retry) wait = 1000ul << (c->http.listen_attempts - 1);
+        if (wait > 30000) wait = 30000;
+    } else if (!lil || x->attempts >= 5) {
+        mcp__x_free(x);
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld", (long long)call->id);
+        return;
+    }
+    x->attempts++;
+    if (lil) {
+        MCP_FREE(x->last_id, NULL);
+        x->last_id = (char *)MCP_MALLOC(lil + 1, NULL);
+        if (x->last_id) { memcpy(x->last_id, lid, lil); x->last_id[lil] = 0; }
+    }
+    if (!listener) x->kind = MCP__X_RESUME;
+    x->body.len = 0;                                      /* a GET: no body */
+    mcp_sse_reset(&x->sp);                                /* keeps the last id and retry */
+    x->at = mcp_time_ms() + (int64_t)wait;
+    x->next = c->http.xfers; c->http.xfers = x;
+    if (listener) c->http.listener = x;
+}
+
+static void mcp__x_head(mcp_client *c, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    const char *ct = mcp_http_resp_header(&k->resp, "content-type", 0);
+    const char *sid = mcp_http_resp_header(&k->resp, "mcp-session-id", 0);
+    size_t i;
+    x->status = k->resp.status;
+    if (sid && c->d.transport == MCP_HTTP && (!c->http.session || strcmp(sid, c->http.session))) {
+        for (i = 0; sid[i] && sid[i] >= 0x21 && sid[i] <= 0x7E && i < 1024; i++) {}
+        if (sid[i] || !i) mcp__log(c, "Ignored a malformed Mcp-Session-Id header.");
+        else {
+            MCP_FREE(c->http.session, NULL);
+            c->http.session = (char *)MCP_MALLOC(i + 1, NULL);
+            if (c->http.session) memcpy(c->http.session, sid, i + 1);
+        }
+    }
+    if (x->status == 404 && x->had_session && x->kind == MCP__X_POST && !x->reinit && x->attempts == 0) {
+        x->reinit = 1;                                    /* the session expired */
+        return;
+    }
+    if (x->status < 200 || x->status >= 300) return;
+    if (ct && !strncmp(ct, "text/event-stream", 17)) x->sse = 1;
+    else if (ct && !strncmp(ct, "application/json", 16)) x->json = 1;
+    if (x->kind == MCP__X_POST) {
+        if (c->d.transport == MCP_SSE) x->json = x->sse = 0;     /* answers come on the stream */
+        else if (!x->sse && !x->json && x->id >= 0 && k->resp.framing != MCP_HTTP_NO_BODY) x->bad_ct = 1;
+    } else if (x->kind != MCP__X_DELETE && !x->sse) {
+        x->bad_ct = 1;                                    /* an event stream was asked for */
+    }
+}
+
+/* Response bytes for the exchange on k. Returns 0 once k is gone or free for another. */
+static int mcp__conn_feed(mcp_client *c, mcp__conn *k, const char *p, size_t n)
+{
+    size_t used, max = c->d.max_message ? c->d.max_message : MCP_JSONL_MAX_LINE;
+    mcp_status st;
+    mcp_http_event ev;
+    mcp__xfer *x;
+    char hp[300];
+    while (n) {
+        st = mcp_http_resp_feed(&k->resp, p, n, &used);
+        p += used; n -= used;
+        while ((x = k->x) != NULL && mcp_http_resp_next(&k->resp, &ev) == MCP_OK) {
+            if (ev.type == MCP_HTTP_HEAD) mcp__x_head(c, k);
+            else if (ev.type == MCP_HTTP_BODY) {
+                if (x->sse && !x->reinit) mcp__x_sse_events(c, x, ev.data, ev.len);
+                else if (x->json && !x->reinit) {
+                    if (x->in.len + ev.len > max) {
+                        mcp__x_fail(c, x, MCP_ERR_LIMIT, 0, "The server's response is larger than the "
+                                    "limit of %lu bytes.", (unsigned long)max);
+                        return 0;
+                    }
+                    mcp_buf_append(&x->in, ev.data, ev.len);
+                } else if (x->in.len < 1024) {
+                    mcp_buf_append(&x->in, ev.data, ev.len < 1024 - x->in.len ? ev.len : 1024 - x->in.len);
+                }
+            } else {
+                mcp__x_end(c, k);
+                return 0;                                 /* k is idle or closed now */
+            }
+            if (c->dead) return 0;
+        }
+        if (!k->x) return 0;
+        if (st < 0) {
+            mcp__host_port(c, hp, sizeof hp);
+            mcp__x_fail(c, k->x, st, 0, "The HTTP response from %s is malformed: %s.", hp,
+                        k->resp.what ? k->resp.what : "bad framing");
+            return 0;
+        }
+        if (st == MCP_AGAIN && !used) break;
+    }
+    return 1;
+}
+
+static void mcp__conn_read(mcp_client *c, mcp__conn *k)
+{
+    long r;
+    int rounds;
+    mcp_status st;
+    char hp[300];
+    if (!c->http.rbuf && !(c->http.rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return;
+    k->want_write = 0;
+    for (rounds = 0; rounds < 16; rounds++) {
+        r = k->tls ? c->d.tls->read(k->tls, c->http.rbuf, MCP__RBUF) : (long)recv(k->fd, c->http.rbuf, MCP__RBUF, 0);
+        if (r > 0) {
+            k->got += (size_t)r;
+            if (!mcp__conn_feed(c, k, c->http.rbuf, (size_t)r)) return;
+            if ((size_t)r < MCP__RBUF) return;
+            continue;
+        }
+        if (!k->tls && r < 0 && errno == EINTR) continue;
+        if (k->tls ? r == MCP_TLS_WANT_READ : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k->tls && r == MCP_TLS_WANT_WRITE) { k->want_write = 1; return; }
+        /* the connection ended: EOF, a reset, or a TLS failure */
+        if (mcp__x_retry(c, k)) return;
+        st = mcp_http_resp_finish(&k->resp);
+        if (k->x && st == MCP_OK) {                       /* a body read until close: its END */
+            mcp_http_event ev;
+            while (k->x && mcp_http_resp_next(&k->resp, &ev) == MCP_OK)
+                if (ev.type == MCP_HTTP_END) { mcp__x_end(c, k); return; }
+        }
+        if (!k->x) return;
+        if (k->x->sse && k->x->status >= 200 && k->x->status < 300) {   /* a stream dropped */
+            mcp__xfer *x = k->x;
+            k->x = NULL; x->conn = NULL;
+            mcp__conn_close(c, k);
+            mcp__x_unlink(c, x);
+            mcp__x_stream_end(c, x, "the connection closed");
+            return;
+        }
+        mcp__host_port(c, hp, sizeof hp);
+        if (k->x->id >= 0 && k->x->kind == MCP__X_POST)
+            mcp__x_fail(c, k->x, MCP_ERR_PROTOCOL, 0, "No response received for request ID %lld (the "
+                        "connection to %s closed: %s)", (long long)k->x->id, hp,
+                        k->resp.what ? k->resp.what : "EOF");
+        else
+            mcp__x_fail(c, k->x, MCP_ERR_CLOSED, 0, "The connection to %s closed (%s).", hp,
+                        k->resp.what ? k->resp.what : "EOF");
+        return;
+    }
+}
+
+/* 404 for a request that carried the session: a new initialize (once), then the request
+   again in the new session. */
+static void mcp__http_reinit(mcp_client *c, mcp__xfer *x)
+{
+    mcp_call *call;
+    mcp_error e;
+    x->reinit = 0; x->waiting = 1; x->attempts = 1;
+    x->next = c->http.xfers; c->http.xfers = x;          /* parked until the new session */
+    if (c->http.reiniting) return;
+    c->http.reiniting = 1;
+    MCP_FREE(c->http.session, NULL);
+    c->http.session = NULL;
+    call = c->init_params ? mcp__start(c, "initialize", c->init_params, strlen(c->init_params), NULL, 2, &e) : NULL;
+    if (!call) { c->http.reiniting = 0; mcp__http_reinit_done(c, 0); }
+}
+
+/* The new session is there (ok) or not: the parked requests go again or fail. */
+static void mcp__http_reinit_done(mcp_client *c, int ok)
+{
+    mcp__xfer *x, *next;
+    mcp_call *call;
+    c->http.reiniting = 0;
+    for (x = c->http.xfers; x; x = next) {
+        next = x->next;
+        if (!x->waiting) continue;
+        x->waiting = 0;
+        if (ok) { mcp__x_start(c, x); continue; }
+        mcp__x_unlink(c, x);
+        if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
+            mcp__call_fail(call, MCP_ERR_HTTP, "HTTP 404: the session expired and a new one could not be started");
+            call->err.http_status = 404;
+        }
+        mcp__x_free(x);
+    }
+}
+
+/* A call ended early (timeout, cancel, close): its exchange is abandoned. */
+static void mcp__http_call_ended(mcp_client *c, int64_t id)
+{
+    mcp__xfer *x;
+    for (x = c->http.xfers; x; x = x->next)
+        if (x->id == id && (x->kind == MCP__X_POST || x->kind == MCP__X_RESUME) && c->d.transport == MCP_HTTP) {
+            mcp__x_drop(c, x, 0);
+            mcp__x_free(x);
+            return;
+        }
+}
+
+static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err)
+{
+    mcp__xfer *x = mcp__x_new(c, MCP__X_POST, id);
+    if (!x || mcp_buf_append(&x->body, text, len) != MCP_OK) {
+        if (x) { mcp__x_unlink(c, x); mcp__x_free(x); }
+        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
+    }
+    c->stats.sent++;
+    mcp__x_start(c, x);
+    return MCP_OK;
+}
+
+static void mcp__http_listen(mcp_client *c)
+{
+    mcp__xfer *x;
+    if (!c->d.http_listen || c->d.transport != MCP_HTTP || c->http.listen_off || c->http.listener) return;
+    if ((x = mcp__x_new(c, MCP__X_LISTEN, -1)) != NULL) { c->http.listener = x; mcp__x_start(c, x); }
+}
+
+static mcp_status mcp__http_open(mcp_client *c, mcp_error *err)
+{
+    struct addrinfo hints;
+    char port[16], hp[300];
+    int r;
+    mcp__xfer *x;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    snprintf(port, sizeof port, "%u", c->http.url.port);
+    r = getaddrinfo(c->http.url.host, port, &hints, &c->http.ai);
+    if (r) {
+        mcp__host_port(c, hp, sizeof hp);
+        c->http.ai = NULL;
+        return mcp__fail(err, MCP_ERR_IO, "Could not resolve %s: %s.", hp, gai_strerror(r));
+    }
+    if (c->d.transport == MCP_SSE) {
+        if (!(x = mcp__x_new(c, MCP__X_SSE_GET, -1))) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+        mcp__x_start(c, x);
+    }
+    return MCP_OK;
+}
+
+static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
+{
+    int n = 0;
+    const mcp__conn *k;
+    for (k = c->http.conns; k && n < max; k = k->next) {
+        if (k->state == MCP__K_IDLE || k->fd < 0) continue;
+        fds[n].fd = k->fd;
+        fds[n].events = (short)(k->state == MCP__K_CONNECT || k->state == MCP__K_WRITE || k->want_write
+                                ? POLLOUT : POLLIN);
+        n++;
+    }
+    return n;
+}
+
+/* The next time something HTTP is due: a resumption to start, a connect to give up. */
+static int64_t mcp__http_due(const mcp_client *c)
+{
+    int64_t due = -1;
+    const mcp__xfer *x;
+    const mcp__conn *k;
+    for (x = c->http.xfers; x; x = x->next)
+        if (!x->conn && !x->waiting && x->at && (due < 0 || x->at < due)) due = x->at;
+    for (k = c->http.conns; k; k = k->next)
+        if (k->state == MCP__K_CONNECT && (due < 0 || k->deadline < due)) due = k->deadline;
+    return due;
+}
+
+static int mcp__conn_alive(const mcp_client *c, const mcp__conn *k)
+{
+    const mcp__conn *i;
+    for (i = c->http.conns; i; i = i->next) if (i == k) return 1;
+    return 0;
+}
+
+static void mcp__http_io(mcp_client *c, int wait)
+{
+    struct pollfd pf[64];
+    mcp__conn *ks[64], *k, *next;
+    mcp__xfer *x, *xn;
+    int64_t now = mcp_time_ms(), due;
+    int n = 0, i, r;
+    char hp[300];
+    for (x = c->http.xfers; x; x = xn) {                 /* exchanges whose time has come */
+        xn = x->next;
+        if (!x->conn && !x->waiting && x->at <= now) mcp__x_start(c, x);
+        if (c->dead) return;                              /* the list is gone with it */
+    }
+    for (k = c->http.conns; k; k = next) {               /* connects that took too long */
+        next = k->next;
+        if (k->state == MCP__K_CONNECT && k->deadline <= now && k->x) {
+            mcp__host_port(c, hp, sizeof hp);
+            mcp__x_fail(c, k->x, MCP_ERR_TIMEOUT, ETIMEDOUT, "Could not connect to %s: no answer within %d ms.",
+                        hp, c->d.connect_timeout_ms > 0 ? c->d.connect_timeout_ms : 10000);
+            if (c->dead) return;
+        }
+    }
+    for (k = c->http.conns; k && n < 64; k = k->next) {
+        if (k->state == MCP__K_IDLE) continue;
+        ks[n] = k;
+        pf[n].fd = k->fd; pf[n].revents = 0;
+        pf[n].events = (short)(k->state == MCP__K_CONNECT || k->state == MCP__K_WRITE || k->want_write ? POLLOUT : POLLIN);
+        n++;
+    }
+    due = mcp__http_due(c);
+    if (due >= 0) {
+        int64_t left = due - mcp_time_ms();
+        if (left < 0) left = 0;
+        if (wait < 0 || left < wait) wait = (int)left;
+    }
+    r = poll(pf, (nfds_t)n, wait);
+    for (i = 0; r > 0 && i < n && !c->dead; i++) {
+        if (!pf[i].revents || !mcp__conn_alive(c, ks[i])) continue;
+        k = ks[i];
+        if (k->state == MCP__K_CONNECT) mcp__conn_connected(c, k);
+        else if (k->state == MCP__K_WRITE && !k->want_write) mcp__conn_write(c, k);
+        else mcp__conn_read(c, k);
+    }
+}
+
+/* Close: DELETE the session (failure ignored, bounded), then every connection. */
+static void mcp__http_shutdown(mcp_client *c)
+{
+    mcp__xfer *x;
+    int64_t end;
+    while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
+    while (c->http.conns) mcp__conn_close(c, c->http.conns);
+    if (c->http.session && c->d.transport == MCP_HTTP && c->http.ai) {
+        /* only the DELETE is left, and nothing it does can end the transport again: the
+           I/O loop may run once more for it */
+        c->dead = 0;
+        if ((x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL) {
+            mcp__x_start(c, x);
+            for (end = mcp_time_ms() + 1000; c->http.xfers && mcp_time_ms() < end; )
+                mcp__http_io(c, (int)(end - mcp_time_ms()));
+        }
+        c->dead = 1;
+        while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
+    }
+    while (c->http.conns) mcp__conn_close(c, c->http.conns);
+}
+#endif /* MCP_NO_HTTP */
+
 /* The transport is gone (EOF, a limit, an I/O error): shut it down now, queue the CLOSE event
    so that answers read before it are still delivered first. An empty reason: describe how
    the server ended. */
@@ -4966,6 +5868,12 @@ static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, .
             else snprintf(reason, sizeof reason, "the server closed its standard output");
         }
         mcp__fail(&c->why, st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
+    }
+#endif
+#ifndef MCP_NO_HTTP
+    if (c->d.transport != MCP_STDIO) {
+        mcp__http_shutdown(c);
+        if (!reason[0]) snprintf(reason, sizeof reason, "the client closed the connection");
     }
 #endif
     if (!c->why.message[0]) mcp__fail(&c->why, st, "%s", reason);
@@ -5000,7 +5908,17 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
 {
     const mcp_json *r;
     const char *v, *want = c->d.protocol_version ? c->d.protocol_version : mcp__versions[0];
+    int reinit = call->is_init == 2;
     call->is_init = 0;
+#ifndef MCP_NO_HTTP
+    if (reinit) {                                        /* a new session after a 404 */
+        if (call->status == MCP_OK) mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
+        mcp__http_reinit_done(c, call->status == MCP_OK);
+        mcp_call_free(call);                             /* the library's own call */
+        return;
+    }
+#endif
+    (void)reinit;
     if (call->status == MCP_OK) {
         r = mcp_json_root(call->doc);
         v = mcp_json_str(mcp_json_get(r, "protocolVersion"));
@@ -5018,6 +5936,9 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         c->version = v;
         c->state = MCP__READY;
         mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
+#ifndef MCP_NO_HTTP
+        mcp__http_listen(c);
+#endif
         return;
     }
     if (call->status == MCP_ERR_CLOSED && c->exited)
@@ -5040,7 +5961,14 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO && mcp__stdio_open(&c->io, &c->d, err) != MCP_OK) {
         c->state = MCP__CLOSED; c->dead = 1;
-        if (err) c->why = *err;
+        c->why = *err;
+        return NULL;
+    }
+#endif
+#ifndef MCP_NO_HTTP
+    if (c->d.transport != MCP_STDIO && mcp__http_open(c, err) != MCP_OK) {
+        c->state = MCP__CLOSED; c->dead = 1;
+        c->why = *err;
         return NULL;
     }
 #endif
@@ -5074,10 +6002,17 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, &len, err);
+    c->init_id = c->rpc.next_id + 1;
     call = text ? mcp__start(c, "initialize", text, len, NULL, 1, err) : NULL;
-    mcp_free(text);
-    if (!call) mcp__transport_down(c, err->status, "initialize could not be sent");
-    else mcp__ok(err);
+    c->init_params = text;                               /* kept: a new session needs it again */
+    if (!call) { mcp__transport_down(c, err->status, "initialize could not be sent"); return NULL; }
+#ifndef MCP_NO_HTTP
+    if (c->d.transport == MCP_SSE) {                     /* initialize goes once the endpoint is known */
+        mcp__xfer *x = mcp__x_new(c, MCP__X_SSE_GET, -1);
+        if (x) mcp__x_start(c, x);
+    }
+#endif
+    mcp__ok(err);
     return call;
 }
 
@@ -5099,6 +6034,10 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     mcp__cp cp;
     mcp_client_desc copy;
     mcp_json_doc *caps;
+#ifndef MCP_NO_HTTP
+    mcp_http_url url;
+    memset(&url, 0, sizeof url);
+#endif
     if (!desc) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_new needs a description."); return NULL; }
     if (desc->transport == MCP_STDIO) {
 #ifdef MCP_NO_STDIO
@@ -5110,8 +6049,18 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
             return NULL;
         }
 #endif
+    } else if (desc->transport == MCP_HTTP || desc->transport == MCP_SSE) {
+#ifdef MCP_NO_HTTP
+        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no HTTP transports (MCP_NO_HTTP).");
+        return NULL;
+#else
+        if (!desc->url) {
+            mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports need desc.url, the server's MCP endpoint.");
+            return NULL;
+        }
+#endif
     } else {
-        mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports are not available in this version of mcp.h.");
+        mcp__fail(err, MCP_ERR_INVALID, "desc.transport is not MCP_STDIO, MCP_HTTP or MCP_SSE.");
         return NULL;
     }
     if (desc->protocol_version && !mcp__version_known(desc->protocol_version)) {
@@ -5128,20 +6077,45 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
         }
         mcp_json_free(caps);
     }
+#ifndef MCP_NO_HTTP
+    if (desc->transport != MCP_STDIO) {
+        const char *const *h;
+        if (mcp_http_url_parse(&url, desc->url, err) != MCP_OK) return NULL;
+        if (url.https && !(desc->tls && desc->tls->open && desc->tls->read && desc->tls->write)) {
+            mcp_http_url_free(&url);
+            mcp__fail(err, MCP_ERR_INVALID, "https:// URLs need a TLS hook in desc.tls, because libc has no "
+                      "TLS; examples/tls_openssl.c shows one on OpenSSL.");
+            return NULL;
+        }
+        for (h = desc->headers; h && *h; h++)
+            if (!mcp__check_header(*h, err)) { mcp_http_url_free(&url); return NULL; }
+    }
+#endif
     c = (mcp_client *)MCP_MALLOC(sizeof *c, NULL);
-    if (!c) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory creating a client."); return NULL; }
-    memset(c, 0, sizeof *c);
-    copy = *desc;
-    cp.base = NULL; cp.used = 0;
-    mcp__cp_desc(&cp, desc, &copy);
-    c->strings = (char *)MCP_MALLOC(cp.used ? cp.used : 1, NULL);
-    if (!c->strings) { MCP_FREE(c, NULL); mcp__fail(err, MCP_ERR_NOMEM, "Out of memory creating a client."); return NULL; }
+    if (c) {
+        memset(c, 0, sizeof *c);
+        copy = *desc;
+        cp.base = NULL; cp.used = 0;
+        mcp__cp_desc(&cp, desc, &copy);
+        c->strings = (char *)MCP_MALLOC(cp.used ? cp.used : 1, NULL);
+    }
+    if (!c || !c->strings) {
+        MCP_FREE(c, NULL);
+#ifndef MCP_NO_HTTP
+        mcp_http_url_free(&url);
+#endif
+        mcp__fail(err, MCP_ERR_NOMEM, "Out of memory creating a client.");
+        return NULL;
+    }
     c->d = *desc;
     cp.base = c->strings; cp.used = 0;
     mcp__cp_desc(&cp, desc, &c->d);
 #ifndef MCP_NO_STDIO
     c->io.in_fd = c->io.out_fd = c->io.err_fd = c->io.pidfd = -1;
     c->io.fr.max_line = desc->max_message;
+#endif
+#ifndef MCP_NO_HTTP
+    c->http.url = url;
 #endif
     mcp__ok(err);
     return c;
@@ -5172,7 +6146,15 @@ MCPDEF void mcp_client_free(mcp_client *c)
     for (e = c->qhead; e; e = en) { en = e->next; mcp_json_free(e->doc); MCP_FREE(e, NULL); }
     mcp__rpc_free(&c->rpc);
     mcp_json_free(c->init);
+    mcp_free(c->init_params);
     mcp_jw_free(&c->w);
+#ifndef MCP_NO_HTTP
+    mcp_http_url_free(&c->http.url);
+    mcp_http_url_free(&c->http.post);
+    if (c->http.ai) freeaddrinfo(c->http.ai);
+    MCP_FREE(c->http.session, NULL);
+    MCP_FREE(c->http.rbuf, NULL);
+#endif
 #ifndef MCP_NO_STDIO
     mcp_jsonl_free(&c->io.fr);
     mcp_buf_free(&c->io.out); mcp_buf_free(&c->io.errline);
@@ -5196,6 +6178,9 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
         if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
 #ifndef MCP_NO_STDIO
         if (c->d.transport == MCP_STDIO) mcp__stdio_io(c, wait);
+#endif
+#ifndef MCP_NO_HTTP
+        if (c->d.transport != MCP_STDIO) mcp__http_io(c, wait);
 #endif
     }
     mcp__dispatch(c);
@@ -5254,6 +6239,9 @@ MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
         if (c->io.pidfd >= 0 && n < max) { fds[n].fd = c->io.pidfd; fds[n].events = POLLIN; n++; }
     }
 #endif
+#ifndef MCP_NO_HTTP
+    if (c->d.transport != MCP_STDIO) n = mcp__http_pollfds(c, fds, max);
+#endif
     return n;
 }
 
@@ -5268,6 +6256,12 @@ MCPDEF int mcp_client_next_timeout(const mcp_client *c)
     if (!c->dead && c->d.transport == MCP_STDIO && c->io.pid > 0 && c->io.pidfd < 0) {
         int64_t check = mcp_time_ms() + 250;           /* no pidfd: look at the child now and then */
         if (due < 0 || check < due) due = check;
+    }
+#endif
+#ifndef MCP_NO_HTTP
+    if (!c->dead && c->d.transport != MCP_STDIO) {
+        int64_t h = mcp__http_due(c);
+        if (h >= 0 && (due < 0 || h < due)) due = h;
     }
 #endif
     if (due < 0) return -1;
