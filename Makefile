@@ -42,6 +42,11 @@ export ASAN_OPTIONS  = detect_leaks=1
 export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 endif
 
+# OpenSSL is optional: only examples/tls_openssl.c (the TLS hook) and its test use it.
+ifneq ($(wildcard /usr/include/openssl/ssl.h),)
+HAVE_OPENSSL = 1
+endif
+
 # cJSON is an optional baseline for the benchmarks.
 ifneq ($(wildcard /usr/include/cjson/cJSON.h),)
 BENCH_CFLAGS = -DHAVE_CJSON
@@ -55,12 +60,26 @@ TEST_CPP2  = $(addsuffix _cppimpl,$(TEST_CPP))
 TEST_SH    = $(wildcard tests/test_*.sh)
 SERVERS    = $(patsubst tests/servers/%.c,$(B)/%,$(wildcard tests/servers/*.c))
 BENCH      = $(patsubst bench/%.c,$(B)/%,$(wildcard bench/*.c))
+# examples/*.c: whole programs; the TLS example only where OpenSSL's headers are installed
+EXAMPLE_SRC = $(filter-out examples/tls_openssl.c,$(wildcard examples/*.c))
+EXAMPLES   = $(patsubst examples/%.c,$(B)/%,$(EXAMPLE_SRC))
+ifeq ($(HAVE_OPENSSL),1)
+ifneq ($(wildcard examples/tls_openssl.c),)
+EXAMPLES  += $(B)/tls_openssl
+endif
+endif
 TEST_BINS  = $(TEST_C) $(STANDALONE) $(TEST_CPP) $(TEST_CPP2)
+# tests/tls_test.c: the TLS hook against a local TLS server; needs OpenSSL, so only then
+ifeq ($(HAVE_OPENSSL),1)
+ifneq ($(wildcard tests/tls_test.c),)
+TEST_BINS += $(B)/tls_test
+endif
+endif
 HDRS       = mcp.h tests/test.h
 
-.PHONY: all test asan valgrind check fuzz bench interop clean help
+.PHONY: all test asan valgrind check fuzz bench interop conformance clean help
 
-all: $(TEST_BINS) $(SERVERS) $(BENCH)
+all: $(TEST_BINS) $(SERVERS) $(BENCH) $(EXAMPLES)
 
 $(B)/impl.o: tests/impl.c mcp.h | $(B)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -85,6 +104,15 @@ $(TEST_CPP): $(B)/%: $(B)/%.cpp.o $(B)/impl.o
 
 $(TEST_CPP2): $(B)/%_cppimpl: $(B)/%.cpp.o $(B)/impl_cpp.o
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+
+$(B)/tls_test: tests/tls_test.c examples/tls_openssl.c mcp.h $(HDRS) | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lssl -lcrypto
+
+$(B)/tls_openssl: examples/tls_openssl.c mcp.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lssl -lcrypto
+
+$(filter-out $(B)/tls_openssl,$(EXAMPLES)): $(B)/%: examples/%.c mcp.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
 
 $(BENCH): $(B)/%: bench/%.c mcp.h | $(B)
 	$(CC) $(CFLAGS) $(BENCH_CFLAGS) $< -o $@ $(LDFLAGS) $(BENCH_LIBS) -lm
@@ -162,6 +190,11 @@ bench: $(BENCH)
 interop:
 	@bash tests/interop/run.sh
 
+# The official MCP conformance suite (npm, pinned in tests/conformance/package-lock.json, with
+# Node 22 from the npm package "node") against build/conformance-client.
+conformance: all
+	@bash tests/conformance/run.sh
+
 clean:
 	rm -rf build
 
@@ -171,6 +204,7 @@ help:
 	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/"
 	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1)"
 	@echo "make interop    the client against the official reference servers (npm, pinned)"
+	@echo "make conformance  the official MCP conformance suite's client scenarios"
 	@echo "make check      compile mcp.h with gcc, clang, g++, clang++, tcc, musl and every option"
 	@echo "make fuzz       libFuzzer on each of $(FUZZ_ALL), FUZZ_SECONDS=$(FUZZ_SECONDS) each"
 	@echo "                (FUZZ_TARGETS=\"http sse\" runs a subset)"
