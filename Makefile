@@ -77,7 +77,7 @@ endif
 endif
 HDRS       = mcp.h tests/test.h
 
-.PHONY: all test asan valgrind check fuzz bench interop conformance clean help
+.PHONY: all test demo asan valgrind check fuzz bench interop conformance clean help
 
 all: $(TEST_BINS) $(SERVERS) $(BENCH) $(EXAMPLES)
 
@@ -190,6 +190,10 @@ bench: $(BENCH)
 interop:
 	@bash tests/interop/run.sh
 
+# The two-minute tour: mcpc (examples/mcpc.c) talking to the demo server (examples/demo_server.c).
+demo: all
+	@bash examples/demo.sh $(B)
+
 # The official MCP conformance suite (npm, pinned in tests/conformance/package-lock.json, with
 # Node 22 from the npm package "node") against build/conformance-client.
 conformance: all
@@ -201,6 +205,7 @@ clean:
 help:
 	@echo "make            build every test and benchmark into build/"
 	@echo "make test       build and run every test (DATA=$(DATA) is passed as argv[1])"
+	@echo "make demo       mcpc, the command-line client, talking to the bundled demo server"
 	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/"
 	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1)"
 	@echo "make interop    the client against the official reference servers (npm, pinned)"
