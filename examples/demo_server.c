@@ -250,16 +250,20 @@ static void call_tool(const char *id, const mcp_json *params)
         mcp_free(json);
     } else if (!strcmp(name, "add")) {
         const mcp_json *a = mcp_json_get(args, "a"), *b = mcp_json_get(args, "b");
+        double sum;
         if (mcp_json_typeof(a) != MCP_JSON_NUMBER || mcp_json_typeof(b) != MCP_JSON_NUMBER) {
             reply_text(id, "add needs two numbers, a and b.", 1);
             return;
         }
-        snprintf(text, sizeof text, "%.17g", mcp_json_num(a) + mcp_json_num(b));
+        sum = mcp_json_num(a) + mcp_json_num(b);
+        snprintf(text, sizeof text, "%.17g", sum);
         result_begin(id);
         mcp_jw_obj_begin(&w);
         mcp_jw_key(&w, "content"); mcp_jw_arr_begin(&w); text_item(text); mcp_jw_arr_end(&w);
         mcp_jw_key(&w, "structuredContent"); mcp_jw_obj_begin(&w);
-        mcp_jw_key(&w, "sum"); mcp_jw_num(&w, mcp_json_num(a) + mcp_json_num(b));
+        mcp_jw_key(&w, "sum");
+        if (sum > -1e15 && sum < 1e15 && sum == (double)(int64_t)sum) mcp_jw_int(&w, (int64_t)sum);
+        else mcp_jw_num(&w, sum);                               /* 42, not 42.0 */
         mcp_jw_obj_end(&w);
         mcp_jw_obj_end(&w);
         msg_send();
