@@ -233,31 +233,40 @@ static mcp_status request(const char *method, const char *params, const char *wh
     return call ? wait_for(call, result, err) : err->status;
 }
 
+/* {"key": value}: params for the requests that take one string (mcp_free it) */
+static char *params1(const char *key, const char *value)
+{
+    mcp_jw w;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w); mcp_jw_key(&w, key); mcp_jw_str(&w, value); mcp_jw_obj_end(&w);
+    return mcp_jw_finish(&w, NULL, NULL);
+}
+
 /* A list method, every page: {"<key>": [all items]} */
 static mcp_status list_all(const char *method, const char *key, mcp_json_doc **result, mcp_error *err)
 {
-    mcp_jw all, params;
+    mcp_jw all;
     mcp_json_doc *page = NULL;
     mcp_status st = MCP_OK;
     const mcp_json *item;
     const char *cursor = NULL;
     size_t i, len;
     int pages = 0;
-    char *text;
+    char *params, *text;
     mcp_jw_init(&all, 0);
-    mcp_jw_init(&params, 0);
     mcp_jw_obj_begin(&all); mcp_jw_key(&all, key); mcp_jw_arr_begin(&all);
     do {
-        mcp_jw_reset(&params);
-        if (cursor) { mcp_jw_obj_begin(&params); mcp_jw_key(&params, "cursor"); mcp_jw_str(&params, cursor); mcp_jw_obj_end(&params); }
-        mcp_json_free(page);
-        if ((st = request(method, cursor ? mcp_jw_text(&params, NULL) : NULL, NULL, &page, err)) != MCP_OK) break;
+        params = cursor ? params1("cursor", cursor) : NULL;
+        mcp_json_free(page);                /* the cursor pointed into it: copied just now */
+        page = NULL;
+        st = request(method, params, NULL, &page, err);
+        mcp_free(params);
+        if (st != MCP_OK) break;
         mcp_json_foreach(mcp_json_get(mcp_json_root(page), key), i, item) mcp_jw_value(&all, item);
         cursor = mcp_json_str(mcp_json_get(mcp_json_root(page), "nextCursor"));
     } while (cursor && *cursor && ++pages < 1000);
     mcp_jw_arr_end(&all); mcp_jw_obj_end(&all);
     mcp_json_free(page);
-    mcp_jw_free(&params);
     if (st == MCP_OK && (text = mcp_jw_finish(&all, &len, err)) != NULL) {
         if (!(*result = mcp_json_parse(text, len, err))) st = err->status;
         mcp_free(text);
@@ -520,15 +529,13 @@ static int cmd_read(char **a, int n, const char *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
-    mcp_jw w;
     const mcp_json *contents, *c;
     size_t i;
     mcp_status st;
+    char *params = params1("uri", a[0]);
     (void)n; (void)args;
-    mcp_jw_init(&w, 0);
-    mcp_jw_obj_begin(&w); mcp_jw_key(&w, "uri"); mcp_jw_str(&w, a[0]); mcp_jw_obj_end(&w);
-    st = request("resources/read", mcp_jw_text(&w, NULL), NULL, &doc, &err);
-    mcp_jw_free(&w);
+    st = request("resources/read", params, NULL, &doc, &err);
+    mcp_free(params);
     if (st != MCP_OK) return fail(&err);
     contents = mcp_json_get(mcp_json_root(doc), "contents");
     if (opt.json) print_json(mcp_json_root(doc));
@@ -549,14 +556,16 @@ static int cmd_prompt(char **a, int n, const char *args)
     const mcp_json *m;
     size_t i;
     mcp_status st;
+    char *params;
     (void)n;
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "name"); mcp_jw_str(&w, a[0]);
     if (args) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, args, strlen(args)); }
     mcp_jw_obj_end(&w);
-    st = request("prompts/get", mcp_jw_text(&w, NULL), NULL, &doc, &err);
-    mcp_jw_free(&w);
+    params = mcp_jw_finish(&w, NULL, NULL);
+    st = request("prompts/get", params, NULL, &doc, &err);
+    mcp_free(params);
     if (st != MCP_OK) return fail(&err);
     if (opt.json) print_json(mcp_json_root(doc));
     else {
@@ -578,6 +587,7 @@ static int cmd_complete(char **a, int n, const char *args)
     const mcp_json *c, *v;
     size_t i;
     mcp_status st;
+    char *params;
     (void)args;
     if (strcmp(a[0], "prompt") && strcmp(a[0], "resource"))
         return usage("the command is: complete prompt NAME ARG [VALUE] | complete resource URI ARG [VALUE]");
@@ -592,8 +602,9 @@ static int cmd_complete(char **a, int n, const char *args)
     mcp_jw_key(&w, "value"); mcp_jw_str(&w, n > 3 ? a[3] : "");
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
-    st = request("completion/complete", mcp_jw_text(&w, NULL), NULL, &doc, &err);
-    mcp_jw_free(&w);
+    params = mcp_jw_finish(&w, NULL, NULL);
+    st = request("completion/complete", params, NULL, &doc, &err);
+    mcp_free(params);
     if (st != MCP_OK) return fail(&err);
     c = mcp_json_get(mcp_json_root(doc), "completion");
     if (opt.json) print_json(mcp_json_root(doc));
