@@ -14,7 +14,9 @@
                          get-roots-list tool shows our root; notifications/roots/list_changed
                          makes it ask again), sampling and elicitation requests made in the
                          middle of a tool call, logging (logging/setLevel, then the simulated
-                         logging tool), and the tools/list_changed it sends after initialize.
+                         logging tool), the tools/list_changed it sends after initialize,
+                         and gzip-file-as-resource (a data: URI): the resource it registers,
+                         the resources/list_changed that announces it, listing and reading it.
      server-filesystem   `node .../server-filesystem/dist/index.js TMPDIR`: list_directory of
                          a temporary folder with two files and a folder, read_text_file,
                          write_file (checked on disk), a path outside the allowed folder.
@@ -22,22 +24,44 @@
                          into a temporary folder (desc.env): create_entities, create_relations,
                          read_graph, search_nodes, and the file on disk.
 
+   server-everything runs three times: over stdio as above, then as an HTTP server of its own
+   (`node .../server-everything/dist/index.js streamableHttp`, then `... sse`, listening on
+   the free port handed to it in PORT) reached through MCP_HTTP (http://127.0.0.1:PORT/mcp,
+   with the GET event stream open for the server's own requests and notifications) and
+   MCP_SSE (http://127.0.0.1:PORT/sse, the 2024-11-05 HTTP+SSE transport). Each HTTP run
+   does the same checks as the stdio one; the server process (its own process group) is
+   started before, waited for until it accepts connections, and stopped after (SIGTERM,
+   then SIGKILL), and the run checks that nothing of its process group is left.
+
    Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules (default: tests/interop).
-   Environment: INTEROP_VERBOSE=1 prints every stderr line, log line and notification.
-   Prints one count line per server and "N passed, N failed" last; exits 1 on any failure. */
+   Environment: INTEROP_VERBOSE=1 prints every stderr line, log line and notification (and
+   the HTTP servers' own output); INTEROP_TRANSPORTS="stdio streamableHttp sse" picks which
+   server-everything runs are done (default: all three).
+   Prints one count line per server and transport and "N passed, N failed" last; exits 1 on
+   any failure. */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
 #include "../../mcp.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 /* ---- checks ----------------------------------------------------------------------------------- */
 
@@ -393,7 +417,10 @@ static void on_progress(void *user, mcp_call *call, double progress, double tota
     st.progress_total = total;
 }
 
-static void everything(const char *tmpdir)
+/* The checks against server-everything, over the transport `kind`: stdio (we spawn it, url is
+   NULL) or MCP_HTTP / MCP_SSE to the server at url, which was started with MCP_INTEROP_MARK
+   in its environment. The caller resets the counts before and prints them after. */
+static void everything(const char *tmpdir, const char *label, mcp_transport_kind kind, const char *url)
 {
     char entry[1200], text[8192], roots1[1400], roots2[2800], uri1[1100], uri2[1100];
     const char *args[3], *env[2];
@@ -405,13 +432,20 @@ static void everything(const char *tmpdir)
     const mcp_json *arr;
     int n0, logs0;
 
-    reset_state("server-everything");
-    printf("== %s\n", st.name);
+    (void)label;
+    if (url) printf("    %s at %s\n", kind == MCP_SSE ? "MCP_SSE" : "MCP_HTTP", url);
     entry_point("server-everything", entry, sizeof entry);
     args[0] = entry; args[1] = "stdio"; args[2] = NULL;
     base_desc(&d, args);
     env[0] = "MCP_INTEROP_MARK=set by desc.env"; env[1] = NULL;
     d.env = env;
+    if (kind != MCP_STDIO) {
+        d.transport = kind;
+        d.command = NULL; d.args = NULL; d.env = NULL;
+        d.url = url;
+        d.http_listen = 1;               /* Streamable HTTP: the server's own requests and
+                                            notifications (roots/list, logging) come on the GET stream */
+    }
     d.on_request = on_request;
     d.capabilities = MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION;
     snprintf(uri1, sizeof uri1, "file://%s", tmpdir);
@@ -420,7 +454,7 @@ static void everything(const char *tmpdir)
     snprintf(roots2, sizeof roots2, "{\"roots\":[{\"uri\":\"%s\",\"name\":\"interop-root\"},"
              "{\"uri\":\"%s\",\"name\":\"second-root\"}]}", uri1, uri2);
     st.roots_json = roots1;
-    if (!(c = start(&d))) { count_line(); return; }
+    if (!(c = start(&d))) return;
 
     /* logging first, so that the roots log line below is not filtered */
     s = mcp_client_set_log_level(c, "debug", &err);
@@ -432,10 +466,19 @@ static void everything(const char *tmpdir)
     CHECK(log_has(0, "Roots updated: 1 root(s) received from client"),
           "our roots/list answer got through: the server logged \"%s\"", st.nlogs ? st.logs[0] : "(nothing)");
 
-    /* list_changed: registering the capability-dependent tools after initialize announces them */
-    CHECK(note_count("notifications/tools/list_changed") >= 1,
-          "notifications/tools/list_changed after initialize (%d received)",
-          note_count("notifications/tools/list_changed"));
+    /* list_changed: registering the capability-dependent tools after initialize announces them.
+       Over Streamable HTTP the server sends it while it handles notifications/initialized,
+       on the GET stream that no client can have opened by then (the TypeScript SDK's client
+       opens it after the 202 to that notification): it is lost there, whoever the client.
+       The resources/list_changed of gzip-file-as-resource below is checked everywhere. */
+    if (kind != MCP_HTTP)
+        CHECK(note_count("notifications/tools/list_changed") >= 1,
+              "notifications/tools/list_changed after initialize (%d received)",
+              note_count("notifications/tools/list_changed"));
+    else
+        printf("    (notifications/tools/list_changed after initialize: %d received; not checked over "
+               "Streamable HTTP, where the server sends it before a GET stream can be open)\n",
+               note_count("notifications/tools/list_changed"));
 
     /* tools */
     s = mcp_client_list_tools(c, &doc, &err);
@@ -537,7 +580,8 @@ static void everything(const char *tmpdir)
 
     /* desc.env reaches the server's environment; an image content block */
     if ((doc = call_ok(c, "get-env", "{}", text, sizeof text))) {
-        CHECK(strstr(text, "\"MCP_INTEROP_MARK\": \"set by desc.env\"") != NULL, "get-env shows MCP_INTEROP_MARK from desc.env");
+        CHECK(strstr(text, "\"MCP_INTEROP_MARK\": \"set by desc.env\"") != NULL, "get-env shows MCP_INTEROP_MARK %s",
+              kind == MCP_STDIO ? "from desc.env" : "(set in the server's environment)");
         mcp_json_free(doc);
     }
     if ((doc = call_ok(c, "get-tiny-image", "{}", text, sizeof text))) {
@@ -589,6 +633,39 @@ static void everything(const char *tmpdir)
     s = mcp_client_read_resource(c, "demo://no/such/thing", &doc, &err);
     CHECK(s == MCP_ERR_RPC, "resources/read of an unknown URI: %s (rpc_code %ld)", err.message, err.rpc_code);
     if (s == MCP_OK) mcp_json_free(doc);
+
+    /* a resource made by a tool: gzip-file-as-resource registers it in the session, which
+       sends notifications/resources/list_changed; the data is a data: URI (no network) */
+    n0 = note_count("notifications/resources/list_changed");
+    if ((doc = call_ok(c, "gzip-file-as-resource", "{\"name\":\"interop.txt.gz\",\"outputType\":\"resourceLink\","
+                       "\"data\":\"data:text/plain;base64,aGVsbG8gZnJvbSBtY3AuaAo=\"}", text, sizeof text))) {
+        const mcp_json *link = mcp_json_at(mcp_json_get(mcp_json_root(doc), "content"), 0);
+        const char *uri = mcp_json_str(mcp_json_get(link, "uri"));
+        char uribuf[256];
+        snprintf(uribuf, sizeof uribuf, "%s", nn(uri));
+        CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(link, "type"))), "resource_link") &&
+              !strcmp(uribuf, "demo://resource/session/interop.txt.gz"),
+              "gzip-file-as-resource returned a resource_link to %s", uribuf);
+        mcp_json_free(doc);
+        WAIT_UNTIL(c, note_count("notifications/resources/list_changed") > n0, 3000);
+        CHECK(note_count("notifications/resources/list_changed") > n0,
+              "notifications/resources/list_changed after the new resource (%d)",
+              note_count("notifications/resources/list_changed") - n0);
+        s = mcp_client_list_resources(c, &doc, &err);
+        CHECK(s == MCP_OK && has_named(mcp_json_get(mcp_json_root(doc), "resources"), "uri", uribuf),
+              "resources/list now has %s", uribuf);
+        if (s == MCP_OK) mcp_json_free(doc);
+        s = mcp_client_read_resource(c, uribuf, &doc, &err);
+        if (s == MCP_OK) {
+            const mcp_json *c0 = mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0);
+            const char *blob = mcp_json_str(mcp_json_get(c0, "blob"));
+            CHECK(blob && !strncmp(blob, "H4sI", 4) &&
+                  !strcmp(nn(mcp_json_str(mcp_json_get(c0, "mimeType"))), "application/gzip"),
+                  "resources/read of it: an application/gzip blob (base64 of a gzip stream, %lu bytes)",
+                  (unsigned long)(blob ? strlen(blob) : 0));
+            mcp_json_free(doc);
+        } else CHECK(0, "resources/read %s: %s", uribuf, err.message);
+    }
 
     /* subscribe, then the simulated updates tool sends resources/updated for it at once */
     n0 = note_count("notifications/resources/updated");
@@ -692,7 +769,6 @@ static void everything(const char *tmpdir)
                st.roots_asked, st.sampling_asked, st.elicitation_asked);
     }
     finish(c);
-    count_line();
 }
 
 /* ---- server-filesystem ------------------------------------------------------------------- */
@@ -836,6 +912,201 @@ static void memory(const char *tmpdir)
     count_line();
 }
 
+/* ---- server-everything as an HTTP server of our own ------------------------------------- */
+
+typedef struct http_server {
+    const char *mode;                    /* "streamableHttp" or "sse" */
+    pid_t pid;                           /* the node process, leader of its own process group */
+    int port;
+    char log[1100];                      /* its stdout and stderr */
+} http_server;
+
+static http_server *live_servers[2];     /* stopped by the signal handler too */
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* A TCP port that is free now on the loopback: bind port 0 and see what the kernel gave. */
+static int free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+    if (fd < 0) return -1;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+/* 1 if something accepts TCP connections on 127.0.0.1:port. */
+static int port_listens(int port)
+{
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+    if (fd < 0) return 0;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((unsigned short)port);
+    ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+static void print_log_tail(const http_server *sv, int lines)
+{
+    char *text = read_whole(sv->log), *p;
+    int n = 0;
+    if (!text) return;
+    for (p = text + strlen(text); p > text; p--)
+        if (p[-1] == '\n' && p[0] && ++n > lines) break;
+    printf("    --- the last lines of the %s server's output (%s):\n", sv->mode, sv->log);
+    for (; *p; p++) {
+        if (p == text || p[-1] == '\n') printf("    | ");
+        putchar(*p);
+    }
+    if (p > text && p[-1] != '\n') putchar('\n');
+    free(text);
+}
+
+/* Kills the server's process group (TERM, then KILL after 3 s) and reaps it. Returns 1 when
+   the process exited and nothing of its group is left. */
+static int http_server_stop(http_server *sv)
+{
+    int64_t end;
+    int wst, reaped = 0, i, empty;
+    pid_t r;
+    if (sv->pid <= 0) return 1;
+    kill(-sv->pid, SIGTERM);
+    for (end = mcp_time_ms() + 3000; mcp_time_ms() < end; sleep_ms(20))
+        if ((r = waitpid(sv->pid, &wst, WNOHANG)) == sv->pid || (r < 0 && errno == ECHILD)) { reaped = 1; break; }
+    if (!reaped) {
+        printf("    the %s server did not end within 3 s of SIGTERM: SIGKILL\n", sv->mode);
+        kill(-sv->pid, SIGKILL);
+        waitpid(sv->pid, &wst, 0);
+    }
+    for (i = 0; i < 50 && kill(-sv->pid, 0) == 0; i++) sleep_ms(20);    /* stragglers */
+    if (kill(-sv->pid, 0) == 0) { kill(-sv->pid, SIGKILL); sleep_ms(100); }
+    empty = kill(-sv->pid, 0) < 0 && errno == ESRCH;
+    for (i = 0; i < 2; i++) if (live_servers[i] == sv) live_servers[i] = NULL;
+    sv->pid = 0;
+    return empty;
+}
+
+static void on_fatal_signal(int sig)
+{
+    int i;
+    for (i = 0; i < 2; i++) if (live_servers[i] && live_servers[i]->pid > 0) kill(-live_servers[i]->pid, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Starts `node server-everything/dist/index.js MODE` with PORT set to a free port and
+   MCP_INTEROP_MARK in its environment, in its own process group, output to a log file; waits
+   until it accepts connections. Returns 1 on success (counted either way). */
+static int http_server_start(http_server *sv, const char *mode, const char *tmpdir)
+{
+    char entry[1200], portbuf[16];
+    int attempt, wst;
+    int64_t t0 = mcp_time_ms(), end;
+    memset(sv, 0, sizeof *sv);
+    sv->mode = mode;
+    entry_point("server-everything", entry, sizeof entry);
+    snprintf(sv->log, sizeof sv->log, "%s/server-everything-%s.log", tmpdir, mode);
+    for (attempt = 1; attempt <= 3; attempt++) {
+        pid_t pid;
+        if ((sv->port = free_port()) < 0) { CHECK(0, "a free port for the %s server: %s", mode, strerror(errno)); return 0; }
+        snprintf(portbuf, sizeof portbuf, "%d", sv->port);
+        fflush(stdout);
+        pid = fork();
+        if (pid < 0) { CHECK(0, "fork for the %s server: %s", mode, strerror(errno)); return 0; }
+        if (pid == 0) {
+            int fd = open(sv->log, O_WRONLY | O_CREAT | O_APPEND, 0600), nul = open("/dev/null", O_RDONLY);
+            setpgid(0, 0);
+#ifdef __linux__
+            prctl(PR_SET_PDEATHSIG, SIGKILL);    /* never outlive this program */
+#endif
+            if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); close(fd); }
+            if (nul >= 0) { dup2(nul, 0); close(nul); }
+            setenv("PORT", portbuf, 1);
+            setenv("MCP_INTEROP_MARK", "set by desc.env", 1);
+            execlp("node", "node", entry, mode, (char *)NULL);
+            _exit(127);
+        }
+        setpgid(pid, pid);                       /* both sides: no race with the kill */
+        sv->pid = pid;
+        live_servers[live_servers[0] ? 1 : 0] = sv;
+        for (end = mcp_time_ms() + 20000; mcp_time_ms() < end; sleep_ms(25)) {
+            if (waitpid(pid, &wst, WNOHANG) == pid) { sv->pid = 0; break; }
+            if (port_listens(sv->port)) {
+                CHECK(1, "%s server started: pid %ld, PORT=%d, accepting connections after %lld ms",
+                      mode, (long)pid, sv->port, (long long)(mcp_time_ms() - t0));
+                return 1;
+            }
+        }
+        if (sv->pid) {                           /* not listening after 20 s */
+            http_server_stop(sv);
+            print_log_tail(sv, 20);
+            CHECK(0, "the %s server did not accept connections on port %d within 20 s", mode, sv->port);
+            return 0;
+        }
+        printf("    the %s server exited at once (%s %d, attempt %d of 3; port %d taken meanwhile?)\n", mode,
+               WIFEXITED(wst) ? "status" : "signal", WIFEXITED(wst) ? WEXITSTATUS(wst) : WTERMSIG(wst), attempt, sv->port);
+        live_servers[live_servers[0] == sv ? 0 : 1] = NULL;
+    }
+    print_log_tail(sv, 20);
+    CHECK(0, "the %s server could not be started", mode);
+    return 0;
+}
+
+/* server-everything over one HTTP transport: start its server, the checks, stop it. */
+static void everything_http(const char *tmpdir, const char *mode)
+{
+    char label[64], url[128];
+    http_server sv;
+    int gone;
+    snprintf(label, sizeof label, "server-everything (%s)", mode);
+    reset_state(label);
+    printf("== %s\n", label);
+    if (!http_server_start(&sv, mode, tmpdir)) { count_line(); return; }
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/%s", sv.port, strcmp(mode, "sse") ? "mcp" : "sse");
+    everything(tmpdir, label, strcmp(mode, "sse") ? MCP_HTTP : MCP_SSE, url);
+    gone = http_server_stop(&sv);
+    CHECK(gone, "%s server stopped: process group %s", mode, gone ? "empty, no orphan" : "NOT empty");
+    {   /* one client, one session: what the server logged for each new one */
+        const char *mark = strcmp(mode, "sse") ? "Session initialized with ID" : "Client Connected:";
+        char *log = read_whole(sv.log), *p;
+        int sessions = 0;
+        for (p = log; p && (p = strstr(p, mark)) != NULL; p += strlen(mark)) sessions++;
+        free(log);
+        CHECK(sessions == 1, "the server saw one session (%s: it logged \"%s\" %d time(s))",
+              strcmp(mode, "sse") ? "initialize without Mcp-Session-Id" : "GET /sse", mark, sessions);
+    }
+    if (s_failed || verbose) print_log_tail(&sv, verbose ? 100000 : 15);
+    count_line();
+}
+
+/* INTEROP_TRANSPORTS (space-separated) names the server-everything runs; unset: all. */
+static int wants(const char *transport)
+{
+    const char *list = getenv("INTEROP_TRANSPORTS"), *p;
+    size_t n = strlen(transport);
+    if (!list || !*list) return 1;
+    for (p = list; (p = strstr(p, transport)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ' || p[-1] == ',') && (!p[n] || p[n] == ' ' || p[n] == ',')) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char tmpl[] = "/tmp/mcp-interop-XXXXXX", entry[1200];
@@ -854,7 +1125,17 @@ int main(int argc, char **argv)
     if (missing) { printf("0 passed, %d failed\n", missing); return 1; }
     if (!(tmpdir = mkdtemp(tmpl))) { perror("mkdtemp"); printf("0 passed, 1 failed\n"); return 1; }
 
-    everything(tmpdir);
+    signal(SIGINT, on_fatal_signal);          /* an interrupted run takes its servers along */
+    signal(SIGTERM, on_fatal_signal);
+    signal(SIGHUP, on_fatal_signal);
+    if (wants("stdio")) {
+        reset_state("server-everything (stdio)");
+        printf("== %s\n", st.name);
+        everything(tmpdir, st.name, MCP_STDIO, NULL);
+        count_line();
+    }
+    if (wants("streamableHttp")) everything_http(tmpdir, "streamableHttp");
+    if (wants("sse")) everything_http(tmpdir, "sse");
     filesystem(tmpdir);
     memory(tmpdir);
 

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Interop: mcp.h against the official MCP reference servers (server-everything,
-# server-filesystem, server-memory) over stdio. See tests/interop/interop.c.
+# Interop: mcp.h against the official MCP reference servers: server-everything over stdio,
+# Streamable HTTP and HTTP+SSE, server-filesystem and server-memory over stdio.
+# See tests/interop/interop.c.
 #
 #   bash tests/interop/run.sh            from anywhere; exits non-zero on any failure
 #
 # 1. npm ci (from package-lock.json, exact versions) when node_modules is missing or was
 #    installed from another lock file (a hash of the lock file is kept in node_modules);
 # 2. builds build/interop with the strict flags;
-# 3. runs it. Its last line is "N passed, N failed".
+# 3. runs it: it starts server-everything's HTTP servers itself (`... streamableHttp` and
+#    `... sse` with PORT set to a free port, each in its own process group), waits until each
+#    accepts connections, and stops each after its checks. Its last line is "N passed, N failed";
+# 4. checks that no server-everything HTTP server of this folder is left running.
 # Environment: CC (default cc), BUILD (default build), INTEROP_VERBOSE=1 (every stderr line,
-# request and notification).
+# request and notification, and the HTTP servers' output), INTEROP_TRANSPORTS (a subset of
+# "stdio streamableHttp sse" for server-everything).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,4 +56,20 @@ mkdir -p "$build"
 "$cc" -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Werror -O2 \
     tests/interop/interop.c -o "$build/interop" -lm
 
-exec "$build/interop" "$here"
+rc=0
+"$build/interop" "$here" | tee "$build/interop.log" || rc=$?
+last="$(tail -n 1 "$build/interop.log")"
+
+# No orphans: interop.c stops its servers (and checks their process groups are empty); a
+# server of this folder still running now would be one it lost.
+if command -v pgrep >/dev/null 2>&1; then
+    left="$(pgrep -f "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)" || true)"
+    if [ -n "$left" ]; then
+        echo "interop: FAILED: server-everything HTTP server(s) still running after the run: pid(s) $(echo $left)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    echo "interop: no server-everything HTTP server left running"
+    echo "$last"
+fi
+exit "$rc"
