@@ -360,7 +360,7 @@ static void print_table(const mcp_json *items, row_fn row, const char *none)
     mcp_json_foreach(items, i, item) {
         row(item, cell);
         for (k = 0; k < NCOL; k++)
-            if (strlen(cell[k]) > width[k]) width[k] = strlen(cell[k]) > 40 ? 40 : strlen(cell[k]);
+            if (strlen(cell[k]) > width[k]) width[k] = strlen(cell[k]) > 60 ? 60 : strlen(cell[k]);
     }
     mcp_json_foreach(items, i, item) {
         row(item, cell);
@@ -674,8 +674,8 @@ static void on_notification(void *user, mcp_client *c, const char *method, const
         fprintf(stderr, "[%s] %s%s%s\n", str(params, "level"), str(params, "logger"),
                 *str(params, "logger") ? ": " : "", json ? json : mcp_json_str(data));
     } else {
-        json = mcp_json_dump(params, 0, NULL);
-        fprintf(stderr, "mcpc: notification %s %s\n", method, json ? json : "");
+        json = params ? mcp_json_dump(params, 0, NULL) : NULL;
+        fprintf(stderr, "mcpc: notification %s%s%s\n", method, json ? " " : "", json ? json : "");
     }
     mcp_free(json);
 }
