@@ -5723,7 +5723,6 @@ static mcp_status mcp__http_open(mcp_client *c, mcp_error *err)
     struct addrinfo hints;
     char port[16], hp[300];
     int r;
-    mcp__xfer *x;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -5735,11 +5734,7 @@ static mcp_status mcp__http_open(mcp_client *c, mcp_error *err)
         c->http.ai = NULL;
         return mcp__fail(err, MCP_ERR_IO, "Could not resolve %s: %s.", hp, gai_strerror(r));
     }
-    if (c->d.transport == MCP_SSE) {
-        if (!(x = mcp__x_new(c, MCP__X_SSE_GET, -1))) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
-        mcp__x_start(c, x);
-    }
-    return MCP_OK;
+    return MCP_OK;                     /* HTTP+SSE: connect_begin opens the stream */
 }
 
 static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
