@@ -28,6 +28,7 @@ static const char HELP[] =
 "\n"
 "A stdio server is started as a child process and stopped when mcpc is done. If it takes\n"
 "arguments, end them with --; without --, SERVER is one word and the rest is the command.\n"
+"https:// needs TLS, which mcp.h leaves to a hook (examples/tls_openssl.c); mcpc has none.\n"
 "\n"
 "Commands (default: info):\n"
 "  info                            server name, version, protocol, capabilities, instructions\n"
@@ -185,7 +186,7 @@ static mcp_status wait_for(mcp_call *call, mcp_json_doc **result, mcp_error *err
     if (mcp_call_status(call) == MCP_AGAIN) {    /* initialize (never cancelled), or closed */
         mcp_call_free(call);
         err->status = interrupted ? MCP_ERR_CANCELLED : MCP_ERR_CLOSED;
-        snprintf(err->message, sizeof err->message, interrupted ? "Request cancelled" : "Transport closed");
+        snprintf(err->message, sizeof err->message, "%s", interrupted ? "Request cancelled" : "Transport closed");
         return err->status;
     }
     st = mcp_call_result(call, result, err);
@@ -589,8 +590,6 @@ static int cmd_complete(char **a, int n, const char *args)
     mcp_status st;
     char *params;
     (void)args;
-    if (strcmp(a[0], "prompt") && strcmp(a[0], "resource"))
-        return usage("the command is: complete prompt NAME ARG [VALUE] | complete resource URI ARG [VALUE]");
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "ref"); mcp_jw_obj_begin(&w);
@@ -793,6 +792,8 @@ int main(int argc, char **argv)
     nargs = n > 0 ? n - 1 : 0;
     if (nargs < cmd->min || (cmd->max >= 0 && nargs > cmd->max))
         return usage("wrong number of arguments; the command is: %s", cmd->syntax);
+    if (cmd->run == cmd_complete && strcmp(words[1], "prompt") && strcmp(words[1], "resource"))
+        return usage("the command is: %s", cmd->syntax);
     if (cmd->max < 0 && (k = build_args(words + 1 + cmd->min, nargs - cmd->min, &args)) != RC_OK) return k;
 
     opt.pretty = isatty(1);
