@@ -60,6 +60,7 @@ int main(int argc, char **argv)
     snprintf(server, sizeof server, "%.*sdemo_server", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
     memset(&desc, 0, sizeof desc);
     desc.command = argc > 1 ? argv[1] : server;
+    /* connect blocks, once, before the loop; mcp_client_connect_begin returns a call instead */
     if (!(c = mcp_client_new(&desc, &err)) || mcp_client_connect(c, &err) != MCP_OK) {
         fprintf(stderr, "event_loop: %s\n", err.message);
         mcp_client_free(c);
