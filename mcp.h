@@ -299,7 +299,8 @@ MCPAPI mcp_status  mcp_jw_null(mcp_jw *w);
 MCPAPI mcp_status  mcp_jw_value(mcp_jw *w, const mcp_json *v);      /* a parsed value, deep */
 MCPAPI mcp_status  mcp_jw_raw(mcp_jw *w, const char *json, size_t len); /* JSON text, checked */
 MCPAPI mcp_status  mcp_jw_status(const mcp_jw *w, mcp_error *err);
-MCPAPI const char *mcp_jw_text(const mcp_jw *w, size_t *len);  /* complete text, or NULL */
+MCPAPI const char *mcp_jw_text(const mcp_jw *w, size_t *len);  /* complete text (not NUL-
+                                                  terminated: use *len), or NULL */
 MCPAPI char       *mcp_jw_finish(mcp_jw *w, size_t *len, mcp_error *err); /* mcp_free it */
 
 /* ============================================================================================
@@ -513,6 +514,8 @@ enum {
 typedef struct mcp_tls {
     void *user;
     void *(*open)(void *user, int fd, const char *host, mcp_error *err);  /* NULL: failed */
+    /* read is called until it answers MCP_TLS_WANT_READ, so bytes the library holds are never
+       left waiting for poll() */
     long (*read)(void *session, void *buf, size_t len);   /* >0 bytes, 0 EOF, MCP_TLS_WANT_*, <0 */
     long (*write)(void *session, const void *buf, size_t len);   /* >0 bytes, MCP_TLS_WANT_*, <0 */
     void (*close)(void *session);        /* ends the session; mcp.h closes the fd itself */
@@ -530,6 +533,7 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
     /* callbacks: all optional, all get `user` */
     void *user;
     void (*on_notification)(void *user, mcp_client *c, const char *method, const mcp_json *params);
+                                         /* every notification, progress too (after on_progress) */
     void (*on_request)(void *user, mcp_client *c, mcp_request *req);    /* answer now or later */
     void (*on_stderr)(void *user, mcp_client *c, const char *line, size_t len);
     void (*on_close)(void *user, mcp_client *c, const mcp_error *why);  /* once, when it ends */
@@ -607,9 +611,13 @@ MCPAPI mcp_status mcp_call_status(const mcp_call *call);      /* MCP_AGAIN while
 MCPAPI mcp_status mcp_call_result(mcp_call *call, mcp_json_doc **result, mcp_error *err);
 MCPAPI int64_t    mcp_call_id(const mcp_call *call);
 MCPAPI mcp_status mcp_call_cancel(mcp_call *call, const char *reason);  /* not for initialize */
-MCPAPI void       mcp_call_free(mcp_call *call);
+MCPAPI void       mcp_call_free(mcp_call *call);   /* on the initialize call: abandons the connect */
 /* Waits up to timeout_ms (-1: until it is done) for one call, polling the client. */
 MCPAPI mcp_status mcp_call_wait(mcp_call *call, int timeout_ms);
+/* From a signal handler (async-signal-safe) or the same thread: the blocking call in progress
+   (or the next one) stops at once with MCP_ERR_CANCELLED "Request cancelled: interrupted",
+   and the server is told, as with mcp_call_cancel; an interrupted connect is abandoned. */
+MCPAPI void       mcp_client_interrupt(mcp_client *c);
 
 /* One round of I/O and callbacks: waits up to timeout_ms (0: no wait, -1: until something
    happens) for the transport or the next deadline. MCP_ERR_CLOSED once the transport is
@@ -665,6 +673,7 @@ MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 #if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
 #include <unistd.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #endif
@@ -675,7 +684,6 @@ MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 #include <sys/time.h>
 #endif
 #ifndef MCP_NO_STDIO
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(__cplusplus)
@@ -4027,7 +4035,7 @@ enum { MCP__K_CONNECT = 1, MCP__K_WRITE, MCP__K_READ, MCP__K_IDLE };
 typedef struct mcp__xfer mcp__xfer;
 
 typedef struct mcp__conn {
-    int fd, state, reused, ai_next, want_write;
+    int fd, state, reused, ai_next, want_write, want_read, pending;
     void *tls;                           /* the TLS hook's session, or NULL */
     mcp__xfer *x;                        /* the exchange on it; NULL when idle */
     mcp_http_resp resp;
@@ -4138,6 +4146,7 @@ struct mcp_client {
     mcp_error why;                       /* why the transport closed */
     int64_t late[32]; unsigned nlate;    /* calls given up on: their answers are expected noise */
     int user_closed, exited;            /* exited: the transport ended because the server did */
+    volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
     int64_t init_id;                     /* the initialize request */
     char *init_params;                   /* its params, for a new session after a 404 */
@@ -4232,6 +4241,7 @@ static void mcp__http_call_ended(mcp_client *c, int64_t id);
 static void mcp__http_io(mcp_client *c, int wait);
 static void mcp__http_shutdown(mcp_client *c);
 static void mcp__http_listen(mcp_client *c);
+static int mcp__http_settled(const mcp_client *c);
 static mcp_status mcp__http_open(mcp_client *c, mcp_error *err);
 static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);
 static int64_t mcp__http_due(const mcp_client *c);
@@ -4616,11 +4626,22 @@ MCPDEF void mcp_call_free(mcp_call *call)
     MCP_FREE(call, NULL);
 }
 
+MCPDEF void mcp_client_interrupt(mcp_client *c)
+{
+    if (c) c->interrupted = 1;                 /* a signal handler may only set a flag */
+}
+
 MCPDEF mcp_status mcp_call_wait(mcp_call *call, int timeout_ms)
 {
     int64_t end = timeout_ms >= 0 ? mcp_time_ms() + timeout_ms : -1, left;
     if (!call) return MCP_ERR_INVALID;
     while (call->status == MCP_AGAIN && call->c) {
+        if (call->c->interrupted) {
+            call->c->interrupted = 0;
+            if (call->is_init) mcp__call_fail(call, MCP_ERR_CANCELLED, "Connect interrupted");
+            else mcp_call_cancel(call, "interrupted");
+            break;
+        }
         left = end < 0 ? -1 : end - mcp_time_ms();
         if (end >= 0 && left <= 0) break;
         if (mcp_client_poll(call->c, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left)) == MCP_ERR_CLOSED &&
@@ -5276,19 +5297,21 @@ static void mcp__conn_write(mcp_client *c, mcp__conn *k)
 {
     mcp__xfer *x = k->x;
     long r;
+    int e;
     char hp[300];
-    k->want_write = 0;
+    k->want_write = 0; k->want_read = 0;
     while (x && x->sent < x->req.len) {
         r = k->tls ? c->d.tls->write(k->tls, x->req.data + x->sent, x->req.len - x->sent)
                    : mcp__sock_send(k->fd, x->req.data + x->sent, x->req.len - x->sent);
         if (r > 0) { x->sent += (size_t)r; continue; }
         if (!k->tls && r < 0 && errno == EINTR) continue;
-        if (k->tls ? r == MCP_TLS_WANT_WRITE || r == MCP_TLS_WANT_READ
-                   : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k->tls ? r == MCP_TLS_WANT_WRITE : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k->tls && r == MCP_TLS_WANT_READ) { k->want_read = 1; return; }   /* e.g. renegotiation */
+        e = k->tls ? 0 : errno;
         if (x->sent == 0 && mcp__x_retry(c, k)) return;
         mcp__host_port(c, hp, sizeof hp);
-        mcp__x_fail(c, x, MCP_ERR_IO, errno, "Could not send to %s: %s.", hp,
-                    k->tls ? "the TLS layer failed" : strerror(errno));
+        mcp__x_fail(c, x, MCP_ERR_IO, e, "Could not send to %s: %s.", hp,
+                    k->tls ? "the TLS layer failed" : strerror(e));
         return;
     }
     if (x) k->state = MCP__K_READ;
@@ -5610,21 +5633,25 @@ static void mcp__conn_read(mcp_client *c, mcp__conn *k)
     mcp_status st;
     char hp[300];
     if (!c->http.rbuf && !(c->http.rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return;
-    k->want_write = 0;
-    for (rounds = 0; rounds < 16; rounds++) {
+    k->want_write = 0; k->pending = 0;
+    for (rounds = 0; ; rounds++) {
+        if (rounds == 64) { k->pending = 1; return; }    /* fair to the others; go on at once */
         r = k->tls ? c->d.tls->read(k->tls, c->http.rbuf, MCP__RBUF) : (long)recv(k->fd, c->http.rbuf, MCP__RBUF, 0);
         if (r > 0) {
             k->got += (size_t)r;
             if (!mcp__conn_feed(c, k, c->http.rbuf, (size_t)r)) return;
-            if ((size_t)r < MCP__RBUF) return;
+            /* a plain socket is drained by a short read; a TLS library may hold more than
+               poll() can see, so TLS reads go on until it says WANT_READ */
+            if (!k->tls && (size_t)r < MCP__RBUF) return;
             continue;
         }
         if (!k->tls && r < 0 && errno == EINTR) continue;
         if (k->tls ? r == MCP_TLS_WANT_READ : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (k->tls && r == MCP_TLS_WANT_WRITE) { k->want_write = 1; return; }
-        /* the connection ended: EOF, a reset, or a TLS failure */
+        /* the connection ended: EOF (r == 0), or a reset or TLS failure, which never counts
+           as the clean end of a body read until close */
         if (mcp__x_retry(c, k)) return;
-        st = mcp_http_resp_finish(&k->resp);
+        st = r == 0 ? mcp_http_resp_finish(&k->resp) : MCP_ERR_CLOSED;
         if (k->x && st == MCP_OK) {                       /* a body read until close: its END */
             mcp_http_event ev;
             while (k->x && mcp_http_resp_next(&k->resp, &ev) == MCP_OK)
@@ -5711,6 +5738,17 @@ static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, in
     return MCP_OK;
 }
 
+/* No notification POST in flight, and the GET stream (if asked for) answered or refused. */
+static int mcp__http_settled(const mcp_client *c)
+{
+    const mcp__xfer *x;
+    for (x = c->http.xfers; x; x = x->next) {
+        if (x->kind == MCP__X_POST && x->id < 0) return 0;
+        if (x->kind == MCP__X_LISTEN && !x->status) return 0;
+    }
+    return 1;
+}
+
 static void mcp__http_listen(mcp_client *c)
 {
     mcp__xfer *x;
@@ -5737,6 +5775,15 @@ static mcp_status mcp__http_open(mcp_client *c, mcp_error *err)
     return MCP_OK;                     /* HTTP+SSE: connect_begin opens the stream */
 }
 
+/* What a connection waits for: writable to connect or send (unless TLS wants to read
+   first), readable to receive (unless TLS wants to write first). */
+static short mcp__conn_events(const mcp__conn *k)
+{
+    if (k->state == MCP__K_CONNECT) return POLLOUT;
+    if (k->state == MCP__K_WRITE) return (short)(k->want_read ? POLLIN : POLLOUT);
+    return (short)(k->want_write ? POLLOUT : POLLIN);
+}
+
 static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 {
     int n = 0;
@@ -5744,8 +5791,7 @@ static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
     for (k = c->http.conns; k && n < max; k = k->next) {
         if (k->state == MCP__K_IDLE || k->fd < 0) continue;
         fds[n].fd = k->fd;
-        fds[n].events = (short)(k->state == MCP__K_CONNECT || k->state == MCP__K_WRITE || k->want_write
-                                ? POLLOUT : POLLIN);
+        fds[n].events = mcp__conn_events(k);
         n++;
     }
     return n;
@@ -5759,8 +5805,10 @@ static int64_t mcp__http_due(const mcp_client *c)
     const mcp__conn *k;
     for (x = c->http.xfers; x; x = x->next)
         if (!x->conn && !x->waiting && x->at && (due < 0 || x->at < due)) due = x->at;
-    for (k = c->http.conns; k; k = k->next)
+    for (k = c->http.conns; k; k = k->next) {
         if (k->state == MCP__K_CONNECT && (due < 0 || k->deadline < due)) due = k->deadline;
+        if (k->pending) due = 0;                          /* TLS holds bytes already read */
+    }
     return due;
 }
 
@@ -5797,7 +5845,8 @@ static void mcp__http_io(mcp_client *c, int wait)
         if (k->state == MCP__K_IDLE) continue;
         ks[n] = k;
         pf[n].fd = k->fd; pf[n].revents = 0;
-        pf[n].events = (short)(k->state == MCP__K_CONNECT || k->state == MCP__K_WRITE || k->want_write ? POLLOUT : POLLIN);
+        pf[n].events = mcp__conn_events(k);
+        if (k->pending) wait = 0;                         /* bytes already read by TLS wait */
         n++;
     }
     due = mcp__http_due(c);
@@ -5807,11 +5856,12 @@ static void mcp__http_io(mcp_client *c, int wait)
         if (wait < 0 || left < wait) wait = (int)left;
     }
     r = poll(pf, (nfds_t)n, wait);
-    for (i = 0; r > 0 && i < n && !c->dead; i++) {
-        if (!pf[i].revents || !mcp__conn_alive(c, ks[i])) continue;
+    for (i = 0; r >= 0 && i < n && !c->dead; i++) {
+        if (!mcp__conn_alive(c, ks[i])) continue;
         k = ks[i];
+        if (!pf[i].revents && !k->pending) continue;
         if (k->state == MCP__K_CONNECT) mcp__conn_connected(c, k);
-        else if (k->state == MCP__K_WRITE && !k->want_write) mcp__conn_write(c, k);
+        else if (k->state == MCP__K_WRITE) mcp__conn_write(c, k);
         else mcp__conn_read(c, k);
     }
 }
@@ -6018,7 +6068,17 @@ MCPDEF mcp_status mcp_client_connect(mcp_client *c, mcp_error *err)
     if (!err) err = &local;
     call = mcp_client_connect_begin(c, err);
     if (!call) { if (c) mcp__dispatch(c); return err->status; }
-    return mcp__wait_take(call, NULL, err);
+    if (mcp__wait_take(call, NULL, err) != MCP_OK) return err->status;
+#ifndef MCP_NO_HTTP
+    {   /* over HTTP, let notifications/initialized be taken (and the GET stream open) first:
+           the next request then reuses the connection, and nothing the server sends at once
+           is lost */
+        int64_t end = mcp_time_ms() + 2000;
+        while (c->d.transport != MCP_STDIO && !c->dead && !mcp__http_settled(c) && mcp_time_ms() < end)
+            mcp_client_poll(c, (int)(end - mcp_time_ms()));
+    }
+#endif
+    return MCP_OK;
 }
 
 /* ---- the client object ------------------------------------------------------------------------ */
