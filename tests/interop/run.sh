@@ -60,6 +60,14 @@ rc=0
 "$build/interop" "$here" | tee "$build/interop.log" || rc=$?
 last="$(tail -n 1 "$build/interop.log")"
 
+# mcpc, the command-line client, against server-everything over stdio
+if [ ! -x "$build/mcpc" ]; then make --no-print-directory "$build/mcpc" >/dev/null || rc=1; fi
+BUILD="$build" bash "$here/mcpc.sh" | tee "$build/interop_mcpc.log" || rc=1
+mlast="$(tail -n 1 "$build/interop_mcpc.log")"
+mp=${mlast%% passed*}; mf=${mlast#*passed, }; mf=${mf%% failed*}
+lp=${last%% passed*}; lf=${last#*passed, }; lf=${lf%% failed*}
+if [[ "$mp$mf$lp$lf" =~ ^[0-9]+$ ]]; then last="$((lp + mp)) passed, $((lf + mf)) failed"; fi
+
 # No orphans: interop.c stops its servers (and checks their process groups are empty); a
 # server of this folder still running now would be one it lost.
 if command -v pgrep >/dev/null 2>&1; then
