@@ -690,6 +690,17 @@ static void typed_calls(mcp_transport_kind kind, const char *mode)
     st = tool(c, "big", "{\"bytes\":300000}", big, sizeof big, &err);   /* several reads, chunks */
     EQST(st, MCP_OK, err);
     CHECKF(strlen(big) == 300000 && big[0] == 'x' && big[299999] == 'x', "%d bytes", (int)strlen(big));
+    {                                                              /* a 400 KB request */
+        size_t n = 400000;
+        char *args = (char *)malloc(n + 16);
+        memcpy(args, "{\"msg\":\"", 8);
+        memset(args + 8, 'q', n);
+        memcpy(args + 8 + n, "\"}", 3);
+        st = tool(c, "echo", args, big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+        CHECK(!strcmp(big, args));
+        free(args);
+    }
 
     st = mcp_client_list_resources(c, &doc, &err);
     EQST(st, MCP_OK, err);
@@ -1096,6 +1107,18 @@ static void t_expired(void)
     EQST(st, MCP_OK, err);
     CHECK(log_find(&S, "rpc", "initialize", 0, NULL, 0) == 3);
     EQL(stat_of(&S, "inits"), 3);
+    /* and with four calls in flight when it expires: one new session, all four go again */
+    free(dbg(&S, "expire"));
+    {
+        mcp_call *calls[4];
+        int i;
+        for (i = 0; i < 4; i++) calls[i] = mcp_client_send_tool(c, "echo", "{\"four\":1}", NULL, &err);
+        for (i = 0; i < 4; i++) {
+            EQST(mcp_call_wait(calls[i], (int)LATE(5000)), MCP_OK, err);
+            mcp_call_free(calls[i]);
+        }
+    }
+    EQL(stat_of(&S, "inits"), 4);
     mcp_client_get_stats(c, &cs);
     CHECK(cs.dropped == 0 && cs.unknown_ids == 0);
     mcp_client_free(c);
@@ -1568,6 +1591,56 @@ static void t_refused(void)
     g_end(&g);
 }
 
+/* A listener whose accept queue is full: the SYN is dropped, the connect times out. */
+static void t_connect_timeout(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    struct sockaddr_in a;
+    socklen_t l = sizeof a;
+    int lfd, f1, f2, k;
+    int64_t t0;
+    srv fake;
+    char want[256];
+    g_begin(&g, "connect timeout");
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(lfd, (struct sockaddr *)&a, sizeof a);
+    listen(lfd, 0);
+    getsockname(lfd, (struct sockaddr *)&a, &l);
+    f1 = socket(AF_INET, SOCK_STREAM, 0);
+    connect(f1, (struct sockaddr *)&a, sizeof a);                 /* fills the queue */
+    f2 = socket(AF_INET, SOCK_STREAM, 0);
+    fcntl(f2, F_SETFL, O_NONBLOCK);
+    connect(f2, (struct sockaddr *)&a, sizeof a);
+    memset(&fake, 0, sizeof fake);
+    fake.port = ntohs(a.sin_port);
+    snprintf(fake.url, sizeof fake.url, "http://127.0.0.1:%d/mcp", fake.port);
+    snprintf(fake.sse_url, sizeof fake.sse_url, "http://127.0.0.1:%d/sse", fake.port);
+    snprintf(want, sizeof want, "Could not connect to 127.0.0.1:%d: no answer within 300 ms.", fake.port);
+    for (k = 0; k < 2; k++) {
+        desc_for(&d, &s, k ? MCP_SSE : MCP_HTTP, &fake, NULL);
+        d.connect_timeout_ms = 300;
+        c = mcp_client_new(&d, &err);
+        t0 = mcp_time_ms();
+        st = mcp_client_connect(c, &err);
+        EQST(st, MCP_ERR_TIMEOUT, err);
+        EQS(err.message, want);
+        EQL(err.sys_errno, ETIMEDOUT);
+        CHECKF(mcp_time_ms() - t0 >= 290 && mcp_time_ms() - t0 < LATE(1500), "took %lld ms", (long long)(mcp_time_ms() - t0));
+        mcp_client_free(c);
+        CHECK(s.closes == 1);
+    }
+    close(f1); close(f2); close(lfd);
+    g_end(&g);
+}
+
 /* The test server itself: it exits with status 0 on SIGTERM too (the tests stop it by stdin). */
 static void t_server_sigterm(void)
 {
@@ -1799,6 +1872,7 @@ int main(int argc, char **argv)
     t_timeouts();
     t_legacy();
     t_refused();
+    t_connect_timeout();
     t_server_sigterm();
     t_inflight();
     t_outside_loop();
