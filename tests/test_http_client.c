@@ -1807,6 +1807,25 @@ static void t_close(void)
         CHECK(s.closes == 1);
         CHECK(log_find(&S, "method", "DELETE", 0, NULL, 0) == (k ? 0 : 1));
     }
+    /* what was sent just before close still reaches the server: a cancellation, a notification */
+    for (k = 0; k < 2; k++) {
+        char want[256];
+        srv_reset(&S);
+        desc_for(&d, &s, k ? MCP_SSE : MCP_HTTP, &S, NULL);
+        c = open_client(&d);
+        call = mcp_client_send_tool(c, "never", NULL, NULL, &err);
+        mcp_client_poll(c, 50);
+        mcp_call_cancel(call, "bye");
+        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+                 "\"reason\":\"bye\"}}", (long long)mcp_call_id(call));
+        mcp_call_free(call);
+        st = mcp_client_notify(c, "notifications/custom", "{\"last\":1}", &err);
+        EQST(st, MCP_OK, err);
+        mcp_client_free(c);
+        CHECKF(history_has(&S, NULL, want, 500), "%s: the server never got %s", kind_name(d.transport), want);
+        CHECKF(history_has(&S, NULL, "\"method\":\"notifications/custom\",\"params\":{\"last\":1}}", 500),
+               "%s: the server never got the last notification", kind_name(d.transport));
+    }
     /* the server does not let sessions be deleted (405): close is fine anyway */
     srv_reset(&S);
     desc_for(&d, &s, MCP_HTTP, &S, nodelete);
