@@ -28,7 +28,7 @@
    cancellation (notifications/cancelled reaches the server) and a server that never answers;
    the HTTP+SSE stream ending mid-call; connect refused; the test server's SIGTERM exit; calls
    in flight on their own connections; the non-blocking API in an outside poll() loop; close
-   with a call in flight, DELETE refused, no session; last, a cross-origin endpoint event
+   with a call in flight, messages sent just before close, DELETE refused, no session; last, a cross-origin endpoint event
    (under AddressSanitizer a use after free stops the program there).
 
    Usage: test_http_client [DATA_DIR [SERVER]]   SERVER: the HTTP test server; default: env
