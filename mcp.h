@@ -4061,7 +4061,7 @@ struct mcp__xfer {
 
 typedef struct mcp__http {
     mcp_http_url url, post;              /* the endpoint; HTTP+SSE: where to POST */
-    int have_post, listen_off, listen_attempts, reiniting;
+    int have_post, listen_off, listen_attempts, reiniting, closing;
     struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
     char *session;                       /* Mcp-Session-Id */
     mcp__conn *conns;
@@ -5285,10 +5285,15 @@ static void mcp__x_start(mcp_client *c, mcp__xfer *x)
 static int mcp__x_retry(mcp_client *c, mcp__conn *k)
 {
     mcp__xfer *x = k->x;
+    mcp__conn *i, *next;
     if (!x || !k->reused || k->got || x->retried) return 0;
     x->retried = 1;
     k->x = NULL; x->conn = NULL;
     mcp__conn_close(c, k);
+    for (i = c->http.conns; i; i = next) {                /* the others idled as long: new one */
+        next = i->next;
+        if (i->state == MCP__K_IDLE) mcp__conn_close(c, i);
+    }
     mcp__x_start(c, x);
     return 1;
 }
@@ -5394,6 +5399,20 @@ static void mcp__x_take(mcp_client *c, mcp__xfer *x, const char *text, size_t le
     mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
 }
 
+/* A bad endpoint event ends the transport; the connect (still waiting for it) says why. */
+static void mcp__refuse_endpoint(mcp_client *c, const char *fmt, ...) MCP__PRINTF(2, 3);
+static void mcp__refuse_endpoint(mcp_client *c, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    mcp_call *call;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) mcp__call_fail(call, MCP_ERR_PROTOCOL, "%s", msg);
+    mcp__transport_down(c, MCP_ERR_PROTOCOL, "%s", msg);
+}
+
 /* HTTP+SSE: the endpoint event names where to POST, resolved against the stream's URL; it
    must be the same origin. */
 static void mcp__sse_endpoint(mcp_client *c, const char *data, size_t n)
@@ -5419,11 +5438,10 @@ static void mcp__sse_endpoint(mcp_client *c, const char *data, size_t n)
     mcp_buf_append(&abs, data, n);
     mcp_buf_append(&abs, "", 1);
     if (!abs.data || mcp_http_url_parse(&p, abs.data, &e) != MCP_OK) {
-        mcp__transport_down(c, MCP_ERR_PROTOCOL, "the server's endpoint event is not a usable URL: %.200s",
-                            e.message);
+        mcp__refuse_endpoint(c, "The server's endpoint event is not a usable URL: %.200s", e.message);
     } else if (p.https != u->https || p.port != u->port || !mcp__ieq(p.host, strlen(p.host), u->host)) {
-        mcp__transport_down(c, MCP_ERR_PROTOCOL, "the server's endpoint event names another origin (%.200s); "
-                            "it was refused", abs.data);
+        mcp__refuse_endpoint(c, "The server's endpoint event names another origin (%.200s); it was refused",
+                             abs.data);
         mcp_http_url_free(&p);
     } else {
         mcp_http_url_free(&c->http.post);
@@ -5434,17 +5452,19 @@ static void mcp__sse_endpoint(mcp_client *c, const char *data, size_t n)
     mcp_buf_free(&abs);
 }
 
-static void mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t n)
+/* Events of an SSE body. Returns 0 when the exchange (or the transport) ended here. */
+static int mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t n)
 {
     size_t used;
     mcp_status st;
     mcp_sse_event ev;
-    while (n && !c->dead) {
+    while (n) {
         st = mcp_sse_feed(&x->sp, p, n, &used);
         p += used; n -= used;
         while (mcp_sse_next(&x->sp, &ev) == MCP_OK) {
             if (x->kind == MCP__X_SSE_GET && ev.type_len == 8 && !memcmp(ev.type, "endpoint", 8)) {
                 mcp__sse_endpoint(c, ev.data, ev.data_len);
+                if (c->dead) return 0;                   /* refused: x is gone with the transport */
                 continue;
             }
             if (!ev.data_len) continue;                  /* a priming event: only its id counts */
@@ -5454,12 +5474,20 @@ static void mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t
             }
             if (x->kind == MCP__X_LISTEN) c->http.listen_attempts = 0;
             mcp__x_take(c, x, ev.data, ev.data_len);
+            if (c->dead) return 0;
+        }
+        if (st == MCP_ERR_LIMIT) {
+            mcp__x_fail(c, x, MCP_ERR_LIMIT, 0, "The server's message is larger than the limit of %lu bytes.",
+                        (unsigned long)(c->d.max_message ? c->d.max_message : MCP_SSE_MAX_EVENT));
+            return 0;
         }
         if (st < 0) {
-            mcp__log(c, "An event stream from the server broke: %s.", x->sp.what ? x->sp.what : "malformed");
-            break;
+            mcp__x_fail(c, x, MCP_ERR_PARSE, 0, "An event stream from the server broke: %s.",
+                        x->sp.what ? x->sp.what : "malformed");
+            return 0;
         }
     }
+    return 1;
 }
 
 /* The response is complete (END), or the connection ended it. */
@@ -5597,7 +5625,7 @@ static int mcp__conn_feed(mcp_client *c, mcp__conn *k, const char *p, size_t n)
         while ((x = k->x) != NULL && mcp_http_resp_next(&k->resp, &ev) == MCP_OK) {
             if (ev.type == MCP_HTTP_HEAD) mcp__x_head(c, k);
             else if (ev.type == MCP_HTTP_BODY) {
-                if (x->sse && !x->reinit) mcp__x_sse_events(c, x, ev.data, ev.len);
+                if (x->sse && !x->reinit) { if (!mcp__x_sse_events(c, x, ev.data, ev.len)) return 0; }
                 else if (x->json && !x->reinit) {
                     if (x->in.len + ev.len > max) {
                         mcp__x_fail(c, x, MCP_ERR_LIMIT, 0, "The server's response is larger than the "
@@ -5617,8 +5645,8 @@ static int mcp__conn_feed(mcp_client *c, mcp__conn *k, const char *p, size_t n)
         if (!k->x) return 0;
         if (st < 0) {
             mcp__host_port(c, hp, sizeof hp);
-            mcp__x_fail(c, k->x, st, 0, "The HTTP response from %s is malformed: %s.", hp,
-                        k->resp.what ? k->resp.what : "bad framing");
+            mcp__x_fail(c, k->x, st, 0, "The HTTP response from %s is %s: %s.", hp,
+                        st == MCP_ERR_LIMIT ? "too large" : "malformed", k->resp.what ? k->resp.what : "bad framing");
             return 0;
         }
         if (st == MCP_AGAIN && !used) break;
@@ -5866,25 +5894,35 @@ static void mcp__http_io(mcp_client *c, int wait)
     }
 }
 
-/* Close: DELETE the session (failure ignored, bounded), then every connection. */
+/* Is an exchange of this kind (a notification or reply POST, or the DELETE) still going? */
+static int mcp__http_busy(const mcp_client *c, int deletes)
+{
+    const mcp__xfer *x;
+    for (x = c->http.xfers; x; x = x->next)
+        if ((x->kind == MCP__X_POST && x->id < 0) || (deletes && x->kind == MCP__X_DELETE)) return 1;
+    return 0;
+}
+
+/* Close: what was already sent without an answer to wait for (notifications, replies: a
+   cancellation, say) gets up to a second to arrive; then the session is DELETEd (failure
+   ignored), the streams end, every connection closes. The I/O loop runs once more for this,
+   with `closing` keeping it from ending the transport a second time. */
 static void mcp__http_shutdown(mcp_client *c)
 {
-    mcp__xfer *x;
-    int64_t end;
-    while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
-    while (c->http.conns) mcp__conn_close(c, c->http.conns);
-    if (c->http.session && c->d.transport == MCP_HTTP && c->http.ai) {
-        /* only the DELETE is left, and nothing it does can end the transport again: the
-           I/O loop may run once more for it */
-        c->dead = 0;
-        if ((x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL) {
-            mcp__x_start(c, x);
-            for (end = mcp_time_ms() + 1000; c->http.xfers && mcp_time_ms() < end; )
-                mcp__http_io(c, (int)(end - mcp_time_ms()));
-        }
-        c->dead = 1;
-        while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
+    mcp__xfer *x, *next;
+    int64_t end = mcp_time_ms() + 1000;
+    for (x = c->http.xfers; x; x = next) {                /* requests fail with the transport */
+        next = x->next;
+        if (!(x->kind == MCP__X_POST && x->id < 0) && x->kind != MCP__X_SSE_GET) { mcp__x_drop(c, x, 0); mcp__x_free(x); }
     }
+    c->http.closing = 1; c->dead = 0;
+    while (mcp__http_busy(c, 0) && mcp_time_ms() < end) mcp__http_io(c, (int)(end - mcp_time_ms()));
+    if (c->http.session && c->d.transport == MCP_HTTP && c->http.ai && (x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL) {
+        mcp__x_start(c, x);
+        while (mcp__http_busy(c, 1) && mcp_time_ms() < end) mcp__http_io(c, (int)(end - mcp_time_ms()));
+    }
+    c->http.closing = 0; c->dead = 1;
+    while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
     while (c->http.conns) mcp__conn_close(c, c->http.conns);
 }
 #endif /* MCP_NO_HTTP */
@@ -5897,6 +5935,9 @@ static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, .
     va_list ap;
     char reason[300];
     if (c->dead) return;
+#ifndef MCP_NO_HTTP
+    if (c->http.closing) return;                          /* already on its way down */
+#endif
     c->dead = 1;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);

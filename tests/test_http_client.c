@@ -1355,11 +1355,11 @@ static void t_broken(void)
     /* response headers over the limit */
     st = tool(c, "echo", "{\"_mode\":\"bighead\"}", big, sizeof big, &err);
     EQST(st, MCP_ERR_LIMIT, err);
-    snprintf(want, sizeof want, "The HTTP response from %s is malformed: the response head is larger than the limit.", S.origin);
+    snprintf(want, sizeof want, "The HTTP response from %s is too large: the response head is larger than the limit.", S.origin);
     EQS(err.message, want);
     st = tool(c, "echo", "{\"_mode\":\"manyhead\"}", big, sizeof big, &err);
     EQST(st, MCP_ERR_LIMIT, err);
-    snprintf(want, sizeof want, "The HTTP response from %s is malformed: the response has more headers than the limit.", S.origin);
+    snprintf(want, sizeof want, "The HTTP response from %s is too large: the response has more headers than the limit.", S.origin);
     EQS(err.message, want);
     st = tool(c, "echo", "{\"ok\":3}", big, sizeof big, &err);
     EQST(st, MCP_OK, err);
