@@ -9,7 +9,7 @@
        #define MCP_IMPLEMENTATION
        #include "mcp.h"
 
-   libc and POSIX only. No other library, no global mutable state.
+   libc and POSIX only. Nothing else to link, no global mutable state.
 
    =============================================================================================
    CONTENTS
@@ -22,41 +22,76 @@
        6. Memory
        7. Threads
        8. JSON notes (strictness, numbers, limits)
-       9. Revisions
-       10. License (end of file)
+       9. Connect
+       10. Calls
+       11. Callbacks and requests from the server
+       12. Non-blocking use
+       13. Transports
+       14. Protocol versions
+       15. Revisions
+       16. License (end of file)
 
    =============================================================================================
    1. OVERVIEW
    =============================================================================================
-   mcp.h lets a C or C++ program be a Model Context Protocol client. It is built from layers
-   that are useful on their own: a strict, fast JSON parser and writer, sans-I/O framers for
-   JSON lines, HTTP/1.1 and Server-Sent Events, a JSON-RPC engine, the stdio and HTTP
-   transports, and the MCP client.
+   The Model Context Protocol (MCP) is how AI applications reach the outside world: they talk
+   to MCP servers, programs or web services that offer tools (functions a model can call),
+   resources (data it can read) and prompts (templates a user can pick), in JSON-RPC 2.0 over
+   a child process's stdin/stdout or over HTTP.
 
-   What exists in this version: the base layer, the JSON layer (parser, accessors, iteration,
-   writer, dump), the sans-I/O framers (JSON lines, HTTP/1.1, Server-Sent Events), the
-   JSON-RPC engine, the stdio transport and the MCP client for the legacy protocol era
-   (2024-11-05 to 2025-11-25). The HTTP transports and the 2026-07-28 era are still to come.
+   mcp.h lets a C or C++ program be an MCP client: start a local server or reach a remote one,
+   list and call its tools, read its resources, get its prompts, and answer what the server
+   asks back (roots, sampling, elicitation). It is written for programs that cannot or will
+   not carry Node.js or Python: game engines, editors, command-line tools, daemons, embedded
+   and static builds.
+
+   It is built from layers that are useful on their own (section 4): a strict, fast JSON
+   parser and writer, sans-I/O framers for JSON lines, HTTP/1.1 and Server-Sent Events, a
+   JSON-RPC engine, the stdio and HTTP transports, and the client. The client offers blocking
+   calls, and the same calls without blocking for programs that own their event loop.
+
+   Developed and tested on Linux (glibc and musl; gcc, clang, tcc; as C99 and as C++). The
+   code is POSIX; other Unix systems are untested; Windows is not supported.
 
    =============================================================================================
    2. QUICK START
    =============================================================================================
+   An MCP client that starts the demo server of the repository (make builds it as
+   build/demo_server), calls its "add" tool and prints the answer:
+
        #define MCP_IMPLEMENTATION
        #include "mcp.h"
        #include <stdio.h>
        #include <string.h>
 
-       int main(void) {
-           const char *text = "{\"tools\":[{\"name\":\"echo\"},{\"name\":\"add\"}]}";
+       int main(int argc, char **argv) {
+           mcp_client_desc desc;
+           memset(&desc, 0, sizeof desc);                      // zero fields mean defaults
+           desc.command = argc > 1 ? argv[1] : "build/demo_server";    // a server over stdio
            mcp_error err;
-           mcp_json_doc *doc = mcp_json_parse(text, strlen(text), &err);
-           if (!doc) { fprintf(stderr, "%s\n", err.message); return 1; }
-           const mcp_json *tools = mcp_json_get(mcp_json_root(doc), "tools");
-           for (size_t i = 0; i < mcp_json_len(tools); i++)
-               printf("%s\n", mcp_json_str(mcp_json_get(mcp_json_at(tools, i), "name")));
-           mcp_json_free(doc);
+           mcp_json_doc *result = NULL;
+           mcp_client *c = mcp_client_new(&desc, &err);
+           if (!c || mcp_client_connect(c, &err) != MCP_OK ||    // starts it, says hello
+               mcp_client_call_tool(c, "add", "{\"a\": 2, \"b\": 40}", &result, &err) != MCP_OK) {
+               fprintf(stderr, "quickstart: %s\n", err.message);
+               mcp_client_free(c);
+               return 1;
+           }
+           const mcp_json *server = mcp_client_server_info(c);   // {"name": ..., "version": ...}
+           const mcp_json *content = mcp_json_get(mcp_json_root(result), "content");
+           printf("%s says 2 + 40 = %s\n", mcp_json_str(mcp_json_get(server, "name")),
+                  mcp_json_str(mcp_json_get(mcp_json_at(content, 0), "text")));
+           mcp_json_free(result);
+           mcp_client_free(c);                                   // stops the server
            return 0;
        }
+
+   It prints:
+
+       demo_server says 2 + 40 = 42
+
+   The same program is the quick start of README.md; tests/test_readme.sh compiles both as
+   strict C99 and as C++, runs them and compares their output with the line above.
 
    =============================================================================================
    3. BUILD OPTIONS
@@ -64,29 +99,40 @@
    Define these before including mcp.h (in the implementation file, or everywhere when the
    option changes declarations).
 
-   | macro                         | default                 | meaning                                  |
-   |-------------------------------|-------------------------|------------------------------------------|
-   | MCP_IMPLEMENTATION            | -                       | compile the implementation here          |
-   | MCP_STATIC                    | -                       | make every function static (private copy)|
-   | MCPAPI                        | extern                  | prefix of every declaration              |
-   | MCP_MALLOC(sz, ctx)           | malloc(sz)              | allocator hooks: define all three or     |
-   | MCP_REALLOC(p, sz, ctx)       | realloc(p, sz)          | none (else #error). ctx is the alloc_ctx |
-   | MCP_FREE(p, ctx)              | free(p)                 | of mcp_json_opts, NULL elsewhere         |
-   | MCP_ASSERT(x)                 | assert(x)               | internal consistency checks              |
-   | MCP_NO_STDIO                  | -                       | leaves out the stdio transport           |
-   | MCP_NO_HTTP                   | -                       | leaves out the HTTP and SSE layers       |
-   | MCP_JSON_MAX_DEPTH            | 512                     | default nesting limit of the JSON parser |
-   | MCP_JSON_MAX_SIZE             | 128 MiB                 | default input size limit of the parser   |
-   | MCP_JSONL_MAX_LINE            | 16 MiB                  | default longest line (stdio message)     |
-   | MCP_HTTP_MAX_HEAD             | 64 KiB                  | default HTTP status line + headers       |
-   | MCP_HTTP_MAX_HEADERS          | 100                     | default number of HTTP headers           |
-   | MCP_SSE_MAX_EVENT             | 16 MiB                  | default SSE line / event data            |
+   | macro                   | default   | meaning                                           |
+   |-------------------------|-----------|---------------------------------------------------|
+   | MCP_IMPLEMENTATION      | -         | compile the implementation in this file           |
+   | MCP_STATIC              | -         | every function static: a private copy in this file|
+   | MCPAPI                  | extern    | prefix of every declaration                       |
+   | MCP_MALLOC(sz, ctx)     | malloc    | allocator hooks: define all three or none (else   |
+   | MCP_REALLOC(p, sz, ctx) | realloc   | #error). ctx is the alloc_ctx of mcp_json_opts    |
+   | MCP_FREE(p, ctx)        | free      | for parses, NULL everywhere else                  |
+   | MCP_ASSERT(x)           | assert(x) | internal consistency checks                       |
+   | MCP_NO_STDIO            | -         | leave out the stdio transport                     |
+   | MCP_NO_HTTP             | -         | leave out the HTTP transports, HTTP and SSE layers|
+   | MCP_JSON_MAX_DEPTH      | 512       | JSON nesting limit (per parse: mcp_json_opts)     |
+   | MCP_JSON_MAX_SIZE       | 128 MiB   | JSON input size limit (per parse; cap 4 GiB - 1)  |
+   | MCP_JSONL_MAX_LINE      | 16 MiB    | longest JSON line (stdio message)                 |
+   | MCP_HTTP_MAX_HEAD       | 64 KiB    | HTTP status line + headers                        |
+   | MCP_HTTP_MAX_HEADERS    | 100       | number of HTTP headers                            |
+   | MCP_SSE_MAX_EVENT       | 16 MiB    | one SSE line or one event's data                  |
 
    With both MCP_NO_STDIO and MCP_NO_HTTP the client is left out too: JSON and JSON-RPC remain.
 
-   The implementation uses POSIX (clock_gettime). If the implementation file includes system
-   headers before mcp.h, define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) at its very top;
-   mcp.h defines it itself when it comes first.
+   Limits and timeouts of a client are fields of its mcp_client_desc (0 means the default):
+
+   | field              | default | meaning                                                   |
+   |--------------------|---------|-----------------------------------------------------------|
+   | max_message        | 16 MiB  | largest message accepted, on every transport              |
+   | timeout_ms         | 30000   | per request, initialize included; < 0: none               |
+   | connect_timeout_ms | 10000   | HTTP: TCP connect and TLS handshake                       |
+   | close_timeout_ms   | 2000    | stdio close: each wait, before SIGTERM and before SIGKILL |
+
+   and a call may set its own (mcp_call_opts, section 12).
+
+   The implementation uses POSIX (fork, poll, sockets, clock_gettime). If the implementation
+   file includes system headers before mcp.h, define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE)
+   at its very top; mcp.h defines it itself when it comes first.
 
    =============================================================================================
    4. LAYERS
@@ -94,18 +140,22 @@
    One section per layer, in this order, in the declarations and in the implementation. Each
    opens with a banner you can grep for: ">>base", ">>json", ...
 
-   | # | anchor      | layer                                                  | status      |
-   |---|-------------|--------------------------------------------------------|-------------|
-   | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock     | done        |
-   | 2 | >>json      | DOM parser, accessors, iteration, writer (mcp_jw), dump| done        |
-   | 3 | >>jsonl     | newline-delimited framer for stdio                     | done        |
-   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser   | done        |
-   | 5 | >>sse       | Server-Sent Events parser                              | done        |
-   | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines  | done        |
-   | 7 | >>transport | stdio (done); Streamable HTTP, HTTP+SSE (planned)      | stdio       |
-   | 8 | >>client    | the MCP client, legacy era                             | legacy      |
+   | # | anchor      | layer                                                   | status     |
+   |---|-------------|---------------------------------------------------------|------------|
+   | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock      | done       |
+   | 2 | >>json      | DOM parser, accessors, iteration, writer (mcp_jw), dump | done       |
+   | 3 | >>jsonl     | newline-delimited JSON framer (stdio)                   | done       |
+   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser    | done       |
+   | 5 | >>sse       | Server-Sent Events parser                               | done       |
+   | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines   | done       |
+   | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE; TLS through a hook    | done       |
+   | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25       | done       |
+   |   |             | protocol 2026-07-28 (the stateless era)                 | in progress|
 
-   Layers 2-6 never touch the OS: bytes go in, values or events come out.
+   Layers 2-6 never touch the OS: bytes go in, values or events come out. Their types are
+   public, caller-owned, zero-initialisable structs, usable without the client (the demo
+   server of the repository is written on the JSON and JSONL layers). The transport layer has
+   no declarations of its own: it is reached through the client.
 
    =============================================================================================
    5. ERRORS
@@ -113,29 +163,76 @@
    Functions that can fail return an mcp_status (MCP_OK = 0, errors negative) or NULL, and
    fill an optional mcp_error: the status class, and `message`, a complete sentence you can
    show a user. Every `mcp_error *` argument may be NULL. mcp_status_str() names a status.
-   JSON parse errors say where: "JSON parse error at line 3, column 14 (byte 52): expected ','
-   or '}'". Lines and columns count from 1 (columns in characters), byte offsets from 0.
+   Branch on the status; the classes mean the same on every transport:
 
-   Status classes: MCP_ERR_INVALID is the caller's own input (a bad argument, writer misuse,
-   invalid UTF-8 handed to the writer, NaN); MCP_ERR_PARSE is malformed input text;
-   MCP_ERR_LIMIT is a size or depth limit; MCP_ERR_NOMEM is allocation failure.
+   MCP_ERR_CLOSED     the connection is over: the server exited (also during connect), EOF,
+                      the HTTP+SSE stream ended, or you closed the client; every later call
+                      on it gets the same
+   MCP_ERR_IO         an OS call failed: starting the server, connect refused, name
+                      resolution (sys_errno is set)
+   MCP_ERR_TIMEOUT    the call's deadline passed
+   MCP_ERR_CANCELLED  the call was cancelled (mcp_call_cancel, mcp_client_interrupt)
+   MCP_ERR_HTTP       a non-2xx HTTP status (http_status is set)
+   MCP_ERR_RPC        the server answered with a JSON-RPC error (rpc_code is set)
+   MCP_ERR_PROTOCOL   the server broke the protocol: an unsupported protocol version, a
+                      stream that ended without the answer, a wrong content type, a bad or
+                      cross-origin endpoint event
+   MCP_ERR_PARSE      malformed bytes where a message had to be: invalid JSON, bad HTTP
+                      framing; for mcp_json_parse, malformed input text
+   MCP_ERR_LIMIT      a size or depth limit: message, line, headers, nesting
+   MCP_ERR_INVALID    the caller's own input: a bad argument or URL, a header with CR or LF,
+                      https:// without a TLS hook, params that are not a JSON object, a method
+                      whose capability the server did not declare, writer misuse (a value
+                      where a key is due, invalid UTF-8, NaN)
+   MCP_ERR_NOMEM      allocation failed
+
+   Sentences look like these:
+       Transport closed
+       Server exited with status 3 during initialize: Error: cannot open config.json
+       Could not connect to 127.0.0.1:1: Connection refused.
+       HTTP 401: Unauthorized (WWW-Authenticate: Bearer realm="mcp")
+       MCP error -32602: Unknown tool: nope
+       No response received for request ID 7
+       Request timeout after 30000ms
+       JSON parse error at line 3, column 14 (byte 52): expected ',' or '}'
+   JSON lines and columns count from 1 (columns in characters), byte offsets from 0. A server
+   that dies during connect is reported with its exit status and its most telling stderr line.
+
+   A tool that ran and failed is not an error of the call: mcp_client_call_tool returns MCP_OK
+   and the result has "isError": true, an answer meant for the model.
 
    =============================================================================================
    6. MEMORY
    =============================================================================================
    - A parsed document (mcp_json_doc) owns every value and string in it: they live in the
      document's arena (a few large blocks, no allocation per value) and stay valid until
-     mcp_json_free(doc). A document never points into the caller's input buffer.
+     mcp_json_free(doc). A document never points into the caller's input buffer. Every
+     result the client hands you is such a document, with the response's "result" as root.
    - Text the library returns (mcp_json_dump, mcp_jw_finish) is freed with mcp_free().
-   - A writer (mcp_jw) is a caller-owned struct; mcp_jw_free() releases its buffers.
-   - Every free function accepts NULL.
+   - A writer (mcp_jw) is a caller-owned struct. mcp_jw_finish hands over the text and
+     releases the writer; mcp_jw_free() releases a writer you abandon.
+   - A client (mcp_client_new) is freed with mcp_client_free(), which closes it first.
+   - A call (mcp_client_send, mcp_client_send_tool, mcp_client_connect_begin) is freed with
+     mcp_call_free(), also after its client was freed; freeing a call in flight cancels it.
+   - A request from the server (on_request) is freed by its reply (mcp_request_reply or
+     mcp_request_reply_error); requests still unanswered are freed by mcp_client_free.
+   - Strings and arrays in mcp_client_desc are copied by mcp_client_new; desc.tls and what
+     desc.user points to are not, and must outlive the client. Params and arguments are
+     used before the call returns.
+   - What the client hands out (mcp_client_server_info, mcp_client_protocol_version, ...)
+     lives until mcp_client_free; callback arguments live until the callback returns.
+   - Every free function accepts NULL. Memory comes from MCP_MALLOC/MCP_REALLOC/MCP_FREE.
 
    =============================================================================================
    7. THREADS
    =============================================================================================
    No global state. Different objects may be used on different threads at the same time; one
-   object belongs to one thread at a time. A parsed document is immutable: any number of
-   threads may read it at once.
+   object belongs to one thread at a time. A client, its calls and its requests count as one
+   object: use them from one thread (another may take over once the first has stopped).
+   Callbacks run on that thread, inside the client's functions, never from another thread or
+   a signal handler. mcp_client_interrupt is the one call meant for another context (a signal
+   handler): it only sets a flag. A parsed document is immutable: any number of threads may
+   read it at once.
 
    =============================================================================================
    8. JSON NOTES
@@ -153,14 +250,181 @@
      or an exponent, so they stay doubles.
    - Objects keep their members in order, duplicates included; mcp_json_get() returns the
      last member with that key (as JavaScript does).
+   - Accessors accept NULL and values of the wrong type and then return NULL or 0, so a chain
+     such as mcp_json_str(mcp_json_get(mcp_json_at(content, 0), "text")) is safe.
    - Limits: nesting depth (default 512) and input size (default 128 MiB, at most 4 GiB - 1),
      per call through mcp_json_parse_ex(). The parser is iterative: a million-deep input
      fails with MCP_ERR_LIMIT, it cannot overflow the stack.
+   - Whatever mcp_json_parse accepts, mcp_json_dump writes back, and that text parses to an
+     equal value (mcp_json_equal).
 
    =============================================================================================
-   9. REVISIONS
+   9. CONNECT
    =============================================================================================
-   0.1  base layer, JSON parser, writer and dump.
+   Zero an mcp_client_desc, fill in what you need, create the client (mcp_client_new checks
+   the description and starts nothing), then connect (mcp_client_connect starts or reaches
+   the server and runs the handshake; on MCP_OK the client is ready).
+
+   A local server, over stdio (transport MCP_STDIO, the default):
+
+       const char *args[] = { "-y", "@modelcontextprotocol/server-everything", NULL };
+       const char *env[] = { "LOG_LEVEL=debug", "HTTP_PROXY", NULL };  // set one, unset one
+       desc.command = "npx";              // looked up on PATH
+       desc.args = args;                  // after the command, NULL-ended
+       desc.env = env;                    // changes to our environment; NULL: inherit it
+       desc.cwd = "/srv/project";         // NULL: ours
+
+   The server runs in its own process group. Its stderr is captured (on_stderr shows it).
+   Closing the client closes the server's stdin, waits, sends SIGTERM to the group, waits,
+   sends SIGKILL, and reaps it. mcp.h never raises SIGPIPE in the host and never changes its
+   signal dispositions.
+
+   A remote server, over Streamable HTTP (MCP_HTTP) or the older HTTP+SSE (MCP_SSE, with the
+   URL of the server's event stream):
+
+       const char *headers[] = { "Authorization: Bearer s3cr3t", NULL };
+       desc.transport = MCP_HTTP;
+       desc.url = "http://127.0.0.1:3000/mcp";
+       desc.headers = headers;            // "Name: value", sent with every request
+       desc.http_listen = 1;              // also open the GET stream (optional)
+
+   https:// needs desc.tls, a TLS hook (section 13). There is no OAuth flow: put a token in
+   desc.headers.
+
+   Also in the description: client_name and client_version (default "mcp.h" and the library's
+   version), protocol_version (section 14), the timeouts and max_message (section 3), the
+   callbacks and capabilities (section 11).
+
+   After connecting: mcp_client_protocol_version (the negotiated version),
+   mcp_client_server_info ({"name", "version", ...}), mcp_client_server_capabilities and
+   mcp_client_instructions (NULL if none). mcp_client_close ends the connection (calls in
+   flight fail with "Transport closed"); mcp_client_free closes and frees.
+
+   =============================================================================================
+   10. CALLS
+   =============================================================================================
+   Every call blocks until the answer, an error or the timeout, and returns the response's
+   "result" as a document (mcp_json_free it). Params and arguments are JSON objects as text.
+
+       mcp_client_list_tools(c, &doc, &err)                     // {"tools": [...]}
+       mcp_client_call_tool(c, "echo", "{\"text\": \"hi\"}", &doc, &err)
+                                                   // {"content": [...], "isError"?, ...}
+       mcp_client_list_resources(c, &doc, &err)                 // {"resources": [...]}
+       mcp_client_list_resource_templates(c, &doc, &err)        // {"resourceTemplates": ...}
+       mcp_client_read_resource(c, "demo://readme", &doc, &err) // {"contents": [...]}
+       mcp_client_subscribe(c, uri, &err), mcp_client_unsubscribe(c, uri, &err)
+       mcp_client_list_prompts(c, &doc, &err)                   // {"prompts": [...]}
+       mcp_client_get_prompt(c, "greet", "{\"name\": \"Ada\"}", &doc, &err)
+       mcp_client_complete(c, "{\"type\": \"ref/prompt\", \"name\": \"greet\"}", "name", "A",
+                           NULL, &doc, &err)                    // {"completion": {...}}
+       mcp_client_set_log_level(c, "debug", &err)
+       mcp_client_ping(c, &err)
+       mcp_client_request(c, method, params_json, &doc, &err)   // any request
+       mcp_client_notify(c, method, params_json, &err)          // any notification
+
+   Lists follow nextCursor to the end and return every item in one array. A method whose
+   capability the server did not declare (tools, resources, resources.subscribe, prompts,
+   completions, logging) fails at once with MCP_ERR_INVALID, the generic request too. The
+   JSON writer (mcp_jw_*) builds params from your own strings with the escaping done.
+
+   =============================================================================================
+   11. CALLBACKS AND REQUESTS FROM THE SERVER
+   =============================================================================================
+   All optional, set in the description, all given desc.user. They run on the client's
+   thread inside its functions (connect, blocking calls, mcp_client_poll, mcp_call_wait).
+   They may send requests, even blocking ones; they must not free the client.
+
+       on_notification(user, c, method, params)   every notification, progress included
+                                                  (log messages: notifications/message)
+       on_request(user, c, req)                   roots/list, sampling/createMessage,
+                                                  elicitation/create: reply now or later
+       on_stderr(user, c, line, len)              stdio: one stderr line, without newline
+       on_close(user, c, why)                     once, when the connection ends
+       on_log(user, c, message)                   what mcp.h dropped or ignored, and why
+
+   Requests from the server: declare what on_request answers with desc.capabilities
+   (MCP_CAP_ROOTS, MCP_CAP_ROOTS_LIST_CHANGED, MCP_CAP_SAMPLING, MCP_CAP_ELICITATION,
+   MCP_CAP_ELICITATION_URL) or give the whole object as JSON text in desc.capabilities_json.
+   Read mcp_request_method and mcp_request_params; answer each request exactly once, with
+   mcp_request_reply(req, result_json, &err) or mcp_request_reply_error(req, code, message,
+   &err), in the callback or later from the same thread; the reply frees it. If the server
+   cancels first, mcp_request_cancelled(req) is 1 and the reply is dropped (still reply, to
+   free it). Ping is answered for you; any other method, or any request when on_request is
+   not set, gets -32601 "Method not found".
+
+   =============================================================================================
+   12. NON-BLOCKING USE
+   =============================================================================================
+   mcp_client_send (or mcp_client_send_tool, mcp_client_connect_begin) starts a request and
+   returns an mcp_call at once; mcp_client_poll does the I/O, fires callbacks, expires
+   deadlines and completes calls, which may finish in any order.
+
+       mcp_call *call = mcp_client_send_tool(c, "slow", "{\"steps\": 5}", NULL, &err);
+       while (mcp_call_status(call) == MCP_AGAIN)   // in flight
+           mcp_client_poll(c, 100);                 // waits up to 100 ms
+       if (mcp_call_result(call, &doc, &err) == MCP_OK) ...   // the document is yours
+       mcp_call_free(call);
+
+   mcp_call_wait(call, ms) polls until the call is done (-1: no limit). mcp_call_cancel fails
+   a call at once with MCP_ERR_CANCELLED and tells the server (not for initialize).
+   mcp_client_poll(c, ms) waits up to ms (0: not at all, -1: until something happens) and
+   returns MCP_ERR_CLOSED once the connection is over.
+
+   In your own poll loop: watch the fds from mcp_client_pollfds (events are POLLIN/POLLOUT),
+   sleep no longer than mcp_client_next_timeout (-1: no deadline), then call
+   mcp_client_poll(c, 0). Ask for both again every time: they change.
+
+   Per call (mcp_call_opts, zero = defaults): timeout_ms (0: the client's; < 0: none),
+   reset_on_progress (each progress notification restarts the timeout), max_total_ms (a cap
+   on the whole call; with reset_on_progress it defaults to 10 x timeout_ms), on_progress
+   (asks the server for progress; total < 0 when unknown, message may be NULL) and user.
+
+   Ctrl-C: mcp_client_interrupt(c) may be called from a signal handler. The blocking call in
+   progress on c (or the next one) stops at once with MCP_ERR_CANCELLED, "Request cancelled:
+   interrupted", and the server is told; an interrupted connect is abandoned.
+
+   mcp_client_get_stats counts messages sent, received and dropped, responses to no call in
+   flight, and stderr bytes.
+
+   =============================================================================================
+   13. TRANSPORTS
+   =============================================================================================
+   stdio (MCP_STDIO)       the server as a child process, JSON lines over pipes. A malformed
+                           line is dropped and counted; a line over max_message, or EOF,
+                           ends the connection.
+   Streamable HTTP         one POST per message, answered with JSON or an SSE stream; 202 for
+   (MCP_HTTP)              notifications; the session id and MCP-Protocol-Version sent after
+                           the handshake; an SSE answer cut short is resumed with Last-Event-ID
+                           (honouring retry:, bounded attempts); a 404 on a session means
+                           initialize again, once; the optional GET stream (405: not offered);
+                           keep-alive connections reused; DELETE on close. HTTP/1.1 only.
+   HTTP+SSE (MCP_SSE)      the 2024-11-05 transport: a GET event stream whose "endpoint" event
+                           names where to POST (same origin only).
+   https://                either HTTP transport through desc.tls, an mcp_tls hook: open()
+                           runs the handshake on a connected socket, read() and write() move
+                           bytes without blocking (MCP_TLS_WANT_READ / _WANT_WRITE), close()
+                           ends the session. examples/tls_openssl.c is a complete hook for
+                           OpenSSL 3. Without a hook, https:// is MCP_ERR_INVALID.
+
+   =============================================================================================
+   14. PROTOCOL VERSIONS
+   =============================================================================================
+   Supported: 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05, the era with an initialize
+   handshake. desc.protocol_version NULL offers the newest and accepts any of these in the
+   server's answer; a version set there is the only one accepted. Any other answer fails the
+   connect with MCP_ERR_PROTOCOL.
+
+   Not yet: 2026-07-28, the stateless era (no handshake, server/discover, per-request
+   metadata, input_required results). It is being added behind the same API: the calls,
+   callbacks and requests from the server will look the same in both eras.
+
+   =============================================================================================
+   15. REVISIONS
+   =============================================================================================
+   0.1  (unreleased) base layer; JSON parser, accessors, writer and dump; JSON lines, HTTP/1.1
+        and SSE framers; JSON-RPC engine; stdio, Streamable HTTP and HTTP+SSE transports with
+        a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25, blocking
+        and non-blocking.
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
@@ -187,6 +451,8 @@
 #define MCPAPI extern
 #endif
 #endif
+
+#define MCP_VERSION "0.1.0"             /* this library; the default clientInfo.version */
 
 #ifndef MCP_JSON_MAX_DEPTH
 #define MCP_JSON_MAX_DEPTH 512
@@ -301,7 +567,8 @@ MCPAPI mcp_status  mcp_jw_raw(mcp_jw *w, const char *json, size_t len); /* JSON 
 MCPAPI mcp_status  mcp_jw_status(const mcp_jw *w, mcp_error *err);
 MCPAPI const char *mcp_jw_text(const mcp_jw *w, size_t *len);  /* complete text (not NUL-
                                                   terminated: use *len), or NULL */
-MCPAPI char       *mcp_jw_finish(mcp_jw *w, size_t *len, mcp_error *err); /* mcp_free it */
+MCPAPI char       *mcp_jw_finish(mcp_jw *w, size_t *len, mcp_error *err); /* mcp_free it; the
+                                                  writer is freed (reusable after mcp_jw_init) */
 
 /* ============================================================================================
    >>jsonl  newline-delimited JSON framer (stdio)
@@ -536,6 +803,9 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
                                          /* every notification, progress too (after on_progress) */
     void (*on_request)(void *user, mcp_client *c, mcp_request *req);    /* answer now or later */
     void (*on_stderr)(void *user, mcp_client *c, const char *line, size_t len);
+                                         /* stdio: each stderr line (long ones in 4096-byte
+                                            pieces); without it stderr is still drained, and
+                                            its last 4 KiB quoted if the server dies */
     void (*on_close)(void *user, mcp_client *c, const mcp_error *why);  /* once, when it ends */
     void (*on_log)(void *user, mcp_client *c, const char *message);     /* dropped messages etc. */
     unsigned capabilities;               /* MCP_CAP_* answered by on_request */
@@ -554,7 +824,9 @@ MCPAPI mcp_status  mcp_client_request(mcp_client *c, const char *method, const c
 MCPAPI mcp_status  mcp_client_notify(mcp_client *c, const char *method, const char *params_json,
                                      mcp_error *err);
 MCPAPI mcp_status  mcp_client_close(mcp_client *c);   /* graceful; in-flight calls fail "Transport closed" */
-MCPAPI void        mcp_client_free(mcp_client *c);    /* closes first if needed */
+MCPAPI void        mcp_client_free(mcp_client *c);    /* closes first if needed; calls not yet
+                           freed stay valid (failed, detached): mcp_call_free them; requests from
+                           the server not yet answered are freed. Never from its own callbacks. */
 
 /* After connect: what the server said about itself (NULL before). */
 MCPAPI const char     *mcp_client_protocol_version(const mcp_client *c);
@@ -564,7 +836,8 @@ MCPAPI const char     *mcp_client_instructions(const mcp_client *c);         /* 
 
 /* Typed calls, blocking. Each returns the "result" object as a document (mcp_json_free it).
    Lists follow nextCursor to the end and return every item in one array. A method whose
-   capability the server did not declare fails at once with MCP_ERR_INVALID. */
+   capability the server did not declare fails at once with MCP_ERR_INVALID (this holds for
+   mcp_client_request and mcp_client_send too). */
 MCPAPI mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err);
                                         /* all pages: {"tools":[...]} */
 MCPAPI mcp_status mcp_client_call_tool(mcp_client *c, const char *name, const char *args_json,
@@ -594,7 +867,8 @@ MCPAPI mcp_status mcp_client_ping(mcp_client *c, mcp_error *err);
 typedef struct mcp_call_opts {            /* zero-initialised = defaults */
     int timeout_ms;                       /* 0: the client's; <0: none */
     int reset_on_progress;                /* progress from the server restarts the timeout */
-    int max_total_ms;                     /* cap on the whole call; 0: 10 x timeout_ms */
+    int max_total_ms;                     /* cap on the whole call; 0: 10 x timeout_ms with
+                                             reset_on_progress (else the timeout is the cap) */
     void (*on_progress)(void *user, mcp_call *call, double progress, double total,
                         const char *message);    /* total < 0 when unknown; message may be NULL */
     void *user;
@@ -4040,6 +4314,7 @@ typedef struct mcp__conn {
     mcp__xfer *x;                        /* the exchange on it; NULL when idle */
     mcp_http_resp resp;
     int64_t deadline;                    /* of the connect (and TLS handshake) */
+    int64_t idle_since;
     size_t got;                          /* response bytes for this exchange */
     struct mcp__conn *next;
 } mcp__conn;
@@ -4109,7 +4384,6 @@ static long mcp__sock_send(int fd, const char *p, size_t n)
    FIFO queue; dispatch pops them one by one and runs the callbacks. A callback may therefore
    poll again (even make a blocking call): the nested poll continues the same queue in order. */
 
-#define MCP_VERSION_STRING "0.1.0"
 static const char *const mcp__versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
 
 enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSED };
@@ -5154,7 +5428,9 @@ static void mcp__x_drop(mcp_client *c, mcp__xfer *x, int keep_conn)
     if (!k) return;
     k->x = NULL;
     for (i = c->http.conns; i; i = i->next) idle += i->state == MCP__K_IDLE;
-    if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead) { k->state = MCP__K_IDLE; k->reused = 0; }
+    if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead) {
+        k->state = MCP__K_IDLE; k->reused = 0; k->idle_since = mcp_time_ms();
+    }
     else mcp__conn_close(c, k);
 }
 
@@ -5265,8 +5541,12 @@ static void mcp__x_start(mcp_client *c, mcp__xfer *x)
     for (k = c->http.conns; k; k = next) {                /* reuse, unless the server closed it */
         next = k->next;
         if (k->state != MCP__K_IDLE) continue;
-        pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
-        if (poll(&pf, 1, 0) != 0) { mcp__conn_close(c, k); continue; }   /* EOF or stray bytes */
+        /* a connection idle for a while is looked at first (EOF or stray bytes: closed); a
+           fresh one is taken as it is: if the server closed it after all, the retry copes */
+        if (mcp_time_ms() - k->idle_since >= 1000) {
+            pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
+            if (poll(&pf, 1, 0) != 0) { mcp__conn_close(c, k); continue; }
+        }
         break;
     }
     if (!k && !(k = mcp__conn_new(c, &e))) {
@@ -5496,7 +5776,6 @@ static void mcp__x_end(mcp_client *c, mcp__conn *k)
     mcp__xfer *x = k->x;
     mcp_call *call;
     char msg[400];
-    mcp__http_error_text(x, &k->resp, msg, sizeof msg);
     if (x->reinit) {                                      /* 404 on a session: start a new one */
         mcp__x_drop(c, x, 1);
         mcp__http_reinit(c, x);
@@ -5519,6 +5798,7 @@ static void mcp__x_end(mcp_client *c, mcp__conn *k)
         mcp__x_free(x);
         return;
     }
+    if (!x->bad_ct) mcp__http_error_text(x, &k->resp, msg, sizeof msg);   /* failures only */
     mcp__x_drop(c, x, 1);
     if (x->kind == MCP__X_LISTEN) {
         if (x->status != 405) mcp__log(c, "The server refused the GET event stream: %s", msg);
@@ -6084,7 +6364,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     }
     mcp_jw_key(&w, "clientInfo"); mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "name"); mcp_jw_str(&w, c->d.client_name ? c->d.client_name : "mcp.h");
-    mcp_jw_key(&w, "version"); mcp_jw_str(&w, c->d.client_version ? c->d.client_version : MCP_VERSION_STRING);
+    mcp_jw_key(&w, "version"); mcp_jw_str(&w, c->d.client_version ? c->d.client_version : MCP_VERSION);
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, &len, err);
