@@ -3867,6 +3867,14 @@ struct mcp_call {
     mcp_call *hnext;                     /* hash chain */
     size_t heap_i;                       /* position in the heap, or MCP__NOWHERE */
     mcp_call *next, *prev;               /* every call attached to the client */
+    int token;                           /* sends a progressToken (its current id) */
+    char *method, *params;               /* kept when the request may go again (2026-07-28,
+                                            connect): a new id each time */
+    size_t plen;
+    char *own;                           /* method and params when replaced (else after the call) */
+    int rounds, reissued;                /* input_required rounds; re-sent after a broken stream */
+    mcp_json_doc *errdoc;                /* a JSON-RPC error: its object, for its data */
+    struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
 };
 
 #define MCP__NOWHERE ((size_t)-1)
@@ -4323,6 +4331,7 @@ struct mcp__xfer {
     int kind;
     int64_t id;                          /* the request it carries or resumes; -1: none */
     mcp_buf body;                        /* the JSON-RPC message of a POST */
+    mcp_buf hdrs;                        /* 2026-07-28 request headers, "\0"-separated */
     mcp_buf req;                         /* the HTTP request, as sent */
     size_t sent;
     mcp__conn *conn;
@@ -4336,13 +4345,14 @@ struct mcp__xfer {
 
 typedef struct mcp__http {
     mcp_http_url url, post;              /* the endpoint; HTTP+SSE: where to POST */
-    int have_post, listen_off, listen_attempts, reiniting, closing;
+    int have_post, listen_off, listen_attempts, reiniting, closing, tried_sse;
     struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
     char *session;                       /* Mcp-Session-Id */
     mcp__conn *conns;
     mcp__xfer *xfers;
     mcp__xfer *listener;
     char *rbuf;
+    mcp_json_doc *xhdr;                  /* 2026-07-28: {"tool": [["Name", "prop", ...], ...]} */
 } mcp__http;
 
 static int mcp__sock_connect(const struct addrinfo *a)
@@ -4385,6 +4395,7 @@ static long mcp__sock_send(int fd, const char *p, size_t n)
    poll again (even make a blocking call): the nested poll continues the same queue in order. */
 
 static const char *const mcp__versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
+static const char *const mcp__modern[] = { "2026-07-28", NULL };   /* no initialize: _meta */
 
 enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSED };
 enum { MCP__EV_MSG = 1, MCP__EV_STDERR, MCP__EV_LOG, MCP__EV_CLOSE };
@@ -4396,12 +4407,23 @@ typedef struct mcp__ev {             /* a queued event; text (stderr line, log) 
     size_t len;
 } mcp__ev;
 
+/* 2026-07-28: answers being gathered for an input_required result. The result's document
+   holds the server's requests; the answers become the retry's inputResponses. */
+typedef struct mcp__mrtr {
+    mcp_call *call;                      /* NULL once the call ended another way */
+    mcp_json_doc *doc;                   /* the InputRequiredResult */
+    mcp_jw answers;                      /* "key": result, ... (members, as they come) */
+    int pending, refs;                   /* unanswered requests; requests alive */
+} mcp__mrtr;
+
 struct mcp_request {
     mcp_client *c;                       /* NULL once the client is gone */
-    mcp_json_doc *doc;                   /* the request message */
-    const mcp_json *id, *params;
+    mcp_json_doc *doc;                   /* the request message (NULL: it lives in mrtr->doc) */
+    const mcp_json *id, *params;         /* id NULL: an input request inside a result */
     const char *method;
     int cancelled;
+    mcp__mrtr *mrtr;                     /* the input_required it belongs to */
+    const char *key; size_t keylen;
     mcp_request *next, *prev;
 };
 
@@ -4423,7 +4445,13 @@ struct mcp_client {
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
     int64_t init_id;                     /* the initialize request */
+    const char *hdrs;                    /* HTTP: headers for the message being sent ("\0"-separated) */
     char *init_params;                   /* its params, for a new session after a 404 */
+    int modern;                          /* speaking 2026-07-28: no session, _meta on requests */
+    char *caps;                          /* the client capabilities object, as JSON text */
+    char *meta;                          /* the _meta members every modern request carries */
+    char *log_level;                     /* modern: io.modelcontextprotocol/logLevel */
+    const char *meta_version;            /* the version in meta */
 #ifndef MCP_NO_STDIO
     mcp__stdio io;
 #endif
@@ -4509,6 +4537,9 @@ static mcp_status mcp__fail_closed(mcp_error *err)
 /* ---- sending ---------------------------------------------------------------------------------- */
 
 static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+static void mcp__mrtr_release(mcp__mrtr *m);
+static void mcp__list_text(const mcp_json *list, char *out, size_t n);
+static mcp_status mcp__build_meta(mcp_client *c, const char *version);
 #ifndef MCP_NO_HTTP
 static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err);
 static void mcp__http_call_ended(mcp_client *c, int64_t id);
@@ -4633,38 +4664,54 @@ static void mcp__msg_begin(mcp_client *c)
 }
 
 /* params, with _meta.progressToken merged in when token > 0 */
-static void mcp__write_params(mcp_jw *w, const mcp_json *params, int64_t token)
+static int mcp__is_key(const char *k, size_t kl, const char *name)
 {
-    size_t i, j, kl;
-    const char *k;
-    const mcp_json *v;
-    int meta = 0;
-    if (!token) { mcp_jw_value(w, params); return; }
+    return strlen(name) == kl && !memcmp(k, name, kl);
+}
+
+/* The _meta object: the caller's members, then the progress token and (2026-07-28) the
+   protocol members, `meta`, as JSON text (ours win over the caller's of the same name). */
+static void mcp__write_meta(mcp_jw *w, const mcp_json *mine, int64_t token, const char *meta)
+{
+    size_t j, ml;
+    const char *mk;
     mcp_jw_obj_begin(w);
-    for (i = 0; (v = mcp_json_at(params, i)) != NULL; i++) {
-        k = mcp_json_key_at(params, i, &kl);
-        mcp_jw_keyn(w, k, kl);
-        if (kl == 5 && !memcmp(k, "_meta", 5) && mcp_json_typeof(v) == MCP_JSON_OBJECT) {
-            mcp_jw_obj_begin(w);
-            mcp_jw_key(w, "progressToken"); mcp_jw_int(w, token);
-            for (j = 0; j < mcp_json_len(v); j++) {
-                size_t ml;
-                const char *mk = mcp_json_key_at(v, j, &ml);
-                if (ml == 13 && !memcmp(mk, "progressToken", 13)) continue;
-                mcp_jw_keyn(w, mk, ml); mcp_jw_value(w, mcp_json_at(v, j));
-            }
-            mcp_jw_obj_end(w);
-            meta = 1;
-        } else {
-            mcp_jw_value(w, v);
-        }
+    if (token) { mcp_jw_key(w, "progressToken"); mcp_jw_int(w, token); }
+    for (j = 0; j < mcp_json_len(mine); j++) {
+        mk = mcp_json_key_at(mine, j, &ml);
+        if (token && mcp__is_key(mk, ml, "progressToken")) continue;
+        if (meta && ml > 24 && !memcmp(mk, "io.modelcontextprotocol/", 24)) continue;
+        mcp_jw_keyn(w, mk, ml); mcp_jw_value(w, mcp_json_at(mine, j));
     }
-    if (!meta) {
-        mcp_jw_key(w, "_meta"); mcp_jw_obj_begin(w);
-        mcp_jw_key(w, "progressToken"); mcp_jw_int(w, token);
-        mcp_jw_obj_end(w);
-    }
+    if (meta) mcp__jw_lit(w, meta, strlen(meta), 1);
     mcp_jw_obj_end(w);
+}
+
+/* params with _meta filled in; `extra` (JSON members, e.g. inputResponses) replaces members of
+   the same names. Without a token, meta or extra, the checked text goes in as it is. */
+static void mcp__write_params(mcp_jw *w, const char *params, size_t plen, int64_t token,
+                              const char *meta, const char *extra, const char *const *extra_keys)
+{
+    mcp_json_doc *pd;
+    const mcp_json *p, *v, *mine = NULL;
+    size_t i, kl;
+    const char *k, *const *ek;
+    if (!token && !meta && !extra) { mcp__jw_raw_trusted(w, params, plen); return; }
+    pd = params ? mcp_json_parse(params, plen, NULL) : NULL;
+    p = mcp_json_root(pd);
+    mcp_jw_obj_begin(w);
+    for (i = 0; (v = mcp_json_at(p, i)) != NULL; i++) {
+        k = mcp_json_key_at(p, i, &kl);
+        if (mcp__is_key(k, kl, "_meta") && mcp_json_typeof(v) == MCP_JSON_OBJECT) { mine = v; continue; }
+        for (ek = extra_keys; ek && *ek && !mcp__is_key(k, kl, *ek); ek++) {}
+        if (ek && *ek) continue;
+        mcp_jw_keyn(w, k, kl); mcp_jw_value(w, v);
+    }
+    if (extra && *extra) mcp__jw_lit(w, extra, strlen(extra), 1);
+    mcp_jw_key(w, "_meta");
+    mcp__write_meta(w, mine, token, meta);
+    mcp_jw_obj_end(w);
+    mcp_json_free(pd);
 }
 
 static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_json *params, mcp_error *err)
@@ -4679,6 +4726,7 @@ static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_j
 static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
 {
     if (c->dead || c->state == MCP__CLOSED) return;
+    if (c->modern && c->d.transport != MCP_STDIO) return;   /* 2026-07-28 HTTP: the closed stream says it */
     mcp__msg_begin(c);
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, "notifications/cancelled");
     mcp_jw_key(&c->w, "params"); mcp_jw_obj_begin(&c->w);
@@ -4711,10 +4759,18 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
 {
     va_list ap;
     mcp_client *c = call->c;
+    long code = call->err.rpc_code;                      /* set by the caller beforehand */
+    int http = call->err.http_status, sys = call->err.sys_errno;
     if (call->status != MCP_AGAIN) return;
     if (c) { mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call); }
     memset(&call->err, 0, sizeof call->err);
     call->err.status = st;
+    call->err.rpc_code = code; call->err.http_status = http; call->err.sys_errno = sys;
+    if (call->mrtr) {                                    /* answers still coming: not needed now */
+        mcp__mrtr *m = call->mrtr;
+        call->mrtr = NULL; m->call = NULL;
+        mcp__mrtr_release(m);
+    }
     va_start(ap, fmt);
     vsnprintf(call->err.message, sizeof call->err.message, fmt, ap);
     va_end(ap);
@@ -4725,21 +4781,56 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
     if (call->is_init && c) mcp__init_finish(c, call);
 }
 
+#ifndef MCP_NO_HTTP
+static void mcp__modern_headers(mcp_client *c, const char *method, const char *params, size_t plen, mcp_buf *out);
+#endif
+
+/* Sends a call's request under its current id: the params get the progress token and, in
+   the 2026-07-28 era (or while probing for it), the protocol _meta. */
+static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extra,
+                                 const char *const *extra_keys, mcp_error *err)
+{
+    const char *meta = c->modern || call->is_init == 3 ? c->meta : NULL;
+    mcp_buf hdrs;
+    mcp_status st;
+    mcp__msg_begin(c);
+    MCP__KEY(&c->w, "\"id\":"); mcp_jw_int(&c->w, call->id);
+    MCP__KEY(&c->w, "\"method\":"); mcp_jw_str(&c->w, call->method);
+    if (call->params || call->token || meta || extra) {
+        MCP__KEY(&c->w, "\"params\":");
+        mcp__write_params(&c->w, call->params, call->plen, call->token ? call->id : 0, meta, extra, extra_keys);
+    }
+    mcp_jw_obj_end(&c->w);
+    memset(&hdrs, 0, sizeof hdrs);
+#ifndef MCP_NO_HTTP
+    if (meta && c->d.transport == MCP_HTTP) mcp__modern_headers(c, call->method, call->params, call->plen, &hdrs);
+#endif
+    c->hdrs = hdrs.data;
+    st = mcp__send_built(c, call->id, 0, err);
+    c->hdrs = NULL;
+    mcp_buf_free(&hdrs);
+    return st;
+}
+
 /* Starts a request. params: a JSON object as text, already checked (or NULL). */
 static mcp_call *mcp__start(mcp_client *c, const char *method, const char *params, size_t plen,
                             const mcp_call_opts *o, int is_init, mcp_error *err)
 {
-    mcp_json_doc *pd;
     mcp_call *call;
-    int64_t now = mcp_time_ms(), token = 0;
+    int64_t now = mcp_time_ms();
     int tmo;
+    size_t ml = strlen(method);
     mcp_error local;
     if (!err) err = &local;
     if (c->dead || c->state == MCP__CLOSED) { mcp__fail_closed(err); return NULL; }
-    call = (mcp_call *)MCP_MALLOC(sizeof *call, NULL);
+    call = (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1 + (params ? plen + 1 : 0), NULL);
     if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
     memset(call, 0, sizeof *call);
     call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->is_init = is_init;
+    call->method = (char *)(call + 1);                   /* method and params live after it */
+    memcpy(call->method, method, ml + 1);
+    if (params) { call->params = call->method + ml + 1; memcpy(call->params, params, plen); call->params[plen] = 0; }
+    call->plen = params ? plen : 0;
     call->id = ++c->rpc.next_id;
     tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms ? c->d.timeout_ms : 30000;
     call->timeout_ms = tmo;
@@ -4748,7 +4839,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     if (o) {
         call->reset_on_progress = o->reset_on_progress;
         call->on_progress = o->on_progress; call->user = o->user;
-        if (o->reset_on_progress || o->on_progress) token = call->id;
+        call->token = o->reset_on_progress || o->on_progress;
         call->hard_ms = o->max_total_ms > 0 ? o->max_total_ms : tmo > 0 && o->reset_on_progress ? 10 * tmo : 0;
         if (call->hard_ms > 0) call->hard = now + call->hard_ms;
     }
@@ -4762,26 +4853,49 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     call->next = c->calls; call->prev = NULL;
     if (c->calls) c->calls->prev = call;
     c->calls = call;
-    mcp__msg_begin(c);
-    MCP__KEY(&c->w, "\"id\":"); mcp_jw_int(&c->w, call->id);
-    MCP__KEY(&c->w, "\"method\":"); mcp_jw_str(&c->w, method);
-    if (token) {                                     /* _meta.progressToken joins the params */
-        pd = params ? mcp_json_parse(params, plen, NULL) : NULL;
-        MCP__KEY(&c->w, "\"params\":");
-        mcp__write_params(&c->w, mcp_json_root(pd), token);
-        mcp_json_free(pd);
-    } else if (params) {
-        MCP__KEY(&c->w, "\"params\":");
-        mcp__jw_raw_trusted(&c->w, params, plen);
-    }
-    mcp_jw_obj_end(&c->w);
-    if (mcp__send_built(c, call->id, 0, err) != MCP_OK) {
+    if (mcp__call_send(c, call, NULL, NULL, err) != MCP_OK) {
         call->is_init = 0;
         mcp__call_fail(call, err->status, "%s", err->message);
         mcp_call_free(call);
         return NULL;
     }
     return call;
+}
+
+/* Sends a call again as a new request (a new id, a fresh timeout): the connect moving from
+   the server/discover probe to initialize, an input_required retry, a request whose
+   2026-07-28 stream broke. method/params NULL: the same as before. */
+static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const char *method,
+                              const char *params, const char *extra, const char *const *extra_keys)
+{
+    mcp_error e;
+    char *own;
+    size_t ml, pl;
+    int64_t now = mcp_time_ms();
+    if (method) {
+        ml = strlen(method); pl = params ? strlen(params) : 0;
+        if (!(own = (char *)MCP_MALLOC(ml + pl + 2, NULL))) {
+            mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory sending a request again.");
+            return;
+        }
+        memcpy(own, method, ml + 1);
+        if (params) memcpy(own + ml + 1, params, pl + 1);
+        MCP_FREE(call->own, NULL);
+        call->own = own; call->method = own; call->params = params ? own + ml + 1 : NULL; call->plen = pl;
+    }
+    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+    mcp_json_free(call->doc); call->doc = NULL;
+    mcp_json_free(call->errdoc); call->errdoc = NULL;
+    memset(&call->err, 0, sizeof call->err);
+    call->status = MCP_AGAIN; call->is_init = is_init;
+    call->id = ++c->rpc.next_id;
+    call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
+    mcp__call_due(call);
+    if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {
+        mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory sending a request again.");
+        return;
+    }
+    if (mcp__call_send(c, call, extra, extra_keys, &e) != MCP_OK) mcp__call_fail(call, e.status, "%s", e.message);
 }
 
 /* Which capability a method needs from the server, as "name" or "name.sub". */
@@ -4801,7 +4915,7 @@ static mcp_status mcp__check_cap(mcp_client *c, const char *method, mcp_error *e
     const char *need = mcp__needs(method), *dot;
     const mcp_json *caps = mcp_client_server_capabilities(c), *cap;
     char name[32];
-    if (!need) return MCP_OK;
+    if (!need || (c->modern && !c->init)) return MCP_OK;   /* capabilities unknown: let it try */
     dot = strchr(need, '.');
     memcpy(name, need, dot ? (size_t)(dot - need) : strlen(need) + 1);
     if (dot) name[dot - need] = 0;
@@ -4897,6 +5011,8 @@ MCPDEF void mcp_call_free(mcp_call *call)
         if (call->next) call->next->prev = call->prev;
     }
     mcp_json_free(call->doc);
+    mcp_json_free(call->errdoc);
+    MCP_FREE(call->own, NULL);
     MCP_FREE(call, NULL);
 }
 
@@ -4937,9 +5053,149 @@ static mcp_status mcp__wait_take(mcp_call *call, mcp_json_doc **result, mcp_erro
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
 
+/* The sentence for a JSON-RPC error: "MCP error <code>: <message>", with what the codes of
+   2026-07-28 (and a resource not found) mean spelled out. */
+static void mcp__rpc_error_text(const mcp_call *call, const mcp_json *er, char *out, size_t n)
+{
+    long code = (long)mcp_json_num(mcp_json_get(er, "code"));
+    const char *msg = mcp_json_str(mcp_json_get(er, "message"));
+    const mcp_json *data = mcp_json_get(er, "data"), *x;
+    char list[200];
+    size_t i, k = 0;
+    if (!msg) msg = "";
+    if (code == -32022) {
+        mcp__list_text(mcp_json_get(data, "supported"), list, sizeof list);
+        snprintf(out, n, "MCP error -32022: the server does not support protocol version %.40s; it supports "
+                 "%s (%.200s)", mcp_json_str(mcp_json_get(data, "requested")) ? mcp_json_str(mcp_json_get(data, "requested"))
+                 : "the one asked for", list, msg);
+    } else if (code == -32021) {
+        x = mcp_json_get(data, "requiredCapabilities");
+        list[0] = 0;
+        for (i = 0; i < mcp_json_len(x) && k + 1 < sizeof list; i++) {
+            const char *name = mcp_json_typeof(x) == MCP_JSON_OBJECT ? mcp_json_key_at(x, i, NULL)
+                                                                     : mcp_json_str(mcp_json_at(x, i));
+            int w = snprintf(list + k, sizeof list - k, "%s%.40s", i ? ", " : "", name ? name : "?");
+            if (w < 0) break;
+            k += (size_t)w;
+        }
+        snprintf(out, n, "MCP error -32021: the server needs client capabilities that were not declared: %s "
+                 "(%.200s)", list[0] ? list : "(unnamed)", msg);
+    } else if (code == -32020) {
+        snprintf(out, n, "MCP error -32020: the HTTP headers did not match the request body (%.300s)", msg);
+    } else if ((code == -32002 || code == -32602) && call && call->method && !strcmp(call->method, "resources/read")) {
+        mcp_json_doc *p = call->params ? mcp_json_parse(call->params, call->plen, NULL) : NULL;
+        snprintf(out, n, "Resource not found: %.200s (MCP error %ld: %.200s)",
+                 mcp_json_str(mcp_json_get(mcp_json_root(p), "uri")) ? mcp_json_str(mcp_json_get(mcp_json_root(p), "uri"))
+                 : "?", code, msg);
+        mcp_json_free(p);
+    } else {
+        snprintf(out, n, "MCP error %ld: %.400s", code, msg);
+    }
+}
+
+/* input_required (2026-07-28): each input request goes to on_request, like a server request
+   of the legacy era; once all are answered the call is sent again (a new id) with the
+   answers and the server's requestState, echoed as it came. Rounds are bounded. While the
+   answers are gathered the call's timeout is paused: a person may be typing. */
+static void mcp__mrtr_finish(mcp_client *c, mcp__mrtr *m)
+{
+    static const char *const keys[] = { "inputResponses", "requestState", NULL };
+    mcp_call *call = m->call;
+    const mcp_json *rs = mcp_json_get(mcp_json_root(m->doc), "requestState");
+    mcp_jw w;
+    char *extra;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "inputResponses"); mcp_jw_obj_begin(&w);
+    if (m->answers.len) mcp__jw_lit(&w, m->answers.buf, m->answers.len, 1);
+    mcp_jw_obj_end(&w);
+    if (rs) { mcp_jw_key(&w, "requestState"); mcp_jw_value(&w, rs); }
+    mcp_jw_obj_end(&w);
+    extra = mcp_jw_finish(&w, NULL, NULL);
+    call->mrtr = NULL; m->call = NULL;
+    mcp__mrtr_release(m);                                /* the call's hold on it */
+    if (!extra) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory answering the server."); return; }
+    extra[strlen(extra) - 1] = 0;                        /* members only: no braces */
+    mcp__call_reissue(c, call, 0, NULL, NULL, extra + 1, keys);
+    mcp_free(extra);
+}
+
+static void mcp__mrtr_answer(mcp_client *c, mcp__mrtr *m, const char *key, size_t keylen, const mcp_json *result)
+{
+    if (key) {                                           /* "key": result, as one more member */
+        if (m->answers.len) mcp__jw_put(&m->answers, ",", 1);
+        mcp__jw_quoted(&m->answers, key, keylen);
+        mcp__jw_put(&m->answers, ":", 1);
+        if (result) {
+            char *t = mcp_json_dump(result, 0, NULL);
+            if (t) { mcp__jw_put(&m->answers, t, strlen(t)); mcp_free(t); }
+        } else {
+            mcp__jw_put(&m->answers, "{}", 2);
+        }
+    }
+    if (--m->pending == 0 && m->call) mcp__mrtr_finish(c, m);
+}
+
+static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
+{
+    const mcp_json *r = mcp_json_root(doc), *reqs = mcp_json_get(r, "inputRequests"), *q;
+    mcp__mrtr *m;
+    mcp_request *req, *first = NULL;
+    size_t i, n = mcp_json_len(reqs);
+    const char *method;
+    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);   /* paused */
+    if (++call->rounds > 8) {
+        mcp_json_free(doc);
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server asked for more input 8 times in a row; the request "
+                       "was given up.");
+        return;
+    }
+    for (i = 0; i < n; i++) {                            /* can every request be answered? */
+        method = mcp_json_str(mcp_json_get(mcp_json_at(reqs, i), "method"));
+        if (!c->d.on_request || !method || (strcmp(method, "roots/list") && strcmp(method, "sampling/createMessage") &&
+                                            strcmp(method, "elicitation/create"))) {
+            mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server needs input (%.60s) that this client cannot give: "
+                           "set on_request and declare the capability.", method ? method : "an unknown request");
+            mcp_json_free(doc);
+            return;
+        }
+    }
+    if (!(m = (mcp__mrtr *)MCP_MALLOC(sizeof *m, NULL))) {
+        mcp_json_free(doc);
+        mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory answering the server.");
+        return;
+    }
+    memset(m, 0, sizeof *m);
+    m->call = call; m->doc = doc; m->refs = 1;
+    mcp_jw_init(&m->answers, 0);
+    call->mrtr = m;
+    for (i = 0; i < n; i++) {                            /* all requests first, then the callbacks */
+        if (!(req = (mcp_request *)MCP_MALLOC(sizeof *req, NULL))) continue;
+        memset(req, 0, sizeof *req);
+        q = mcp_json_at(reqs, i);
+        req->c = c; req->mrtr = m; m->refs++; m->pending++;
+        req->key = mcp_json_key_at(reqs, i, &req->keylen);
+        req->method = mcp_json_str(mcp_json_get(q, "method"));
+        req->params = mcp_json_get(q, "params");
+        req->next = c->reqs; if (c->reqs) c->reqs->prev = req; c->reqs = req;
+        if (!first) first = req;
+    }
+    if (!m->pending) { mcp__mrtr_finish(c, m); return; } /* only requestState: retry at once */
+    m->pending++;                                        /* held while the callbacks run */
+    for (req = c->reqs; req; ) {
+        mcp_request *next = req->next;
+        int last = req == first;
+        if (req->mrtr == m && !req->cancelled) { req->cancelled = 0; c->d.on_request(c->d.user, c, req); }
+        if (last) break;
+        req = next;
+    }
+    if (--m->pending == 0 && m->call) mcp__mrtr_finish(c, m);
+}
+
 static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind)
 {
     const mcp_json *m = mcp_json_root(doc), *er;
+    const char *rt;
     int64_t id = 0;
     int have = mcp_json_int64(mcp_json_get(m, "id"), &id);
     mcp_call *call = have ? mcp__rpc_find(&c->rpc, id) : NULL;
@@ -4957,10 +5213,25 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         return;
     }
     if (kind == MCP_MSG_ERROR) {
+        char msg[480];
         er = mcp_json_get(m, "error");
-        mcp__call_fail(call, MCP_ERR_RPC, "MCP error %ld: %.400s", (long)mcp_json_num(mcp_json_get(er, "code")),
-                       mcp_json_str(mcp_json_get(er, "message")));
+        mcp__rpc_error_text(call, er, msg, sizeof msg);
+        mcp_json_free(call->errdoc);
+        doc->root = *er;                                 /* kept: its data (supported versions...) */
+        call->errdoc = doc;
         call->err.rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
+        return;
+    }
+    rt = mcp_json_str(mcp_json_get(mcp_json_get(m, "result"), "resultType"));
+    if (rt && strcmp(rt, "complete")) {                  /* none means complete (older servers) */
+        if (!strcmp(rt, "input_required")) {
+            doc->root = *mcp_json_get(m, "result");
+            mcp__mrtr_begin(c, call, doc);
+            return;
+        }
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server answered request %lld with resultType \"%.60s\", "
+                       "which this client does not know.", (long long)id, rt);
         mcp_json_free(doc);
         return;
     }
@@ -4980,6 +5251,14 @@ static mcp_status mcp__reply_begin(mcp_request *req, mcp_error *err)
     return MCP_OK;
 }
 
+static void mcp__mrtr_release(mcp__mrtr *m)
+{
+    if (--m->refs > 0 || m->call) return;
+    mcp_json_free(m->doc);
+    mcp_jw_free(&m->answers);
+    MCP_FREE(m, NULL);
+}
+
 static void mcp__request_free(mcp_request *req)
 {
     if (req->c) {
@@ -4987,8 +5266,11 @@ static void mcp__request_free(mcp_request *req)
         if (req->next) req->next->prev = req->prev;
     }
     mcp_json_free(req->doc);
+    if (req->mrtr) mcp__mrtr_release(req->mrtr);
     MCP_FREE(req, NULL);
 }
+
+static void mcp__mrtr_answer(mcp_client *c, mcp__mrtr *m, const char *key, size_t keylen, const mcp_json *result);
 
 MCPDEF const char *mcp_request_method(const mcp_request *req) { return req ? req->method : NULL; }
 MCPDEF const mcp_json *mcp_request_params(const mcp_request *req) { return req ? req->params : NULL; }
@@ -5003,6 +5285,13 @@ MCPDEF mcp_status mcp_request_reply(mcp_request *req, const char *result_json, m
     if (result_json && !(rd = mcp_json_parse(result_json, strlen(result_json), &pe))) {
         mcp_request_reply_error(req, -32603, "Internal error: the client produced an invalid result", NULL);
         return mcp__fail(err, MCP_ERR_INVALID, "The result is not valid JSON: %s", pe.message);
+    }
+    if (req->mrtr) {                                     /* an input request: into the retry */
+        if (req->c && req->mrtr->call) mcp__mrtr_answer(req->c, req->mrtr, req->key, req->keylen, mcp_json_root(rd));
+        mcp_json_free(rd);
+        mcp__request_free(req);
+        mcp__ok(err);
+        return MCP_OK;
     }
     if (req->cancelled) { mcp_json_free(rd); mcp__request_free(req); mcp__ok(err); return MCP_OK; }
     st = mcp__reply_begin(req, err);
@@ -5023,6 +5312,15 @@ MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const cha
 {
     mcp_status st;
     if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply_error was given a NULL request.");
+    if (req->mrtr) {                                     /* no answer for this input: left out */
+        if (req->c && req->mrtr->call) {
+            mcp__log(req->c, "No answer for the server's %s request: %s.", req->method, message ? message : "error");
+            mcp__mrtr_answer(req->c, req->mrtr, NULL, 0, NULL);
+        }
+        mcp__request_free(req);
+        mcp__ok(err);
+        return MCP_OK;
+    }
     if (req->cancelled) { mcp__request_free(req); mcp__ok(err); return MCP_OK; }
     st = mcp__reply_begin(req, err);
     if (st == MCP_OK) {
@@ -5379,7 +5677,7 @@ static void mcp__http_reinit_done(mcp_client *c, int ok);
 
 static void mcp__x_free(mcp__xfer *x)
 {
-    mcp_buf_free(&x->body); mcp_buf_free(&x->req); mcp_buf_free(&x->in);
+    mcp_buf_free(&x->body); mcp_buf_free(&x->req); mcp_buf_free(&x->in); mcp_buf_free(&x->hdrs);
     mcp_sse_free(&x->sp);
     MCP_FREE(x->last_id, NULL);
     MCP_FREE(x, NULL);
@@ -5458,15 +5756,15 @@ static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, con
     mcp__x_free(x);
     if (kind == MCP__X_SSE_GET) {
         if (!c->http.have_post && (call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
-            mcp__call_fail(call, st, "%s", msg);             /* still connecting: initialize says why */
             call->err.sys_errno = sys;
+            mcp__call_fail(call, st, "%s", msg);             /* still connecting: initialize says why */
         }
         mcp__transport_down(c, MCP_ERR_CLOSED, "%s", msg);
     } else if (kind == MCP__X_LISTEN) {
         mcp__log(c, "The GET event stream failed: %s", msg);
     } else if (id >= 0 && (call = mcp__rpc_find(&c->rpc, id)) != NULL) {
-        mcp__call_fail(call, st, "%s", msg);
         call->err.sys_errno = sys;
+        mcp__call_fail(call, st, "%s", msg);
     } else if (kind == MCP__X_POST) {
         mcp__log(c, "A message could not be delivered to the server: %s", msg);
     }
@@ -5475,7 +5773,7 @@ static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, con
 /* The HTTP request for an exchange, with the headers the protocol asks for. */
 static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
 {
-    const char *h[8], *method = "GET";
+    const char *h[40], *method = "GET", *p;
     char ver[64], sid[1100], lei[1100];
     int n = 0;
     const mcp_http_url *u = x->kind == MCP__X_POST && c->d.transport == MCP_SSE ? &c->http.post : &c->http.url;
@@ -5488,7 +5786,9 @@ static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
     } else {
         h[n++] = "Accept: text/event-stream";
     }
-    if (c->d.transport == MCP_HTTP && c->version && strcmp(c->version, "2025-06-18") >= 0) {
+    if (x->hdrs.len) {                                   /* 2026-07-28: version, method, name, params */
+        for (p = x->hdrs.data; p < x->hdrs.data + x->hdrs.len && n < 36; p += strlen(p) + 1) h[n++] = p;
+    } else if (c->d.transport == MCP_HTTP && c->version && strcmp(c->version, "2025-06-18") >= 0) {
         snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", c->version);   /* since 2025-06-18 */
         h[n++] = ver;
     }
@@ -5658,6 +5958,26 @@ static void mcp__http_error_text(const mcp__xfer *x, const mcp_http_resp *r, cha
     if (as && strlen(out) + 2 < n) strcat(out, ")");
 }
 
+/* An HTTP error's body may be a JSON-RPC error (2026-07-28 servers answer 400 with one):
+   the call keeps its code and document, and the sentence names the code's meaning. */
+static void mcp__http_error_doc(mcp_call *call, const mcp__xfer *x, char *msg, size_t n)
+{
+    mcp_json_doc *d = x->in.len ? mcp_json_parse(x->in.data, x->in.len, NULL) : NULL;
+    const mcp_json *er = mcp_json_get(mcp_json_root(d), "error");
+    char rpc[380];
+    call->err.http_status = x->status;
+    if (mcp_json_int64(mcp_json_get(er, "code"), NULL)) {
+        mcp__rpc_error_text(call, er, rpc, sizeof rpc);
+        snprintf(msg, n, "HTTP %d: %.380s", x->status, rpc);
+        call->err.rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        d->root = *er;
+        mcp_json_free(call->errdoc);
+        call->errdoc = d;
+        return;
+    }
+    mcp_json_free(d);
+}
+
 static void mcp__x_take(mcp_client *c, mcp__xfer *x, const char *text, size_t len)
 {
     mcp_error pe;
@@ -5804,12 +6124,12 @@ static void mcp__x_end(mcp_client *c, mcp__conn *k)
         if (x->status != 405) mcp__log(c, "The server refused the GET event stream: %s", msg);
         c->http.listen_off = 1;                           /* 405: it offers none, not an error */
     } else if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
+        mcp__http_error_doc(call, x, msg, sizeof msg);
         mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
-        call->err.http_status = x->status;
     } else if (x->kind == MCP__X_SSE_GET) {
         if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
-            mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
             call->err.http_status = x->status;
+            mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
         }
         mcp__transport_down(c, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
     } else if (x->kind == MCP__X_POST) {
@@ -5841,6 +6161,16 @@ static void mcp__x_stream_end(mcp_client *c, mcp__xfer *x, const char *why)
         }
         if (!x->sp.has_retry) wait = 1000ul << (c->http.listen_attempts - 1);
         if (wait > 30000) wait = 30000;
+    } else if (c->modern) {                              /* 2026-07-28: no resuming; sent again */
+        mcp__x_free(x);
+        if (call->reissued) {
+            mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld (the stream "
+                           "broke twice)", (long long)call->id);
+            return;
+        }
+        call->reissued = 1;
+        mcp__call_reissue(c, call, call->is_init, NULL, NULL, NULL, NULL);
+        return;
     } else if (!lil || x->attempts >= 5) {
         mcp__x_free(x);
         mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld", (long long)call->id);
@@ -5867,7 +6197,8 @@ static void mcp__x_head(mcp_client *c, mcp__conn *k)
     const char *sid = mcp_http_resp_header(&k->resp, "mcp-session-id", 0);
     size_t i;
     x->status = k->resp.status;
-    if (sid && c->d.transport == MCP_HTTP && (!c->http.session || strcmp(sid, c->http.session))) {
+    if (sid && c->d.transport == MCP_HTTP && !c->modern && !x->hdrs.len &&   /* not on 2026-07-28 ones */
+        (!c->http.session || strcmp(sid, c->http.session))) {
         for (i = 0; sid[i] && sid[i] >= 0x21 && sid[i] <= 0x7E && i < 1024; i++) {}
         if (sid[i] || !i) mcp__log(c, "Ignored a malformed Mcp-Session-Id header.");
         else {
@@ -5913,8 +6244,8 @@ static int mcp__conn_feed(mcp_client *c, mcp__conn *k, const char *p, size_t n)
                         return 0;
                     }
                     mcp_buf_append(&x->in, ev.data, ev.len);
-                } else if (x->in.len < 1024) {
-                    mcp_buf_append(&x->in, ev.data, ev.len < 1024 - x->in.len ? ev.len : 1024 - x->in.len);
+                } else if (x->in.len < 4096) {                /* an error body: its start */
+                    mcp_buf_append(&x->in, ev.data, ev.len < 4096 - x->in.len ? ev.len : 4096 - x->in.len);
                 }
             } else {
                 mcp__x_end(c, k);
@@ -5986,6 +6317,149 @@ static void mcp__conn_read(mcp_client *c, mcp__conn *k)
     }
 }
 
+/* A header value as 2026-07-28 wants it: plain when it is printable ASCII without spaces at
+   either end (and does not look like the sentinel), else =?base64?...?= of its UTF-8 bytes. */
+static void mcp__hdr_value(mcp_buf *out, const char *v, size_t n)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *u = (const unsigned char *)v;
+    size_t i;
+    int safe = 1;
+    char q[4];
+    for (i = 0; i < n && safe; i++) safe = u[i] >= 0x20 && u[i] <= 0x7E;
+    if (n && (v[0] == ' ' || v[n - 1] == ' ')) safe = 0;
+    if (n >= 11 && !memcmp(v, "=?base64?", 9) && !memcmp(v + n - 2, "?=", 2)) safe = 0;
+    if (safe) { mcp_buf_append(out, v, n); return; }
+    mcp_buf_append(out, "=?base64?", 9);
+    for (i = 0; i < n; i += 3) {
+        unsigned b = (unsigned)u[i] << 16 | (i + 1 < n ? (unsigned)u[i + 1] << 8 : 0) | (i + 2 < n ? u[i + 2] : 0);
+        q[0] = b64[b >> 18]; q[1] = b64[(b >> 12) & 63];
+        q[2] = i + 1 < n ? b64[(b >> 6) & 63] : '='; q[3] = i + 2 < n ? b64[b & 63] : '=';
+        mcp_buf_append(out, q, 4);
+    }
+    mcp_buf_append(out, "?=", 2);
+}
+
+static void mcp__hdr_line(mcp_buf *out, const char *name, const char *value, size_t n, int encode)
+{
+    mcp_buf_append(out, name, strlen(name));
+    mcp_buf_append(out, ": ", 2);
+    if (encode) mcp__hdr_value(out, value, n); else mcp_buf_append(out, value, n);
+    mcp_buf_append(out, "", 1);
+}
+
+/* The request headers of 2026-07-28: MCP-Protocol-Version, Mcp-Method, Mcp-Name (tools/call,
+   prompts/get, resources/read) and Mcp-Param-{Name} for arguments the tool marks with
+   x-mcp-header (known from the last tools/list). "\0"-separated, an empty one last. */
+static void mcp__modern_headers(mcp_client *c, const char *method, const char *params, size_t plen, mcp_buf *out)
+{
+    mcp_json_doc *pd = NULL;
+    const mcp_json *p, *spec, *one, *v;
+    const char *name = NULL, *h;
+    int tools = !strcmp(method, "tools/call");
+    size_t i, j;
+    char num[32];
+    mcp__hdr_line(out, "MCP-Protocol-Version", c->meta_version, strlen(c->meta_version), 0);
+    mcp__hdr_line(out, "Mcp-Method", method, strlen(method), 1);
+    if (params && (tools || !strcmp(method, "prompts/get") || !strcmp(method, "resources/read"))) {
+        pd = mcp_json_parse(params, plen, NULL);
+        p = mcp_json_root(pd);
+        v = mcp_json_get(p, strcmp(method, "resources/read") ? "name" : "uri");
+        if ((name = mcp_json_str(v)) != NULL) mcp__hdr_line(out, "Mcp-Name", name, mcp_json_len(v), 1);
+        spec = tools && name ? mcp_json_get(mcp_json_root(c->http.xhdr), name) : NULL;
+        for (i = 0; (one = mcp_json_at(spec, i)) != NULL; i++) {
+            v = mcp_json_get(p, "arguments");
+            for (j = 1; j < mcp_json_len(one) && v; j++) v = mcp_json_get(v, mcp_json_str(mcp_json_at(one, j)));
+            if (!v) continue;                            /* absent: no header */
+            mcp_buf_append(out, "Mcp-Param-", 10);
+            h = mcp_json_str(mcp_json_at(one, 0));
+            if (mcp_json_typeof(v) == MCP_JSON_STRING) mcp__hdr_line(out, h, mcp_json_str(v), mcp_json_len(v), 1);
+            else if (mcp_json_typeof(v) == MCP_JSON_BOOL) mcp__hdr_line(out, h, mcp_json_is_true(v) ? "true" : "false",
+                                                                        mcp_json_is_true(v) ? 4 : 5, 0);
+            else if (mcp_json_typeof(v) == MCP_JSON_NUMBER && mcp_json_int64(v, NULL)) {
+                int64_t k;
+                mcp_json_int64(v, &k);
+                mcp__hdr_line(out, h, num, (size_t)mcp__i64toa(k, num), 0);
+            } else {
+                out->len -= 10;                          /* null or not a primitive: left out */
+            }
+        }
+        mcp_json_free(pd);
+    }
+    mcp_buf_append(out, "", 1);
+}
+
+/* x-mcp-header markings of one tool's inputSchema: valid only on a string, integer or boolean
+   property reached from the root through "properties" alone, a header token, unique in any
+   case. Appends ["Name", "prop", ...] to specs for each; 0 with why set when one is invalid. */
+static int mcp__xhdr_walk(const mcp_json *node, int on_path, const char **path, size_t depth, mcp_jw *specs,
+                          const char **seen, size_t *nseen, const char **why)
+{
+    const mcp_json *x, *v, *props;
+    const char *name, *t, *k;
+    size_t i, j, kl;
+    if (depth >= 32) { *why = "its schema nests properties too deeply"; return 0; }
+    if (mcp_json_typeof(node) == MCP_JSON_ARRAY) {
+        for (i = 0; i < mcp_json_len(node); i++)
+            if (!mcp__xhdr_walk(mcp_json_at(node, i), 0, path, depth, specs, seen, nseen, why)) return 0;
+        return 1;
+    }
+    if (mcp_json_typeof(node) != MCP_JSON_OBJECT) return 1;
+    if ((x = mcp_json_get(node, "x-mcp-header")) != NULL) {
+        name = mcp_json_str(x);
+        t = mcp_json_str(mcp_json_get(node, "type"));
+        if (!on_path || !depth) { *why = "x-mcp-header on a property not reached through properties alone"; return 0; }
+        if (!name || !*name) { *why = "an empty x-mcp-header"; return 0; }
+        for (i = 0; i < mcp_json_len(x); i++)
+            if (!mcp__tchar((unsigned char)name[i])) { *why = "an x-mcp-header that is not a header token"; return 0; }
+        if (!t || (strcmp(t, "string") && strcmp(t, "integer") && strcmp(t, "boolean"))) {
+            *why = "x-mcp-header on a parameter that is not a string, integer or boolean"; return 0;
+        }
+        for (i = 0; i < *nseen; i++)
+            if (mcp__ieq(name, strlen(name), seen[i]) && strlen(seen[i]) == strlen(name)) { *why = "a duplicate x-mcp-header"; return 0; }
+        if (*nseen < 64) seen[(*nseen)++] = name;
+        mcp_jw_arr_begin(specs);
+        mcp_jw_str(specs, name);
+        for (j = 0; j < depth; j++) mcp_jw_str(specs, path[j]);
+        mcp_jw_arr_end(specs);
+    }
+    for (i = 0; (v = mcp_json_at(node, i)) != NULL; i++) {
+        k = mcp_json_key_at(node, i, &kl);
+        if (mcp__is_key(k, kl, "x-mcp-header")) continue;
+        if (mcp__is_key(k, kl, "properties") && mcp_json_typeof(v) == MCP_JSON_OBJECT) {
+            props = v;
+            for (j = 0; j < mcp_json_len(props); j++) {
+                path[depth] = mcp_json_key_at(props, j, NULL);
+                if (!mcp__xhdr_walk(mcp_json_at(props, j), on_path, path, depth + 1, specs, seen, nseen, why)) return 0;
+            }
+        } else if (!mcp__xhdr_walk(v, 0, path, depth, specs, seen, nseen, why)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* tools/list over 2026-07-28 HTTP: a tool whose markings are invalid is dropped (with a
+   warning); the others' markings are kept for their tools/call headers. */
+static int mcp__xhdr_tool(mcp_client *c, const mcp_json *tool, mcp_jw *specs)
+{
+    const char *path[32], *seen[64], *why = NULL, *name = mcp_json_str(mcp_json_get(tool, "name"));
+    size_t nseen = 0, mark = specs->len;
+    unsigned char top = specs->depth ? specs->stack[specs->depth - 1] : 0;
+    if (!name) return 1;
+    mcp_jw_key(specs, name);
+    mcp_jw_arr_begin(specs);
+    if (mcp__xhdr_walk(mcp_json_get(tool, "inputSchema"), 1, path, 0, specs, seen, &nseen, &why)) {
+        mcp_jw_arr_end(specs);
+        return 1;
+    }
+    specs->len = mark;                                   /* this tool's entry is taken back */
+    specs->depth--;
+    specs->stack[specs->depth - 1] = top;
+    mcp__log(c, "Dropped the tool \"%.100s\" from tools/list: %s.", name, why);
+    return 0;
+}
+
 /* 404 for a request that carried the session: a new initialize (once), then the request
    again in the new session. */
 static void mcp__http_reinit(mcp_client *c, mcp__xfer *x)
@@ -6037,6 +6511,9 @@ static void mcp__http_call_ended(mcp_client *c, int64_t id)
 static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err)
 {
     mcp__xfer *x = mcp__x_new(c, MCP__X_POST, id);
+    const char *h;
+    for (h = c->hdrs; x && h && *h; h += strlen(h) + 1)  /* the headers this message carries */
+        mcp_buf_append(&x->hdrs, h, strlen(h) + 1);
     if (!x || mcp_buf_append(&x->body, text, len) != MCP_OK) {
         if (x) { mcp__x_unlink(c, x); mcp__x_free(x); }
         return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
@@ -6060,7 +6537,7 @@ static int mcp__http_settled(const mcp_client *c)
 static void mcp__http_listen(mcp_client *c)
 {
     mcp__xfer *x;
-    if (!c->d.http_listen || c->d.transport != MCP_HTTP || c->http.listen_off || c->http.listener) return;
+    if (!c->d.http_listen || c->d.transport != MCP_HTTP || c->http.listen_off || c->http.listener || c->modern) return;
     if ((x = mcp__x_new(c, MCP__X_LISTEN, -1)) != NULL) { c->http.listener = x; mcp__x_start(c, x); }
 }
 
@@ -6270,11 +6747,124 @@ static int mcp__version_known(const char *v)
     return 0;
 }
 
+static int mcp__modern_known(const char *v)
+{
+    int i;
+    for (i = 0; v && mcp__modern[i]; i++) if (!strcmp(v, mcp__modern[i])) return 1;
+    return 0;
+}
+
+/* The first version of ours that a server's list names: modern ones, or else legacy ones. */
+static const char *mcp__pick_version(const mcp_json *list, const char *const *ours)
+{
+    size_t i, j;
+    for (i = 0; ours[i]; i++)
+        for (j = 0; j < mcp_json_len(list); j++)
+            if (mcp_json_str(mcp_json_at(list, j)) && !strcmp(mcp_json_str(mcp_json_at(list, j)), ours[i]))
+                return ours[i];
+    return NULL;
+}
+
+/* "2026-07-28, 2025-11-25" from a JSON array of strings */
+static void mcp__list_text(const mcp_json *list, char *out, size_t n)
+{
+    size_t i, k = 0;
+    out[0] = 0;
+    for (i = 0; i < mcp_json_len(list) && k + 1 < n; i++) {
+        const char *v = mcp_json_str(mcp_json_at(list, i));
+        int w = snprintf(out + k, n - k, "%s%.40s", i ? ", " : "", v ? v : "?");
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    if (!out[0]) snprintf(out, n, "(none)");
+}
+
+static int mcp__modern_error(long code) { return code == -32020 || code == -32021 || code == -32022; }
+
+/* The connect falls back to the legacy handshake: the same call, now an initialize. */
+static void mcp__to_legacy(mcp_client *c, mcp_call *call)
+{
+    call->timeout_ms = c->d.timeout_ms ? c->d.timeout_ms : 30000;
+    mcp__call_reissue(c, call, 1, "initialize", c->init_params, NULL, NULL);
+}
+
+/* The answer to the server/discover probe decides the era (2026-07-28 versioning rules). */
+static void mcp__probe_finish(mcp_client *c, mcp_call *call)
+{
+    int pinned = c->d.protocol_version != NULL, modern_err = 0, retried = call->rounds;
+    long code = call->err.rpc_code;
+    const mcp_json *r = mcp_json_root(call->doc), *sv, *data;
+    const char *v, *mine[2];
+    const char *const *want;
+    char got[200];
+    mine[0] = c->d.protocol_version; mine[1] = NULL;
+    want = pinned ? mine : mcp__modern;
+    if (call->status == MCP_OK && mcp_json_typeof(sv = mcp_json_get(r, "supportedVersions")) == MCP_JSON_ARRAY) {
+        if ((v = mcp__pick_version(sv, want)) != NULL) {
+            c->modern = 1;                               /* a modern server: no handshake */
+            c->version = mcp__modern_known(v) ? v : c->d.protocol_version;
+            if (mcp__build_meta(c, c->version) != MCP_OK) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory connecting."); return; }
+            c->init = call->doc; call->doc = NULL;
+            c->state = MCP__READY;
+            return;
+        }
+        if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
+        mcp__list_text(sv, got, sizeof got);
+        call->status = MCP_ERR_PROTOCOL;
+        mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server supports protocol versions %s, and this client %s.",
+                  got, pinned ? "was pinned to another" : "speaks none of them");
+    } else if (call->status == MCP_OK) {
+        if (!pinned) { mcp__to_legacy(c, call); return; }      /* not a DiscoverResult: legacy */
+        call->status = MCP_ERR_PROTOCOL;
+        mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
+                  "DiscoverResult: it does not speak protocol version %s.", c->d.protocol_version);
+    } else if (code == -32022 && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
+        modern_err = 1;                                  /* modern, another version: use its list */
+        data = mcp_json_get(mcp_json_root(call->errdoc), "data");
+        sv = mcp_json_get(data, "supported");
+        if (!retried && (v = mcp__pick_version(sv, want)) != NULL &&
+            mcp__build_meta(c, v) == MCP_OK) {
+            call->rounds = 1;
+            call->timeout_ms = c->d.timeout_ms ? c->d.timeout_ms : 30000;
+            mcp__call_reissue(c, call, 3, NULL, NULL, NULL, NULL);
+            return;
+        }
+        if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
+        mcp__list_text(sv, got, sizeof got);
+        call->status = MCP_ERR_PROTOCOL;
+        mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
+                  "(MCP error -32022).", pinned ? c->d.protocol_version : mcp__modern[0], got);
+    } else if (mcp__modern_error(code) && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
+        modern_err = 1;                                  /* modern, and the error stands */
+    } else if (call->status == MCP_ERR_HTTP && call->err.http_status == 404 && code == -32601) {
+        c->modern = 1;                                   /* modern, without server/discover */
+        c->version = pinned ? c->d.protocol_version : mcp__modern[0];
+        c->state = MCP__READY;
+        mcp_json_free(call->doc); call->doc = NULL;
+        call->status = MCP_OK; memset(&call->err, 0, sizeof call->err);
+        return;
+    } else if (!pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT ||
+                           call->status == MCP_ERR_HTTP || call->status == MCP_ERR_PROTOCOL ||
+                           call->status == MCP_ERR_PARSE)) {
+        mcp__to_legacy(c, call);                         /* anything else: a legacy server */
+        return;
+    } else if (pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT)) {
+        mcp__fail(&call->err, call->status, "The server does not speak protocol version %s: server/discover "
+                  "got %.300s", c->d.protocol_version, call->err.message);
+    }
+    (void)modern_err;
+    if (call->status == MCP_ERR_CLOSED && c->exited)
+        mcp__fail(&call->err, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
+                  c->quote[0] ? ": " : "", c->quote);
+    if (!c->dead) mcp__transport_down(c, call->status, "the connect failed");
+}
+
 static void mcp__init_finish(mcp_client *c, mcp_call *call)
 {
     const mcp_json *r;
     const char *v, *want = c->d.protocol_version ? c->d.protocol_version : mcp__versions[0];
     int reinit = call->is_init == 2;
+    if (call->is_init == 3) { call->is_init = 0; mcp__probe_finish(c, call); return; }
     call->is_init = 0;
 #ifndef MCP_NO_HTTP
     if (reinit) {                                        /* a new session after a 404 */
@@ -6307,19 +6897,89 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
 #endif
         return;
     }
+#ifndef MCP_NO_HTTP
+    /* Streamable HTTP refused (400, 404, 405 without a modern error): an HTTP+SSE server? */
+    if (call->status == MCP_ERR_HTTP && c->d.transport == MCP_HTTP && !c->http.session &&
+        (!c->d.protocol_version || !strcmp(c->d.protocol_version, "2024-11-05")) &&
+        (call->err.http_status == 400 || call->err.http_status == 404 || call->err.http_status == 405) &&
+        !mcp__modern_error(call->err.rpc_code) && !c->http.tried_sse) {
+        mcp__xfer *x;
+        c->http.tried_sse = 1;
+        c->d.transport = MCP_SSE;
+        while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
+        mcp__call_reissue(c, call, 1, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
+        if ((x = mcp__x_new(c, MCP__X_SSE_GET, -1)) != NULL) mcp__x_start(c, x);
+        return;
+    }
+#endif
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__fail(&call->err, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                   c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "initialize failed");
 }
 
+/* The client's capabilities: from capabilities_json, or from the flags for what on_request
+   answers. */
+static void mcp__write_caps(mcp_client *c, mcp_jw *w)
+{
+    unsigned caps = c->d.on_request ? c->d.capabilities : 0;
+    if (c->d.capabilities_json) { mcp_jw_raw(w, c->d.capabilities_json, strlen(c->d.capabilities_json)); return; }
+    mcp_jw_obj_begin(w);
+    if (caps & (MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED)) {
+        mcp_jw_key(w, "roots"); mcp_jw_obj_begin(w);
+        if (caps & MCP_CAP_ROOTS_LIST_CHANGED) { mcp_jw_key(w, "listChanged"); mcp_jw_bool(w, 1); }
+        mcp_jw_obj_end(w);
+    }
+    if (caps & MCP_CAP_SAMPLING) { mcp_jw_key(w, "sampling"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+    if (caps & (MCP_CAP_ELICITATION | MCP_CAP_ELICITATION_URL)) {
+        mcp_jw_key(w, "elicitation"); mcp_jw_obj_begin(w);
+        if (caps & MCP_CAP_ELICITATION) { mcp_jw_key(w, "form"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+        if (caps & MCP_CAP_ELICITATION_URL) { mcp_jw_key(w, "url"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+        mcp_jw_obj_end(w);
+    }
+    mcp_jw_obj_end(w);
+}
+
+static void mcp__write_client_info(mcp_client *c, mcp_jw *w)
+{
+    mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "name"); mcp_jw_str(w, c->d.client_name ? c->d.client_name : "mcp.h");
+    mcp_jw_key(w, "version"); mcp_jw_str(w, c->d.client_version ? c->d.client_version : MCP_VERSION);
+    mcp_jw_obj_end(w);
+}
+
+/* The _meta members of every 2026-07-28 request: version, capabilities, identity, and the
+   log level if one was set. Kept as text (members, without the braces). */
+static mcp_status mcp__build_meta(mcp_client *c, const char *version)
+{
+    mcp_jw w;
+    char *t;
+    size_t len;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "io.modelcontextprotocol/protocolVersion"); mcp_jw_str(&w, version);
+    mcp_jw_key(&w, "io.modelcontextprotocol/clientCapabilities"); mcp__write_caps(c, &w);
+    mcp_jw_key(&w, "io.modelcontextprotocol/clientInfo"); mcp__write_client_info(c, &w);
+    if (c->log_level) { mcp_jw_key(&w, "io.modelcontextprotocol/logLevel"); mcp_jw_str(&w, c->log_level); }
+    mcp_jw_obj_end(&w);
+    if (!(t = mcp_jw_finish(&w, &len, NULL))) return MCP_ERR_NOMEM;
+    memmove(t, t + 1, len - 2);                          /* drop the braces */
+    t[len - 2] = 0;
+    mcp_free(c->meta);
+    c->meta = t;
+    c->meta_version = version;
+    return MCP_OK;
+}
+
 MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
 {
     mcp_jw w;
     mcp_call *call;
+    mcp_call_opts probe;
+    const char *pv;
     char *text;
     size_t len;
-    unsigned caps;
+    int tmo;
     mcp_error local;
     if (!err) err = &local;
     if (!c) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was given a NULL client."); return NULL; }
@@ -6339,39 +6999,31 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     }
 #endif
     c->state = MCP__CONNECTING;
-    mcp_jw_init(&w, 0);
+    pv = c->d.protocol_version;
+    mcp_jw_init(&w, 0);                                  /* initialize's params, for a legacy server */
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "protocolVersion");
-    mcp_jw_str(&w, c->d.protocol_version ? c->d.protocol_version : mcp__versions[0]);
-    mcp_jw_key(&w, "capabilities");
-    if (c->d.capabilities_json) mcp_jw_raw(&w, c->d.capabilities_json, strlen(c->d.capabilities_json));
-    else {
-        caps = c->d.on_request ? c->d.capabilities : 0;
-        mcp_jw_obj_begin(&w);
-        if (caps & (MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED)) {
-            mcp_jw_key(&w, "roots"); mcp_jw_obj_begin(&w);
-            if (caps & MCP_CAP_ROOTS_LIST_CHANGED) { mcp_jw_key(&w, "listChanged"); mcp_jw_bool(&w, 1); }
-            mcp_jw_obj_end(&w);
-        }
-        if (caps & MCP_CAP_SAMPLING) { mcp_jw_key(&w, "sampling"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); }
-        if (caps & (MCP_CAP_ELICITATION | MCP_CAP_ELICITATION_URL)) {
-            mcp_jw_key(&w, "elicitation"); mcp_jw_obj_begin(&w);
-            if (caps & MCP_CAP_ELICITATION) { mcp_jw_key(&w, "form"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); }
-            if (caps & MCP_CAP_ELICITATION_URL) { mcp_jw_key(&w, "url"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w); }
-            mcp_jw_obj_end(&w);
-        }
-        mcp_jw_obj_end(&w);
-    }
-    mcp_jw_key(&w, "clientInfo"); mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, "name"); mcp_jw_str(&w, c->d.client_name ? c->d.client_name : "mcp.h");
-    mcp_jw_key(&w, "version"); mcp_jw_str(&w, c->d.client_version ? c->d.client_version : MCP_VERSION);
-    mcp_jw_obj_end(&w);
+    mcp_jw_str(&w, pv && mcp__version_known(pv) ? pv : mcp__versions[0]);
+    mcp_jw_key(&w, "capabilities"); mcp__write_caps(c, &w);
+    mcp_jw_key(&w, "clientInfo"); mcp__write_client_info(c, &w);
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, &len, err);
-    c->init_id = c->rpc.next_id + 1;
-    call = text ? mcp__start(c, "initialize", text, len, NULL, 1, err) : NULL;
     c->init_params = text;                               /* kept: a new session needs it again */
-    if (!call) { mcp__transport_down(c, err->status, "initialize could not be sent"); return NULL; }
+    c->init_id = c->rpc.next_id + 1;
+    if (!text) call = NULL;
+    else if ((pv && mcp__version_known(pv)) || c->d.transport == MCP_SSE) {   /* legacy only */
+        call = mcp__start(c, "initialize", text, len, NULL, 1, err);
+    } else {
+        /* 2026-07-28 first: server/discover tells a modern server (a result, or a modern
+           error) from a legacy one (any other error, or silence for a short while) */
+        memset(&probe, 0, sizeof probe);
+        tmo = c->d.timeout_ms ? c->d.timeout_ms : 30000;
+        probe.timeout_ms = !pv && (tmo < 0 || tmo > 3000) ? 3000 : tmo;
+        call = mcp__build_meta(c, pv ? pv : mcp__modern[0]) == MCP_OK
+             ? mcp__start(c, "server/discover", NULL, 0, &probe, 3, err) : NULL;
+        if (!call && err->status == MCP_OK) mcp__fail(err, MCP_ERR_NOMEM, "Out of memory connecting.");
+    }
+    if (!call) { mcp__transport_down(c, err->status, "the connect could not start"); return NULL; }
 #ifndef MCP_NO_HTTP
     if (c->d.transport == MCP_SSE) {                     /* initialize goes once the endpoint is known */
         mcp__xfer *x = mcp__x_new(c, MCP__X_SSE_GET, -1);
@@ -6439,9 +7091,15 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
         mcp__fail(err, MCP_ERR_INVALID, "desc.transport is not MCP_STDIO, MCP_HTTP or MCP_SSE.");
         return NULL;
     }
-    if (desc->protocol_version && !mcp__version_known(desc->protocol_version)) {
+    if (desc->protocol_version && !mcp__version_known(desc->protocol_version) &&
+        !mcp__modern_known(desc->protocol_version)) {
         mcp__fail(err, MCP_ERR_INVALID, "Protocol version \"%.40s\" is not one this client speaks "
-                  "(2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).", desc->protocol_version);
+                  "(2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).", desc->protocol_version);
+        return NULL;
+    }
+    if (desc->protocol_version && mcp__modern_known(desc->protocol_version) && desc->transport == MCP_SSE) {
+        mcp__fail(err, MCP_ERR_INVALID, "Protocol version %s does not run over the HTTP+SSE transport of "
+                  "2024-11-05: use MCP_HTTP (Streamable HTTP) or stdio.", desc->protocol_version);
         return NULL;
     }
     if (desc->capabilities_json) {
@@ -6517,12 +7175,15 @@ MCPDEF void mcp_client_free(mcp_client *c)
         mcp_request *r = c->reqs;
         c->reqs = r->next;
         mcp_json_free(r->doc);
+        if (r->mrtr) mcp__mrtr_release(r->mrtr);
         MCP_FREE(r, NULL);
     }
     for (e = c->qhead; e; e = en) { en = e->next; mcp_json_free(e->doc); MCP_FREE(e, NULL); }
     mcp__rpc_free(&c->rpc);
     mcp_json_free(c->init);
     mcp_free(c->init_params);
+    mcp_free(c->meta);
+    MCP_FREE(c->log_level, NULL);
     mcp_jw_free(&c->w);
 #ifndef MCP_NO_HTTP
     mcp_http_url_free(&c->http.url);
@@ -6530,6 +7191,7 @@ MCPDEF void mcp_client_free(mcp_client *c)
     if (c->http.ai) freeaddrinfo(c->http.ai);
     MCP_FREE(c->http.session, NULL);
     MCP_FREE(c->http.rbuf, NULL);
+    mcp_json_free(c->http.xhdr);
 #endif
 #ifndef MCP_NO_STDIO
     mcp_jsonl_free(&c->io.fr);
@@ -6653,6 +7315,8 @@ MCPDEF void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out)
 MCPDEF const char *mcp_client_protocol_version(const mcp_client *c) { return c ? c->version : NULL; }
 MCPDEF const mcp_json *mcp_client_server_info(const mcp_client *c)
 {
+    if (c && c->modern)                                  /* server/discover: in _meta */
+        return mcp_json_get(mcp_json_get(mcp_json_root(c->init), "_meta"), "io.modelcontextprotocol/serverInfo");
     return c ? mcp_json_get(mcp_json_root(c->init), "serverInfo") : NULL;
 }
 MCPDEF const mcp_json *mcp_client_server_capabilities(const mcp_client *c)
@@ -6758,6 +7422,12 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     const mcp_json *items;
     mcp_status st = MCP_OK;
     mcp_error local;
+#ifndef MCP_NO_HTTP
+    mcp_jw specs;
+    int xhdr = c && c->modern && c->d.transport == MCP_HTTP && !strcmp(method, "tools/list");
+    mcp_jw_init(&specs, 0);
+    if (xhdr) mcp_jw_obj_begin(&specs);
+#endif
     if (!err) err = &local;
     if (result) *result = NULL;
     mcp_jw_init(&out, 0);
@@ -6770,7 +7440,12 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
         mcp_free(params);
         if (st != MCP_OK) break;
         items = mcp_json_get(mcp_json_root(page), key);
-        for (i = 0; i < mcp_json_len(items); i++) mcp_jw_value(&out, mcp_json_at(items, i));
+        for (i = 0; i < mcp_json_len(items); i++) {
+#ifndef MCP_NO_HTTP
+            if (xhdr && !mcp__xhdr_tool(c, mcp_json_at(items, i), &specs)) continue;
+#endif
+            mcp_jw_value(&out, mcp_json_at(items, i));
+        }
         next = mcp_json_str(mcp_json_get(mcp_json_root(page), "nextCursor"));
         if (!next || !*next) break;
         if (cursor && !strcmp(cursor, next)) {
@@ -6787,6 +7462,19 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     mcp_json_free(page);
     mcp_free(cursor);
     mcp_jw_arr_end(&out); mcp_jw_obj_end(&out);
+#ifndef MCP_NO_HTTP
+    if (xhdr && st == MCP_OK) {                          /* the markings, for tools/call */
+        char *t;
+        size_t tl;
+        mcp_jw_obj_end(&specs);
+        if ((t = mcp_jw_finish(&specs, &tl, NULL)) != NULL) {
+            mcp_json_free(c->http.xhdr);
+            c->http.xhdr = mcp_json_parse(t, tl, NULL);
+            mcp_free(t);
+        }
+    }
+    mcp_jw_free(&specs);
+#endif
     if (st != MCP_OK) { mcp_jw_free(&out); return st; }
     text = mcp_jw_finish(&out, &len, err);
     if (!text) return err->status;
@@ -6813,10 +7501,19 @@ MCPDEF mcp_status mcp_client_read_resource(mcp_client *c, const char *uri, mcp_j
     return mcp__request_params(c, "resources/read", mcp__params("uri", uri, NULL, NULL, NULL, err), result, err);
 }
 
+/* 2026-07-28 replaced resources/subscribe with subscriptions/listen */
+static mcp_status mcp__not_modern(mcp_client *c, const char *method, mcp_error *err)
+{
+    if (!c || !c->modern) return MCP_OK;
+    return mcp__fail(err, MCP_ERR_INVALID, "%s does not exist in protocol version %s (subscriptions/listen "
+                     "replaces it).", method, c->version);
+}
+
 MCPDEF mcp_status mcp_client_subscribe(mcp_client *c, const char *uri, mcp_error *err)
 {
     mcp_error local;
     if (!err) err = &local;
+    if (mcp__not_modern(c, "resources/subscribe", err) != MCP_OK) return err->status;
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/subscribe needs a URI.");
     return mcp__request_params(c, "resources/subscribe", mcp__params("uri", uri, NULL, NULL, NULL, err), NULL, err);
 }
@@ -6825,6 +7522,7 @@ MCPDEF mcp_status mcp_client_unsubscribe(mcp_client *c, const char *uri, mcp_err
 {
     mcp_error local;
     if (!err) err = &local;
+    if (mcp__not_modern(c, "resources/unsubscribe", err) != MCP_OK) return err->status;
     if (!uri) return mcp__fail(err, MCP_ERR_INVALID, "resources/unsubscribe needs a URI.");
     return mcp__request_params(c, "resources/unsubscribe", mcp__params("uri", uri, NULL, NULL, NULL, err), NULL, err);
 }
@@ -6863,14 +7561,26 @@ MCPDEF mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const
 MCPDEF mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp_error *err)
 {
     mcp_error local;
+    size_t n;
     if (!err) err = &local;
+    if (c && c->modern && level) {                       /* 2026-07-28: a _meta member per request */
+        if (mcp__check_cap(c, "logging/setLevel", err) != MCP_OK) return err->status;
+        n = strlen(level);
+        MCP_FREE(c->log_level, NULL);
+        if (!(c->log_level = (char *)MCP_MALLOC(n + 1, NULL))) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+        memcpy(c->log_level, level, n + 1);
+        if (mcp__build_meta(c, c->version) != MCP_OK) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+        mcp__ok(err);
+        return MCP_OK;
+    }
     if (!level) return mcp__fail(err, MCP_ERR_INVALID, "logging/setLevel needs a level.");
     return mcp__request_params(c, "logging/setLevel", mcp__params("level", level, NULL, NULL, NULL, err), NULL, err);
 }
 
 MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
 {
-    return mcp_client_request(c, "ping", NULL, NULL, err);
+    /* 2026-07-28 has no ping: server/discover is the cheapest question with an answer */
+    return mcp_client_request(c, c && c->modern ? "server/discover" : "ping", NULL, NULL, err);
 }
 
 #endif /* a transport */

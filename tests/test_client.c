@@ -383,8 +383,9 @@ static void t_connect(void)
     mcp_json_free(doc);
     EQS(history(c), "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]");
     mcp_client_get_stats(c, &stats);
-    /* sent: initialize, notifications/initialized, 2 tool calls; received: their 3 answers */
-    CHECKF(stats.sent == 4 && stats.received == 3, "sent %llu received %llu", (unsigned long long)stats.sent,
+    /* sent: the server/discover probe, initialize, notifications/initialized, 2 tool calls;
+       received: the probe's error and 3 answers */
+    CHECKF(stats.sent == 5 && stats.received == 4, "sent %llu received %llu", (unsigned long long)stats.sent,
            (unsigned long long)stats.received);
     CHECK(stats.dropped == 0 && stats.unknown_ids == 0);
     mcp_client_free(c);
@@ -407,8 +408,8 @@ static void t_connect(void)
     d.protocol_version = "2099-01-01";
     CHECK(mcp_client_new(&d, &err) == NULL);
     EQST(err.status, MCP_ERR_INVALID, err);
-    EQS(err.message, "Protocol version \"2099-01-01\" is not one this client speaks (2025-11-25, 2025-06-18, "
-                     "2025-03-26, 2024-11-05).");
+    EQS(err.message, "Protocol version \"2099-01-01\" is not one this client speaks (2026-07-28, "
+                     "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).");
     desc_for(&d, &s, NULL);
     d.command = NULL;
     CHECK(mcp_client_new(&d, &err) == NULL);
@@ -588,7 +589,7 @@ static void t_typed(void)
     st = mcp_client_read_resource(c, "file:///missing", &doc, &err);
     EQST(st, MCP_ERR_RPC, err);
     CHECK(err.rpc_code == -32002);
-    EQS(err.message, "MCP error -32002: Resource not found");
+    EQS(err.message, "Resource not found: file:///missing (MCP error -32002: Resource not found)");
     st = mcp_client_read_resource(c, NULL, &doc, &err);
     EQST(st, MCP_ERR_INVALID, err);
     st = mcp_client_subscribe(c, "file:///a.txt", &err);

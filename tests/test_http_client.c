@@ -480,8 +480,9 @@ static void t_connect_http(void)
     EQS(big, "{\"i\":1}");
     EQL(stat_of(&S, "conns") - conns0, 0);
     mcp_client_get_stats(c, &stats);
-    /* sent: initialize, initialized, headers, 20 echo; received: 22 answers */
-    CHECKF(stats.sent == 23 && stats.received == 22, "sent %llu received %llu", (unsigned long long)stats.sent,
+    /* sent: the server/discover probe (refused with HTTP 400), initialize, initialized, headers,
+       20 echo; received: 22 answers */
+    CHECKF(stats.sent == 24 && stats.received == 22, "sent %llu received %llu", (unsigned long long)stats.sent,
            (unsigned long long)stats.received);
     CHECK(stats.dropped == 0 && stats.unknown_ids == 0);
 
@@ -720,7 +721,7 @@ static void typed_calls(mcp_transport_kind kind, const char *mode)
     mcp_json_free(doc);
     st = mcp_client_read_resource(c, "file:///missing", &doc, &err);
     EQST(st, MCP_ERR_RPC, err);
-    EQS(err.message, "MCP error -32002: Resource not found");
+    EQS(err.message, "Resource not found: file:///missing (MCP error -32002: Resource not found)");
     st = mcp_client_subscribe(c, "file:///a.txt", &err);
     EQST(st, MCP_OK, err);
     st = mcp_client_unsubscribe(c, "file:///a.txt", &err);
@@ -1051,7 +1052,8 @@ static void t_auth(void)
     EQST(st, MCP_OK, err);
     mcp_client_free(c);
     CHECK(log_find(&a, "auth", "Bearer good-token", 0, NULL, 0) == log_find(&a, NULL, NULL, 0, NULL, 0));
-    CHECK(log_find(&a, "auth", "Bearer good-token", 0, NULL, 0) == 4);   /* initialize, initialized, echo, DELETE */
+    CHECK(log_find(&a, "auth", "Bearer good-token", 0, NULL, 0) == 5);   /* server/discover probe, initialize,
+                                                                             initialized, echo, DELETE */
     desc_for(&d, &s, MCP_SSE, &a, good);
     c = open_client(&d);
     st = tool(c, "echo", "{}", big, sizeof big, &err);

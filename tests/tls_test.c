@@ -454,6 +454,7 @@ static mcp_client *new_client(const char *url, const mcp_tls *hook, int connect_
     d.tls = hook;
     d.client_name = "tls_test";
     d.client_version = "1";
+    d.protocol_version = "2025-11-25";   /* this test's server is legacy only: no era probe */
     d.timeout_ms = 20000;
     d.connect_timeout_ms = connect_ms;
     return mcp_client_new(&d, err);
