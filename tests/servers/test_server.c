@@ -1,8 +1,9 @@
-/* test_server - an MCP server over stdio for tests/test_client.c, built on mcp.h's own JSON and
-   JSONL layers. Single-threaded: one poll() loop over stdin and a list of timers.
+/* test_server - an MCP server over stdio for tests/test_client.c and tests/test_modern_stdio.c,
+   built on mcp.h's own JSON and JSONL layers. Single-threaded: one poll() loop over stdin and a
+   list of timers.
 
-   It speaks the legacy era (2024-11-05 .. 2025-11-25): initialize (echoes the client's version
-   when it knows it), tools/list (2 pages), tools/call, resources/list (2 pages),
+   By default it speaks the legacy era (2024-11-05 .. 2025-11-25): initialize (echoes the
+   client's version when it knows it), tools/list (2 pages), tools/call, resources/list (2 pages),
    resources/templates/list, resources/read, resources/subscribe, resources/unsubscribe,
    prompts/list, prompts/get, completion/complete, logging/setLevel, ping. Every other method
    with an id gets -32601, except "test/never", which is never answered.
@@ -61,6 +62,39 @@
                            plus {"late_reply": msg} / {"unexpected_reply": msg} entries
    An unknown tool gets the JSON-RPC error -32602 "Unknown tool: NAME".
 
+   Tools not in tools/list (the listing stays the same in every era):
+     whoami                asks the user's name with elicitation/create (legacy: a request to
+                           the client; 2026-07-28: input_required, key "name", requestState
+                           "whoami"); text "Hello, NAME!", "You declined to give your name.",
+                           "You cancelled." or "No name given."
+     mrtr {inputs, rounds, no_state, ignore_caps}
+                           2026-07-28 only: input_required with inputRequests for each letter of
+                           inputs (default "esr"): e elicitation/create (key "elicit"), s
+                           sampling/createMessage ("sample"), r roots/list ("roots"), x tasks/get
+                           ("custom", which no client answers); "" asks nothing (requestState
+                           only). The requestState carries the round, the questions, the request
+                           ids so far, a hash of the arguments, awkward characters (quotes,
+                           backslash, tab, non-ASCII) and a checksum: a retry whose state was
+                           changed, that has other arguments, that reuses an id, or that answers
+                           a question with something that is not an answer of its kind gets
+                           -32602 with a sentence; a question left unanswered is asked again
+                           (same round). After `rounds` rounds (default 1) the text is
+                           {"rounds":K,"ids":[every request id],"inputResponses":<the last>,
+                           "requestState":<the last>}. no_state: no requestState is sent, and one
+                           coming back is an error. A question needs its capability declared in
+                           _meta clientCapabilities, else -32021 with data.requiredCapabilities
+                           (ignore_caps: ask anyway).
+     badresult {type}      a result with resultType `type` (default "task")
+     error {code, message, data}
+                           the JSON-RPC error code (default -32603) with that message and data
+     requests              text = a JSON array of every request received so far, this one
+                           included: {"id", "method", and name, uri, _meta, requestState,
+                           inputResponses when the params have them}
+   In 2026-07-28, ask sends its request back as input_required (key "ask", requestState "ask")
+   and the retry's text is {"result": inputResponses.ask} or {"error":"no answer"};
+   resources/read "mrtr://gated" and prompts/get "gated" need an elicitation (key "confirm",
+   requestState "gate:WHAT", {"ok": true} accepted) first.
+
    The malformed lines of `garbage`: "this is not json", a truncated object, {"hello":"world"},
    jsonrpc "1.0", an empty batch [], an object id, both result and error, a bare JSON string,
    invalid UTF-8.
@@ -82,6 +116,31 @@
      --ignore-term         ignore SIGTERM
      --term-file=PATH      on SIGTERM write "SIGTERM\n" to PATH, then die of SIGTERM
      --log=PATH            append every line received to PATH
+     --era=legacy          the default: initialize, then calls; server/discover gets -32601
+     --era=modern          2026-07-28 only: every request must carry _meta
+                           io.modelcontextprotocol/protocolVersion and .../clientCapabilities
+                           (else -32602) with a supported version (else -32022, data {supported,
+                           requested}); server/discover answers a DiscoverResult
+                           (supportedVersions, capabilities, _meta serverInfo, instructions);
+                           results carry resultType "complete" and _meta serverInfo (lists,
+                           resources/read and server/discover also ttlMs and cacheScope); initialize
+                           gets -32022 naming the versions; ping, logging/setLevel and
+                           resources/subscribe/unsubscribe get -32601; an unknown resource is
+                           -32602 with data {uri}; notify sends notifications/message only when
+                           the request's _meta has io.modelcontextprotocol/logLevel (at or above
+                           it), and no list_changed
+     --era=dual            both: server/discover and requests with _meta (or any request before
+                           initialize) are served as 2026-07-28, initialize starts a legacy session
+                           in which requests without _meta are served as legacy
+     --supported=LIST      2026-07-28: the versions supported (comma-separated; default 2026-07-28)
+     --discover-any-version  server/discover is answered whatever version it asks for
+     --discover-error=CODE the first server/discover gets this error (-32022 with data, -32021
+                           with data.requiredCapabilities, -32020, or any code)
+     --no-result-type      2026-07-28 results without resultType
+     --notfound=CODE       2026-07-28: the code for an unknown resource (default -32602)
+     --probe=MODE          legacy: server/discover (sent before initialize) is answered with the
+                           error CODE (a number), with the result {} ("result"), -32601 after MS
+                           ("slow:MS"), or never ("silent"); default -32601 at once
    It exits with status 0 when stdin ends (unless --ignore-eof). */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -100,9 +159,18 @@
 
 /* ---- options and state ---------------------------------------------------------------------- */
 
+enum { ERA_LEGACY = 0, ERA_MODERN, ERA_DUAL };
+
 static struct {
     const char *version, *caps, *init, *log, *term_file;
     int no_instructions, stderr_hello, ignore_eof, ignore_term;
+    int era;                         /* ERA_LEGACY (default), ERA_MODERN, ERA_DUAL */
+    const char *supported;           /* modern: comma-separated versions; default 2026-07-28 */
+    const char *probe;               /* legacy: how server/discover is answered */
+    long discover_error;             /* modern: the first server/discover gets this error */
+    int discover_any;                /* modern: server/discover answered whatever the version */
+    int no_result_type;              /* modern: results without resultType */
+    long notfound;                   /* modern: the code for an unknown resource (-32602) */
 } opt;
 
 static int log_fd = -1;
@@ -115,11 +183,17 @@ static char *subs[32]; static int nsubs;
 static long flood_left, flood_n;
 static int ask_seq;
 static int sending_deferred;
+static int cur_modern;               /* the request being answered is a 2026-07-28 one */
+static const mcp_json *cur_meta;     /* ... and its params._meta */
+static const char *cur_method;       /* ... and its method */
+static int initialized;              /* dual: initialize came, requests without _meta are legacy */
+static int discover_count;           /* server/discover requests answered so far */
+static mcp_buf reqlog;               /* items of the "requests" array, comma-separated */
 
 static const char *const levels[] = { "debug", "info", "notice", "warning", "error", "critical",
                                       "alert", "emergency", NULL };
 
-enum { IT_SLOW, IT_REV, IT_DEFER, IT_ASK, IT_INIT };
+enum { IT_SLOW, IT_REV, IT_DEFER, IT_ASK, IT_INIT, IT_PROBE };
 typedef struct item {
     int kind;
     char *id;                        /* the request's id as JSON text (NULL: nobody waits) */
@@ -127,6 +201,8 @@ typedef struct item {
     char *text;                      /* rev/defer: the answer; ask/init: our request's id */
     int64_t start, due, end;         /* due: -1 = no timer */
     int every, step, no_total, honor_cancel, ms;
+    int modern;                      /* answered in the 2026-07-28 shape */
+    int whoami;                      /* IT_ASK for the whoami tool: the answer is a greeting */
     struct item *next;
 } item;
 static item *items;
@@ -165,7 +241,7 @@ static item *item_new(int kind, const char *id)
 {
     item *it = (item *)calloc(1, sizeof *it);
     if (!it) { perror("calloc"); _exit(3); }
-    it->kind = kind; it->id = id ? xstrdup(id) : NULL; it->due = -1;
+    it->kind = kind; it->id = id ? xstrdup(id) : NULL; it->due = -1; it->modern = cur_modern;
     it->next = items; items = it;
     return it;
 }
@@ -218,9 +294,54 @@ static void sendf(const char *fmt, ...)
 
 static void flush_deferred(void);
 
+#define SERVER_INFO_META "{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"test_server\",\"version\":\"1.2.3\"}}"
+
+static int is_cacheable(const char *method)
+{
+    return method && (!strcmp(method, "tools/list") || !strcmp(method, "resources/list") ||
+                      !strcmp(method, "resources/templates/list") || !strcmp(method, "prompts/list") ||
+                      !strcmp(method, "resources/read") || !strcmp(method, "server/discover"));
+}
+
+/* A result in the 2026-07-28 shape: resultType "complete" first (unless the result names its
+   own, as input_required does, or --no-result-type), the members, then _meta with serverInfo,
+   and ttlMs and cacheScope on the cacheable results. NULL: leave the text as it is. */
+static char *modernize(const char *result)
+{
+    mcp_json_doc *d = mcp_json_parse(result, strlen(result), NULL);
+    const mcp_json *r = mcp_json_root(d);
+    mcp_jw w;
+    char *t;
+    size_t i, kl;
+    const char *k;
+    if (mcp_json_typeof(r) != MCP_JSON_OBJECT || mcp_json_get(r, "resultType")) { mcp_json_free(d); return NULL; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    if (!opt.no_result_type) { mcp_jw_key(&w, "resultType"); mcp_jw_str(&w, "complete"); }
+    for (i = 0; i < mcp_json_len(r); i++) {
+        k = mcp_json_key_at(r, i, &kl);
+        mcp_jw_keyn(&w, k, kl); mcp_jw_value(&w, mcp_json_at(r, i));
+    }
+    if (!mcp_json_get(r, "_meta")) {
+        mcp_jw_key(&w, "_meta");
+        mcp_jw_raw(&w, SERVER_INFO_META, strlen(SERVER_INFO_META));
+    }
+    if (is_cacheable(cur_method) && !mcp_json_get(r, "ttlMs")) {
+        mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, 60000);
+        mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, "public");
+    }
+    mcp_jw_obj_end(&w);
+    mcp_json_free(d);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    if (!t) { err_str("test_server: modernize failed\n"); _exit(3); }
+    return t;
+}
+
 static void send_result(const char *id, const char *result)
 {
     mcp_buf b = {0};
+    char *mod = cur_modern ? modernize(result) : NULL;
+    if (mod) result = mod;
     mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
     mcp_buf_append(&b, id, strlen(id));
     mcp_buf_append(&b, ",\"result\":", 10);
@@ -228,10 +349,12 @@ static void send_result(const char *id, const char *result)
     mcp_buf_append(&b, "}", 1);
     send_line(b.data, b.len);
     mcp_buf_free(&b);
+    mcp_free(mod);
     flush_deferred();
 }
 
-static void send_error(const char *id, long code, const char *message)
+/* An error with data (JSON text, or NULL for none). */
+static void send_error_data(const char *id, long code, const char *message, const char *data)
 {
     mcp_jw w;
     char *t;
@@ -242,12 +365,19 @@ static void send_error(const char *id, long code, const char *message)
     mcp_jw_key(&w, "error"); mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "code"); mcp_jw_int(&w, code);
     mcp_jw_key(&w, "message"); mcp_jw_str(&w, message);
+    if (data) { mcp_jw_key(&w, "data"); mcp_jw_raw(&w, data, strlen(data)); }
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
     t = mcp_jw_finish(&w, NULL, NULL);
     if (t) send_str(t);
+    else { err_str("test_server: send_error_data: bad data\n"); _exit(3); }
     mcp_free(t);
     flush_deferred();
+}
+
+static void send_error(const char *id, long code, const char *message)
+{
+    send_error_data(id, code, message, NULL);
 }
 
 /* A deferred answer goes out right after the next other answer. */
@@ -260,7 +390,13 @@ static void flush_deferred(void)
         next = it->next;
         if (it->kind != IT_DEFER) continue;
         item_unlink(it);
-        send_result(it->id, it->text);
+        {
+            int was = cur_modern;
+            const char *was_method = cur_method;
+            cur_modern = it->modern; cur_method = "tools/call";
+            send_result(it->id, it->text);
+            cur_modern = was; cur_method = was_method;
+        }
         item_free(it);
         next = items;                         /* the list changed: start over */
     }
@@ -402,6 +538,25 @@ static const char *init_version(void)
     return picked;
 }
 
+/* The server's capabilities (--caps), the same in both eras. */
+static void write_caps(mcp_jw *wp)
+{
+    mcp_jw_obj_begin(wp);
+    if (has_cap("tools")) { mcp_jw_key(wp, "tools"); mcp_jw_raw(wp, "{\"listChanged\":true}", 20); }
+    if (has_cap("resources")) {
+        mcp_jw_key(wp, "resources"); mcp_jw_obj_begin(wp);
+        if (has_cap("subscribe")) { mcp_jw_key(wp, "subscribe"); mcp_jw_bool(wp, 1); }
+        mcp_jw_key(wp, "listChanged"); mcp_jw_bool(wp, 1);
+        mcp_jw_obj_end(wp);
+    }
+    if (has_cap("prompts")) { mcp_jw_key(wp, "prompts"); mcp_jw_raw(wp, "{\"listChanged\":true}", 20); }
+    if (has_cap("logging")) { mcp_jw_key(wp, "logging"); mcp_jw_raw(wp, "{}", 2); }
+    if (has_cap("completions")) { mcp_jw_key(wp, "completions"); mcp_jw_raw(wp, "{}", 2); }
+    mcp_jw_obj_end(wp);
+}
+
+static const char *const instructions = "Use the echo tool to test.\nEverything else is for misbehaving.";
+
 static void answer_initialize(const char *id)
 {
     mcp_jw w;
@@ -409,18 +564,7 @@ static void answer_initialize(const char *id)
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "protocolVersion"); mcp_jw_str(&w, init_version());
-    mcp_jw_key(&w, "capabilities"); mcp_jw_obj_begin(&w);
-    if (has_cap("tools")) { mcp_jw_key(&w, "tools"); mcp_jw_raw(&w, "{\"listChanged\":true}", 20); }
-    if (has_cap("resources")) {
-        mcp_jw_key(&w, "resources"); mcp_jw_obj_begin(&w);
-        if (has_cap("subscribe")) { mcp_jw_key(&w, "subscribe"); mcp_jw_bool(&w, 1); }
-        mcp_jw_key(&w, "listChanged"); mcp_jw_bool(&w, 1);
-        mcp_jw_obj_end(&w);
-    }
-    if (has_cap("prompts")) { mcp_jw_key(&w, "prompts"); mcp_jw_raw(&w, "{\"listChanged\":true}", 20); }
-    if (has_cap("logging")) { mcp_jw_key(&w, "logging"); mcp_jw_raw(&w, "{}", 2); }
-    if (has_cap("completions")) { mcp_jw_key(&w, "completions"); mcp_jw_raw(&w, "{}", 2); }
-    mcp_jw_obj_end(&w);
+    mcp_jw_key(&w, "capabilities"); write_caps(&w);
     mcp_jw_key(&w, "serverInfo"); mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "name"); mcp_jw_str(&w, "test_server");
     mcp_jw_key(&w, "title"); mcp_jw_str(&w, "mcp.h test server");
@@ -428,7 +572,7 @@ static void answer_initialize(const char *id)
     mcp_jw_obj_end(&w);
     if (!opt.no_instructions) {
         mcp_jw_key(&w, "instructions");
-        mcp_jw_str(&w, "Use the echo tool to test.\nEverything else is for misbehaving.");
+        mcp_jw_str(&w, instructions);
     }
     mcp_jw_obj_end(&w);
     t = mcp_jw_finish(&w, NULL, NULL);
@@ -521,17 +665,35 @@ static void list_resources(const char *id, const mcp_json *params)
         send_error(id, -32602, "Invalid cursor");
 }
 
+static int gate(const char *id, const mcp_json *params, const char *what, int *declined);
+
 static void read_resource(const char *id, const mcp_json *params)
 {
     const char *uri = mcp_json_str(mcp_json_get(params, "uri"));
     mcp_jw w;
     char *t, text[512];
-    if (!uri || (strcmp(uri, "file:///a.txt") && strcmp(uri, "file:///b.txt") && strcmp(uri, "mem://counter") &&
-                 strncmp(uri, "file:///tmpl/", 13))) {
-        send_error(id, -32002, "Resource not found");
+    int declined = 0;
+    if (cur_modern && uri && !strcmp(uri, "mrtr://gated")) {
+        if (!gate(id, params, uri, &declined)) return;
+    } else if (!uri || (strcmp(uri, "file:///a.txt") && strcmp(uri, "file:///b.txt") && strcmp(uri, "mem://counter") &&
+                        strncmp(uri, "file:///tmpl/", 13))) {
+        if (cur_modern) {                      /* 2026-07-28: -32602, with the uri in data */
+            mcp_jw dw;
+            char *data;
+            mcp_jw_init(&dw, 0);
+            mcp_jw_obj_begin(&dw);
+            mcp_jw_key(&dw, "uri"); mcp_jw_str(&dw, uri);
+            mcp_jw_obj_end(&dw);
+            data = mcp_jw_finish(&dw, NULL, NULL);
+            send_error_data(id, opt.notfound ? opt.notfound : -32602, "Resource not found", data);
+            mcp_free(data);
+        } else {
+            send_error(id, -32002, "Resource not found");
+        }
         return;
     }
-    snprintf(text, sizeof text, "content of %s", uri);
+    if (declined) snprintf(text, sizeof text, "%s stays closed", uri);
+    else snprintf(text, sizeof text, "content of %s", uri);
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "contents"); mcp_jw_arr_begin(&w);
@@ -566,9 +728,15 @@ static void get_prompt(const char *id, const mcp_json *params)
     char text[300];
     mcp_jw w;
     char *t;
-    if (!name || strcmp(name, "greet")) { send_error(id, -32602, "Unknown prompt"); return; }
-    if (!who) { send_error(id, -32602, "Missing required argument: name"); return; }
-    snprintf(text, sizeof text, "Hello, %.200s!", who);
+    int declined = 0;
+    if (cur_modern && name && !strcmp(name, "gated")) {
+        if (!gate(id, params, "the gated prompt", &declined)) return;
+        snprintf(text, sizeof text, declined ? "Not confirmed." : "Confirmed.");
+    } else {
+        if (!name || strcmp(name, "greet")) { send_error(id, -32602, "Unknown prompt"); return; }
+        if (!who) { send_error(id, -32602, "Missing required argument: name"); return; }
+        snprintf(text, sizeof text, "Hello, %.200s!", who);
+    }
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "description"); mcp_jw_str(&w, "A greeting");
@@ -634,9 +802,24 @@ static void tool_notify(const char *id)
     static const char *const lv[] = { "debug", "info", "warning", "error" };
     static const int lvi[] = { 0, 1, 3, 4 };
     char data[64];
-    int i;
+    int i, min = level;
+    if (cur_modern) {                      /* 2026-07-28: only with a logLevel in this request's _meta */
+        const char *l = mcp_json_str(mcp_json_get(cur_meta, "io.modelcontextprotocol/logLevel"));
+        for (min = 0; l && levels[min] && strcmp(levels[min], l); min++) {}
+        if (!l || !levels[min]) {
+            answer_text(id, l ? "notified (unknown log level: no messages)" : "notified (no log level: no messages)");
+            return;
+        }
+        for (i = 0; i < 4; i++) {
+            if (lvi[i] < min) continue;
+            snprintf(data, sizeof data, "log at %s", lv[i]);
+            notify_log(lv[i], data);
+        }
+        answer_text(id, "notified");       /* no list_changed: those need subscriptions/listen */
+        return;
+    }
     for (i = 0; i < 4; i++) {
-        if (level >= 0 && lvi[i] < level) continue;
+        if (min >= 0 && lvi[i] < min) continue;
         snprintf(data, sizeof data, "log at %s", lv[i]);
         notify_log(lv[i], data);
     }
@@ -776,6 +959,350 @@ static void tool_ask(const char *id, const mcp_json *args)
     it->text = xstrdup(sid);
 }
 
+/* ---- 2026-07-28: input_required (multi round-trip requests) --------------------------------- */
+
+static uint64_t fnv(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+/* The input requests of the mrtr tool, by letter: e elicitation, s sampling, r roots, x a
+   method no client answers (tasks/get). */
+static const char *input_key(char l)
+{
+    return l == 'e' ? "elicit" : l == 's' ? "sample" : l == 'r' ? "roots" : "custom";
+}
+
+static const char *input_cap(char l)
+{
+    return l == 'e' ? "elicitation" : l == 's' ? "sampling" : l == 'r' ? "roots" : NULL;
+}
+
+#define ELICIT_NAME "{\"mode\":\"form\",\"message\":\"What is your name?\",\"requestedSchema\":{\"type\":" \
+                    "\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}"
+
+static const char *input_request(char l)
+{
+    switch (l) {
+    case 'e': return "{\"method\":\"elicitation/create\",\"params\":" ELICIT_NAME "}";
+    case 's': return "{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[{\"role\":\"user\",\"content\":"
+                     "{\"type\":\"text\",\"text\":\"What is the capital of France?\"}}],\"systemPrompt\":"
+                     "\"You are a helpful assistant.\",\"maxTokens\":100}}";
+    case 'r': return "{\"method\":\"roots/list\",\"params\":{}}";
+    default:  return "{\"method\":\"tasks/get\",\"params\":{\"taskId\":\"t1\"}}";
+    }
+}
+
+/* {"resultType":"input_required","inputRequests":REQUESTS,"requestState":STATE}; REQUESTS is an
+   object as JSON text; either may be NULL (left out). */
+static void send_input_required(const char *id, const char *requests, const char *state)
+{
+    mcp_jw w;
+    char *t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "resultType"); mcp_jw_str(&w, "input_required");
+    if (requests) { mcp_jw_key(&w, "inputRequests"); mcp_jw_raw(&w, requests, strlen(requests)); }
+    if (state) { mcp_jw_key(&w, "requestState"); mcp_jw_str(&w, state); }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    if (!t) { err_str("test_server: send_input_required: bad requests\n"); _exit(3); }
+    send_result(id, t);
+    mcp_free(t);
+}
+
+/* The inputRequests object for these letters, as JSON text (malloc'ed); NULL for none. */
+static char *input_requests(const char *letters)
+{
+    mcp_buf b = {0};
+    char *t;
+    if (!*letters) return NULL;
+    mcp_buf_append(&b, "{", 1);
+    for (; *letters; letters++) {
+        if (b.len > 1) mcp_buf_append(&b, ",", 1);
+        mcp_buf_append(&b, "\"", 1);
+        mcp_buf_append(&b, input_key(*letters), strlen(input_key(*letters)));
+        mcp_buf_append(&b, "\":", 2);
+        mcp_buf_append(&b, input_request(*letters), strlen(input_request(*letters)));
+    }
+    mcp_buf_append(&b, "}", 2);                    /* with the NUL */
+    t = xstrdup(b.data);
+    mcp_buf_free(&b);
+    return t;
+}
+
+/* -32021 (with data.requiredCapabilities) unless this request's clientCapabilities declare what
+   these letters need. 1: declared. */
+static int caps_declared(const char *id, const char *letters)
+{
+    const mcp_json *caps = mcp_json_get(cur_meta, "io.modelcontextprotocol/clientCapabilities");
+    char data[256];
+    size_t n;
+    int missing = 0;
+    snprintf(data, sizeof data, "{\"requiredCapabilities\":{");
+    for (; *letters; letters++) {
+        const char *cap = input_cap(*letters);
+        if (!cap || mcp_json_get(caps, cap) || strstr(data, cap)) continue;
+        n = strlen(data);
+        snprintf(data + n, sizeof data - n, "%s\"%s\":{}", missing ? "," : "", cap);
+        missing++;
+    }
+    if (!missing) return 1;
+    n = strlen(data);
+    snprintf(data + n, sizeof data - n, "}}");
+    send_error_data(id, -32021, "Missing required client capability", data);
+    return 0;
+}
+
+static int valid_answer(char l, const mcp_json *v)
+{
+    const char *a;
+    if (mcp_json_typeof(v) != MCP_JSON_OBJECT) return 0;
+    switch (l) {
+    case 'e':
+        a = mcp_json_str(mcp_json_get(v, "action"));
+        return a && (!strcmp(a, "accept") || !strcmp(a, "decline") || !strcmp(a, "cancel"));
+    case 's': return mcp_json_str(mcp_json_get(v, "role")) && mcp_json_get(v, "content");
+    case 'r': return mcp_json_typeof(mcp_json_get(v, "roots")) == MCP_JSON_ARRAY;
+    default:  return 1;
+    }
+}
+
+/* The mrtr tool's requestState: what it needs to go on without memory, plus a tag of awkward
+   characters (the echo must be exact) and a checksum over all of it. */
+#define STATE_TAG "\xc3\xa9 \"q\" \\ \t \xe2\x98\x83 </>"
+
+static char *mrtr_state(int round, const char *asked, const char *ids, uint64_t argh)
+{
+    char body[2048], *t;
+    size_t n;
+    snprintf(body, sizeof body, "mrtr|r=%d|a=%s|ids=%s|h=%016llx|t=%s", round, asked, ids,
+             (unsigned long long)argh, STATE_TAG);
+    n = strlen(body);
+    snprintf(body + n, sizeof body - n, "|s=%016llx", (unsigned long long)fnv(body, n));
+    t = xstrdup(body);
+    return t;
+}
+
+/* 1 if the state is one of ours, unchanged; fills the parts */
+static int mrtr_parse(const char *st, int *round, char *asked, size_t an, char *ids, size_t idn, uint64_t *argh)
+{
+    const char *s = strstr(st, "|s="), *p, *q;
+    char sum[32];
+    while (s && strstr(s + 1, "|s=")) s = strstr(s + 1, "|s=");
+    if (!s || strncmp(st, "mrtr|r=", 7)) return 0;
+    snprintf(sum, sizeof sum, "%016llx", (unsigned long long)fnv(st, (size_t)(s - st)));
+    if (strcmp(s + 3, sum)) return 0;
+    *round = atoi(st + 7);
+    if (!(p = strstr(st, "|a=")) || !(q = strchr(p + 3, '|')) || (size_t)(q - p - 3) >= an) return 0;
+    memcpy(asked, p + 3, (size_t)(q - p - 3)); asked[q - p - 3] = 0;
+    if (!(p = strstr(st, "|ids=")) || !(q = strchr(p + 5, '|')) || (size_t)(q - p - 5) >= idn) return 0;
+    memcpy(ids, p + 5, (size_t)(q - p - 5)); ids[q - p - 5] = 0;
+    if (!(p = strstr(st, "|h="))) return 0;
+    *argh = strtoull(p + 3, NULL, 16);
+    return 1;
+}
+
+static int id_in(const char *ids, const char *id)
+{
+    size_t n = strlen(id);
+    const char *p = ids;
+    for (;;) {
+        if (!strncmp(p, id, n) && (p[n] == ',' || !p[n])) return 1;
+        if (!(p = strchr(p, ','))) return 0;
+        p++;
+    }
+}
+
+/* {"rounds":K,"ids":[...],"inputResponses":...,"requestState":...} as the tool's text */
+static void mrtr_done(const char *id, int rounds, const char *ids, const mcp_json *resp, const mcp_json *rs)
+{
+    mcp_jw w;
+    char *t, *arr;
+    size_t n = strlen(ids) + 3;
+    arr = (char *)malloc(n);
+    if (!arr) _exit(3);
+    snprintf(arr, n, "[%s]", ids);
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "rounds"); mcp_jw_int(&w, rounds);
+    mcp_jw_key(&w, "ids"); mcp_jw_raw(&w, arr, strlen(arr));
+    mcp_jw_key(&w, "inputResponses"); if (resp) mcp_jw_value(&w, resp); else mcp_jw_null(&w);
+    mcp_jw_key(&w, "requestState"); if (rs) mcp_jw_value(&w, rs); else mcp_jw_null(&w);
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    free(arr);
+    answer_text(id, t ? t : "null");
+    mcp_free(t);
+}
+
+/* mrtr {inputs, rounds, no_state, ignore_caps} */
+static void tool_mrtr(const char *id, const mcp_json *params, const mcp_json *args)
+{
+    const char *inputs = mcp_json_str(mcp_json_get(args, "inputs"));
+    int rounds = (int)arg_int(args, "rounds", 1), round = 0, no_state = mcp_json_is_true(mcp_json_get(args, "no_state"));
+    const mcp_json *rs = mcp_json_get(params, "requestState"), *resp = mcp_json_get(params, "inputResponses");
+    char asked[16], missing[16], ids[1024], msg[200], *ad, *state, *reqs;
+    uint64_t argh, h = 0;
+    size_t i, nm = 0;
+    if (!inputs) inputs = "esr";
+    if (strlen(inputs) >= sizeof asked) { send_error(id, -32602, "mrtr: too many inputs"); return; }
+    ad = args ? dump(args) : xstrdup("{}");
+    argh = fnv(ad, strlen(ad));
+    free(ad);
+    if (!mcp_json_is_true(mcp_json_get(args, "ignore_caps")) && !caps_declared(id, inputs)) return;
+    if (rs && mcp_json_typeof(rs) != MCP_JSON_STRING) { send_error(id, -32602, "requestState must be a string"); return; }
+    if (resp && mcp_json_typeof(resp) != MCP_JSON_OBJECT) { send_error(id, -32602, "inputResponses must be an object"); return; }
+    if (no_state) {                                  /* nothing to remember: the answers say it all */
+        if (rs) { send_error(id, -32602, "A requestState came back, but this server sent none."); return; }
+        snprintf(asked, sizeof asked, "%s", inputs);
+        snprintf(ids, sizeof ids, "%s", id);
+    } else if (!rs) {
+        if (resp) { send_error(id, -32602, "inputResponses came without the requestState this server sent."); return; }
+        state = mrtr_state(1, inputs, id, argh);
+        reqs = input_requests(inputs);
+        send_input_required(id, reqs, state);
+        free(state); free(reqs);
+        return;
+    } else {
+        if (!mrtr_parse(mcp_json_str(rs), &round, asked, sizeof asked, ids, sizeof ids - 64, &h)) {
+            send_error(id, -32602, "requestState failed verification: it is not the one this server sent.");
+            return;
+        }
+        if (h != argh) { send_error(id, -32602, "requestState belongs to a request with other arguments."); return; }
+        if (id_in(ids, id)) {
+            snprintf(msg, sizeof msg, "The retry reused request id %.60s.", id);
+            send_error(id, -32602, msg);
+            return;
+        }
+        i = strlen(ids);
+        snprintf(ids + i, sizeof ids - i, ",%s", id);
+    }
+    if (no_state && !resp) { reqs = input_requests(inputs); send_input_required(id, reqs, NULL); free(reqs); return; }
+    for (i = 0; asked[i]; i++) {                     /* every question answered, and sensibly? */
+        const mcp_json *v = mcp_json_get(resp, input_key(asked[i]));
+        if (!v) { missing[nm++] = asked[i]; continue; }
+        if (!valid_answer(asked[i], v)) {
+            snprintf(msg, sizeof msg, "inputResponses.%s is not a valid answer to %s.", input_key(asked[i]),
+                     input_cap(asked[i]) ? input_cap(asked[i]) : "the request");
+            send_error(id, -32602, msg);
+            return;
+        }
+    }
+    missing[nm] = 0;
+    if (nm) {                                        /* ask again for what is missing */
+        reqs = input_requests(missing);
+        state = no_state ? NULL : mrtr_state(round, missing, ids, argh);
+        send_input_required(id, reqs, state);
+        free(state); free(reqs);
+        return;
+    }
+    if (!no_state && round < rounds) {               /* another round */
+        state = mrtr_state(round + 1, inputs, ids, argh);
+        reqs = input_requests(inputs);
+        send_input_required(id, reqs, state);
+        free(state); free(reqs);
+        return;
+    }
+    mrtr_done(id, no_state ? 1 : round, ids, resp, rs);
+}
+
+/* whoami: asks the user's name (elicitation) and greets. Legacy: a request to the client;
+   2026-07-28: input_required. The same text either way. */
+static void whoami_text(const mcp_json *answer, char *out, size_t n)
+{
+    const char *action = mcp_json_str(mcp_json_get(answer, "action"));
+    const char *name = mcp_json_str(mcp_json_get(mcp_json_get(answer, "content"), "name"));
+    if (action && !strcmp(action, "accept") && name) snprintf(out, n, "Hello, %.200s!", name);
+    else if (action && !strcmp(action, "decline")) snprintf(out, n, "You declined to give your name.");
+    else if (action && !strcmp(action, "cancel")) snprintf(out, n, "You cancelled.");
+    else snprintf(out, n, "No name given.");
+}
+
+static void tool_whoami(const char *id, const mcp_json *params)
+{
+    const mcp_json *rs = mcp_json_get(params, "requestState");
+    char text[300];
+    item *it;
+    if (!cur_modern) {
+        ask_seq++;
+        it = item_new(IT_ASK, id);
+        it->whoami = 1;
+        snprintf(text, sizeof text, "\"s%d\"", ask_seq);
+        it->text = xstrdup(text);
+        sendf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"elicitation/create\",\"params\":" ELICIT_NAME "}", text);
+        return;
+    }
+    if (!rs || strcmp(mcp_json_str(rs) ? mcp_json_str(rs) : "", "whoami")) {
+        if (!caps_declared(id, "e")) return;
+        send_input_required(id, "{\"name\":{\"method\":\"elicitation/create\",\"params\":" ELICIT_NAME "}}", "whoami");
+        return;
+    }
+    whoami_text(mcp_json_get(mcp_json_get(params, "inputResponses"), "name"), text, sizeof text);
+    answer_text(id, text);
+}
+
+/* ask in 2026-07-28: the request goes back as input_required; the retry's answer is the text */
+static void tool_ask_modern(const char *id, const mcp_json *params, const mcp_json *args)
+{
+    const char *method = mcp_json_str(mcp_json_get(args, "method"));
+    const mcp_json *rs = mcp_json_get(params, "requestState");
+    const mcp_json *a = mcp_json_get(mcp_json_get(params, "inputResponses"), "ask");
+    mcp_jw w;
+    char *t;
+    if (!method) { answer_text(id, "ask needs a method"); return; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    if (!rs || strcmp(mcp_json_str(rs) ? mcp_json_str(rs) : "", "ask")) {
+        const char *l = !strcmp(method, "elicitation/create") ? "e" : !strcmp(method, "sampling/createMessage") ? "s"
+                      : !strcmp(method, "roots/list") ? "r" : "";
+        mcp_jw_free(&w);
+        if (!caps_declared(id, l)) return;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "ask"); mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, method);
+        if (mcp_json_get(args, "params")) { mcp_jw_key(&w, "params"); mcp_jw_value(&w, mcp_json_get(args, "params")); }
+        mcp_jw_obj_end(&w);
+        mcp_jw_obj_end(&w);
+        t = mcp_jw_finish(&w, NULL, NULL);
+        send_input_required(id, t, "ask");
+        mcp_free(t);
+        return;
+    }
+    if (a) { mcp_jw_key(&w, "result"); mcp_jw_value(&w, a); }
+    else { mcp_jw_key(&w, "error"); mcp_jw_str(&w, "no answer"); }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    answer_text(id, t ? t : "null");
+    mcp_free(t);
+}
+
+/* resources/read mrtr://gated and prompts/get gated (2026-07-28): served once the user
+   confirmed through an elicitation. 1: confirmed; 0: answered already (input_required, or
+   the request's own error). *declined: the user said no. */
+static int gate(const char *id, const mcp_json *params, const char *what, int *declined)
+{
+    const mcp_json *rs = mcp_json_get(params, "requestState");
+    const mcp_json *a = mcp_json_get(mcp_json_get(params, "inputResponses"), "confirm");
+    const char *action = mcp_json_str(mcp_json_get(a, "action"));
+    char state[300], req[600];
+    snprintf(state, sizeof state, "gate:%s", what);
+    *declined = 0;
+    if (rs && mcp_json_str(rs) && !strcmp(mcp_json_str(rs), state) && action) {
+        if (strcmp(action, "accept") || !mcp_json_is_true(mcp_json_get(mcp_json_get(a, "content"), "ok"))) *declined = 1;
+        return 1;
+    }
+    if (!caps_declared(id, "e")) return 0;
+    snprintf(req, sizeof req, "{\"confirm\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"Open %.200s?\","
+             "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}}}}", what);
+    send_input_required(id, req, state);
+    return 0;
+}
+
 static void tool_call(const char *id, const mcp_json *params)
 {
     const char *name = mcp_json_str(mcp_json_get(params, "name"));
@@ -845,7 +1372,10 @@ static void tool_call(const char *id, const mcp_json *params)
                     mcp_buf_append(&b, "}", 1);
                     mcp_free(res);
                 } else {
+                    int was = cur_modern;
+                    cur_modern = r->modern;
                     answer_text(r->id, r->text);
+                    cur_modern = was;
                 }
                 item_free(r);
             }
@@ -857,7 +1387,37 @@ static void tool_call(const char *id, const mcp_json *params)
             mcp_buf_free(&b);
         }
     } else if (!strcmp(name, "ask")) {
-        tool_ask(id, args);
+        if (cur_modern) tool_ask_modern(id, params, args);
+        else tool_ask(id, args);
+    } else if (!strcmp(name, "mrtr")) {
+        if (cur_modern) tool_mrtr(id, params, args);
+        else send_error(id, -32602, "mrtr is a 2026-07-28 tool (input_required)");
+    } else if (!strcmp(name, "whoami")) {
+        tool_whoami(id, params);
+    } else if (!strcmp(name, "badresult")) {
+        const char *type = mcp_json_str(mcp_json_get(args, "type"));
+        mcp_jw w;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "resultType"); mcp_jw_str(&w, type ? type : "task");
+        mcp_jw_key(&w, "content"); { static const char c[] = "[{\"type\":\"text\",\"text\":\"?\"}]"; mcp_jw_raw(&w, c, sizeof c - 1); }
+        mcp_jw_obj_end(&w);
+        t = mcp_jw_finish(&w, NULL, NULL);
+        send_result(id, t ? t : "{}");
+        mcp_free(t);
+    } else if (!strcmp(name, "error")) {
+        const mcp_json *data = mcp_json_get(args, "data");
+        const char *msg = mcp_json_str(mcp_json_get(args, "message"));
+        t = data ? dump(data) : NULL;
+        send_error_data(id, (long)arg_int(args, "code", -32603), msg ? msg : "Test error", t);
+        free(t);
+    } else if (!strcmp(name, "requests")) {
+        mcp_buf b = {0};
+        mcp_buf_append(&b, "[", 1);
+        if (reqlog.len) mcp_buf_append(&b, reqlog.data, reqlog.len);
+        mcp_buf_append(&b, "]", 2);             /* with the NUL */
+        answer_text(id, b.data);
+        mcp_buf_free(&b);
     } else if (!strcmp(name, "notify")) {
         tool_notify(id);
     } else if (!strcmp(name, "garbage")) {
@@ -938,6 +1498,12 @@ static void on_reply(const mcp_json *m, mcp_msg_kind kind)
         item_unlink(it);
         answer_initialize(it->id);
         item_free(it);
+    } else if (it->whoami) {
+        char text[300];
+        whoami_text(kind == MCP_MSG_RESULT ? mcp_json_get(m, "result") : NULL, text, sizeof text);
+        item_unlink(it);
+        answer_text(it->id, text);
+        item_free(it);
     } else if (!it->id) {
         mcp_buf b = {0};
         mcp_buf_append(&b, "{\"late_reply\":", 14);
@@ -983,21 +1549,174 @@ static void on_notification(const mcp_json *m)
     }
 }
 
-static void on_request(const mcp_json *m)
+/* Every request, as {"id", "method", "name"?, "uri"?, "_meta"?, "requestState"?, "inputResponses"?},
+   for the requests tool. */
+static void log_request(const char *id, const char *method, const mcp_json *params)
 {
-    const char *method = mcp_json_str(mcp_json_get(m, "method"));
-    const mcp_json *params = mcp_json_get(m, "params");
-    char *id = dump(mcp_json_get(m, "id"));
-    if (!strcmp(method, "initialize")) on_initialize(id, params);
-    else if (!strcmp(method, "ping")) send_result(id, "{}");
-    else if (!strcmp(method, "tools/list")) list_tools(id, params);
+    static const char *const keys[] = { "name", "uri", "_meta", "requestState", "inputResponses", NULL };
+    mcp_jw w;
+    char *t;
+    int i;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "id"); mcp_jw_raw(&w, id, strlen(id));
+    mcp_jw_key(&w, "method"); mcp_jw_str(&w, method);
+    for (i = 0; keys[i]; i++)
+        if (mcp_json_get(params, keys[i])) { mcp_jw_key(&w, keys[i]); mcp_jw_value(&w, mcp_json_get(params, keys[i])); }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    if (t) {
+        if (reqlog.len) mcp_buf_append(&reqlog, ",", 1);
+        mcp_buf_append(&reqlog, t, strlen(t));
+    }
+    mcp_free(t);
+}
+
+/* ---- 2026-07-28: _meta, versions, server/discover ------------------------------------------ */
+
+static const char *supported_list(void) { return opt.supported ? opt.supported : "2026-07-28"; }
+
+static int supported_version(const char *v)
+{
+    const char *c = supported_list();
+    size_t n = strlen(v);
+    while (*c) {
+        const char *e = strchr(c, ',');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        if (len == n && !memcmp(c, v, n)) return 1;
+        if (!e) break;
+        c = e + 1;
+    }
+    return 0;
+}
+
+static void write_supported(mcp_jw *w)
+{
+    const char *c = supported_list();
+    mcp_jw_arr_begin(w);
+    while (*c) {
+        const char *e = strchr(c, ',');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        mcp_jw_strn(w, c, len);
+        if (!e) break;
+        c = e + 1;
+    }
+    mcp_jw_arr_end(w);
+}
+
+/* -32022 with data {supported, requested} */
+static void send_unsupported(const char *id, const char *message, const char *requested)
+{
+    mcp_jw w;
+    char *data;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "supported"); write_supported(&w);
+    mcp_jw_key(&w, "requested"); mcp_jw_str(&w, requested ? requested : "");
+    mcp_jw_obj_end(&w);
+    data = mcp_jw_finish(&w, NULL, NULL);
+    send_error_data(id, -32022, message, data);
+    mcp_free(data);
+}
+
+/* The required _meta members (else -32602) and a version this server supports (else -32022). */
+static int check_meta(const char *id, const char *method, const mcp_json *params)
+{
+    const mcp_json *meta = mcp_json_get(params, "_meta");
+    const mcp_json *pv = mcp_json_get(meta, "io.modelcontextprotocol/protocolVersion");
+    const mcp_json *caps = mcp_json_get(meta, "io.modelcontextprotocol/clientCapabilities");
+    if (mcp_json_typeof(pv) != MCP_JSON_STRING) {
+        send_error(id, -32602, "Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required");
+        return 0;
+    }
+    if (mcp_json_typeof(caps) != MCP_JSON_OBJECT) {
+        send_error(id, -32602, "Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] is required");
+        return 0;
+    }
+    if (!supported_version(mcp_json_str(pv)) && !(opt.discover_any && !strcmp(method, "server/discover"))) {
+        send_unsupported(id, "Unsupported protocol version", mcp_json_str(pv));
+        return 0;
+    }
+    return 1;
+}
+
+static void discover(const char *id)
+{
+    mcp_jw w;
+    char *t;
+    if (++discover_count == 1 && opt.discover_error) {
+        long code = opt.discover_error;
+        if (code == -32022) send_unsupported(id, "Unsupported protocol version",
+            mcp_json_str(mcp_json_get(cur_meta, "io.modelcontextprotocol/protocolVersion")));
+        else if (code == -32021)
+            send_error_data(id, code, "Missing required client capability",
+                            "{\"requiredCapabilities\":{\"elicitation\":{},\"roots\":{}}}");
+        else if (code == -32020) send_error(id, code, "Header mismatch");
+        else send_error(id, code, "Discovery failed");
+        return;
+    }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "resultType"); mcp_jw_str(&w, "complete");
+    mcp_jw_key(&w, "supportedVersions"); write_supported(&w);
+    mcp_jw_key(&w, "capabilities"); write_caps(&w);
+    mcp_jw_key(&w, "_meta"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "io.modelcontextprotocol/serverInfo"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "name"); mcp_jw_str(&w, "test_server");
+    mcp_jw_key(&w, "title"); mcp_jw_str(&w, "mcp.h test server");
+    mcp_jw_key(&w, "version"); mcp_jw_str(&w, "1.2.3");
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    if (!opt.no_instructions) { mcp_jw_key(&w, "instructions"); mcp_jw_str(&w, instructions); }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, t);
+    mcp_free(t);
+}
+
+/* A modern-only server names its versions when a legacy client tries initialize. */
+static void refuse_initialize(const char *id, const mcp_json *params)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "This server speaks only protocol version %.200s: no initialize, _meta on "
+             "every request", supported_list());
+    send_unsupported(id, msg, mcp_json_str(mcp_json_get(params, "protocolVersion")));
+}
+
+/* Legacy (--probe=MODE): how server/discover, unknown before initialize, is answered. 1: done. */
+static int legacy_probe(const char *id)
+{
+    const char *p = opt.probe;
+    item *it;
+    if (!p) return 0;                         /* the default: -32601 like any unknown method */
+    if (!strcmp(p, "silent")) return 1;
+    if (!strcmp(p, "result")) { send_result(id, "{}"); return 1; }
+    if (!strncmp(p, "slow:", 5)) {            /* -32601, but late */
+        it = item_new(IT_PROBE, id);
+        it->due = mcp_time_ms() + atoi(p + 5);
+        return 1;
+    }
+    send_error(id, atol(p), "Server not initialized");
+    return 1;
+}
+
+static int is_modern_request(const char *method, const mcp_json *params)
+{
+    if (opt.era == ERA_MODERN) return 1;
+    if (opt.era != ERA_DUAL) return 0;
+    return !strcmp(method, "server/discover") || !initialized ||
+           mcp_json_get(mcp_json_get(params, "_meta"), "io.modelcontextprotocol/protocolVersion") != NULL;
+}
+
+/* The methods both eras share. */
+static void dispatch(const char *id, const char *method, const mcp_json *params)
+{
+    if (!strcmp(method, "tools/list")) list_tools(id, params);
     else if (!strcmp(method, "tools/call")) tool_call(id, params);
     else if (!strcmp(method, "resources/list")) list_resources(id, params);
     else if (!strcmp(method, "resources/templates/list"))
         send_result(id, "{\"resourceTemplates\":[{\"uriTemplate\":\"file:///tmpl/{path}\",\"name\":\"tmpl\"}]}");
     else if (!strcmp(method, "resources/read")) read_resource(id, params);
-    else if (!strcmp(method, "resources/subscribe")) subscribe(id, params, 1);
-    else if (!strcmp(method, "resources/unsubscribe")) subscribe(id, params, 0);
     else if (!strcmp(method, "prompts/list")) {
         const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
         if (!cursor)
@@ -1008,9 +1727,36 @@ static void on_request(const mcp_json *m)
     }
     else if (!strcmp(method, "prompts/get")) get_prompt(id, params);
     else if (!strcmp(method, "completion/complete")) complete(id, params);
-    else if (!strcmp(method, "logging/setLevel")) set_level(id, params);
     else if (!strcmp(method, "test/never")) { /* never answered */ }
     else send_error(id, -32601, "Method not found");
+}
+
+static void on_request(const mcp_json *m)
+{
+    const char *method = mcp_json_str(mcp_json_get(m, "method"));
+    const mcp_json *params = mcp_json_get(m, "params");
+    char *id = dump(mcp_json_get(m, "id"));
+    log_request(id, method, params);
+    if (!strcmp(method, "initialize")) {
+        if (opt.era == ERA_MODERN) refuse_initialize(id, params);
+        else { initialized = 1; on_initialize(id, params); }
+    } else if (is_modern_request(method, params)) {
+        if (check_meta(id, method, params)) {
+            cur_modern = 1; cur_meta = mcp_json_get(params, "_meta"); cur_method = method;
+            if (!strcmp(method, "server/discover")) discover(id);
+            else if (!strcmp(method, "ping") || !strcmp(method, "logging/setLevel") ||
+                     !strcmp(method, "resources/subscribe") || !strcmp(method, "resources/unsubscribe"))
+                send_error(id, -32601, "Method not found");      /* gone in 2026-07-28 */
+            else dispatch(id, method, params);
+            cur_modern = 0; cur_meta = NULL; cur_method = NULL;
+        }
+    } else if (!strcmp(method, "server/discover") && legacy_probe(id)) {
+        /* answered (or not) as --probe says */
+    } else if (!strcmp(method, "ping")) send_result(id, "{}");
+    else if (!strcmp(method, "resources/subscribe")) subscribe(id, params, 1);
+    else if (!strcmp(method, "resources/unsubscribe")) subscribe(id, params, 0);
+    else if (!strcmp(method, "logging/setLevel")) set_level(id, params);
+    else dispatch(id, method, params);
     free(id);
 }
 
@@ -1060,6 +1806,13 @@ static void run_timers(int64_t now)
             next = items;
             continue;
         }
+        if (it->kind == IT_PROBE) {
+            item_unlink(it);
+            send_error(it->id, -32601, "Method not found");
+            item_free(it);
+            next = items;
+            continue;
+        }
         if (it->kind != IT_SLOW) continue;
         if (now >= it->end) {
             while (it->token && it->every > 0 && (int64_t)it->step * it->every < it->ms) {
@@ -1068,7 +1821,9 @@ static void run_timers(int64_t now)
             }
             item_unlink(it);
             snprintf(buf, sizeof buf, "slept %d ms", it->ms);
+            cur_modern = it->modern; cur_method = "tools/call";
             answer_text(it->id, buf);
+            cur_modern = 0; cur_method = NULL;
             item_free(it);
             next = items;
             continue;
@@ -1104,6 +1859,15 @@ static void flag(const char *a)
     else if (!strcmp(a, "ignore-term")) opt.ignore_term = 1;
     else if (!strncmp(a, "term-file=", 10)) opt.term_file = a + 10;
     else if (!strncmp(a, "log=", 4)) opt.log = a + 4;
+    else if (!strcmp(a, "era=legacy")) opt.era = ERA_LEGACY;
+    else if (!strcmp(a, "era=modern")) opt.era = ERA_MODERN;
+    else if (!strcmp(a, "era=dual")) opt.era = ERA_DUAL;
+    else if (!strncmp(a, "supported=", 10)) opt.supported = a + 10;
+    else if (!strncmp(a, "probe=", 6)) opt.probe = a + 6;
+    else if (!strncmp(a, "discover-error=", 15)) opt.discover_error = atol(a + 15);
+    else if (!strcmp(a, "discover-any-version")) opt.discover_any = 1;
+    else if (!strcmp(a, "no-result-type")) opt.no_result_type = 1;
+    else if (!strncmp(a, "notfound=", 9)) opt.notfound = atol(a + 9);
     else if (*a) { err_str("test_server: unknown flag: "); err_str(a); err_str("\n"); _exit(2); }
 }
 
@@ -1169,6 +1933,7 @@ int main(int argc, char **argv)
     while (items) { item *it = items; items = it->next; item_free(it); }
     for (i = 0; i < nsubs; i++) free(subs[i]);
     mcp_buf_free(&history);
+    mcp_buf_free(&reqlog);
     free(init_params);
     free(mode);
     if (log_fd >= 0) close(log_fd);
