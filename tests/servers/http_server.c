@@ -120,12 +120,14 @@ enum {
     F_BADCHUNK = 1 << 5, F_BIGHEAD = 1 << 6, F_MANYHEAD = 1 << 7, F_CTYPE = 1 << 8, F_AUTH = 1 << 9,
     F_NOGET = 1 << 10, F_NODELETE = 1 << 11, F_NOSESSION = 1 << 12, F_PRIME = 1 << 13,
     F_NOID = 1 << 14, F_DROP = 1 << 15, F_DROPNOID = 1 << 16, F_IDLE = 1 << 17, F_RACY = 1 << 18,
-    F_HANG = 1 << 19, F_CROSS = 1 << 20, F_ABSEP = 1 << 21
+    F_HANG = 1 << 19, F_CROSS = 1 << 20, F_ABSEP = 1 << 21, F_PROBE404 = 1 << 22, F_PROBE405 = 1 << 23,
+    F_PROBEJSON = 1 << 24, F_SSEONLY = 1 << 25, F_NODISCOVER = 1 << 26
 };
 
 static const char *const flag_names[] = { "sse", "chunked", "until_close", "drip", "cut", "badchunk",
     "bighead", "manyhead", "ctype", "auth", "noget", "nodelete", "nosession", "prime", "noid", "drop",
-    "dropnoid", "idle", "racy", "hang", "cross", "absep", NULL };
+    "dropnoid", "idle", "racy", "hang", "cross", "absep", "probe404", "probe405", "probejson", "sseonly",
+    "nodiscover", NULL };
 
 static unsigned srv_flags;
 static int retry_ms = 150, idle_ms = 30;
@@ -134,6 +136,14 @@ static int port;
 static int64_t t_start;
 static volatile sig_atomic_t stop_now;
 static int level = -1;
+enum { ERA_LEGACY = 0, ERA_MODERN, ERA_DUAL };
+static int era = ERA_LEGACY;           /* --era= */
+static char supported[8][32];          /* --supported=: the modern versions served */
+static int nsupported;
+static int refuse_first;               /* --refuse-first=N: -32022 for the first N modern requests */
+typedef struct flake { char key[32]; int seen; char ids[200]; } flake;   /* tool flaky's counts */
+static flake flakes[16];
+static int nflakes;
 
 static unsigned parse_flags(const char *s, size_t n)
 {
@@ -250,6 +260,7 @@ static int version_known(const char *v)
 typedef struct rec {
     long n; int conn, status; int64_t t;
     char method[8], path[64], sid[48], ver[32], lei[48], auth[64], rpc[48], mode[64];
+    char id[32], mmethod[48], mname[128], mparams[512];   /* JSON-RPC id; Mcp-* headers as sent */
 } rec;
 
 #define NLOG 512
@@ -258,7 +269,10 @@ static long nlog;                      /* records ever made (the ring keeps the 
 
 static struct {
     long conns, open, max_open, requests, posts, gets, deletes, sse_gets, inits, racy, resumes, drops;
+    long modern, discovers, rejects, cancels;
 } stats;
+
+static mcp_buf cancels;                /* ids of modern requests whose stream the client closed */
 
 static mcp_buf history;                /* items of a JSON array, comma-separated */
 
@@ -278,9 +292,11 @@ static char *stats_json(void)
     mcp_buf b = {0};
     char *d;
     buf_fmt(&b, "{\"conns\":%ld,\"open\":%ld,\"max_open\":%ld,\"requests\":%ld,\"posts\":%ld,\"gets\":%ld,"
-                "\"deletes\":%ld,\"sse_gets\":%ld,\"inits\":%ld,\"racy\":%ld,\"resumes\":%ld,\"drops\":%ld}",
+                "\"deletes\":%ld,\"sse_gets\":%ld,\"inits\":%ld,\"racy\":%ld,\"resumes\":%ld,\"drops\":%ld,"
+                "\"modern\":%ld,\"discovers\":%ld,\"rejects\":%ld,\"cancels\":%ld}",
             stats.conns, stats.open, stats.max_open, stats.requests, stats.posts, stats.gets, stats.deletes,
-            stats.sse_gets, stats.inits, stats.racy, stats.resumes, stats.drops);
+            stats.sse_gets, stats.inits, stats.racy, stats.resumes, stats.drops, stats.modern, stats.discovers,
+            stats.rejects, stats.cancels);
     d = xstrndup(b.data, b.len);
     mcp_buf_free(&b);
     return d;
@@ -314,6 +330,10 @@ static char *log_json(void)
         jw_field(&w, "auth", r->auth);
         jw_field(&w, "rpc", r->rpc);
         jw_field(&w, "mode", r->mode);
+        jw_field(&w, "id", r->id);
+        jw_field(&w, "mmethod", r->mmethod);
+        jw_field(&w, "mname", r->mname);
+        jw_field(&w, "mparams", r->mparams);
         mcp_jw_obj_end(&w);
     }
     mcp_jw_arr_end(&w);
@@ -509,6 +529,8 @@ enum { S_POST = 1, S_LISTEN, S_LEGACY };
 
 typedef struct stream {
     int id, kind, conn, ids, resumable, done, nev, json;
+    int modern;                        /* 2026-07-28: no event ids, results carry resultType */
+    char *rid;                         /* modern: the request's id (JSON text) */
     sess *s;
     unsigned flags;
     char *extra;                       /* headers for a JSON answer (Mcp-Session-Id) */
@@ -555,6 +577,7 @@ static void stream_free(stream *st)
     if (st->s && st->s->listener == st->id) st->s->listener = 0;
     if (st->s && st->s->stream == st->id) st->s->stream = 0;
     free(st->extra);
+    free(st->rid);
     mcp_buf_free(&st->kept);
     free(st->kept_at);
     free(st);
@@ -593,12 +616,22 @@ static stream *stream_new(int kind, sess *s, conn *k, unsigned fl)
     return st;
 }
 
+static void items_drop(int sid);
+
 /* The connection carrying a stream is gone. */
 static void stream_detach(int sid)
 {
     stream *st = stream_get(sid);
     if (!st) return;
     st->conn = 0;
+    if (st->modern && st->kind == S_POST && !st->done) {   /* 2026-07-28: the client cancelled */
+        stats.cancels++;
+        if (cancels.len) buf_add(&cancels, ",", 1);
+        buf_str(&cancels, st->rid ? st->rid : "null");
+        items_drop(sid);
+        stream_free(st);
+        return;
+    }
     if (st->kind == S_LEGACY) {                   /* HTTP+SSE: the session ends with its stream */
         sess *s = st->s;
         stream_free(st);
@@ -702,19 +735,31 @@ typedef struct ctx {
     const char *id;                    /* the request's id as JSON text */
     unsigned flags;
     int nh; char **hn, **hv;           /* the request's headers */
+    const mcp_json *meta;              /* 2026-07-28: params._meta (NULL: a legacy request) */
 } ctx;
 
-static void send_result(int sid, const char *id, const char *result)
+/* The answer to a request. On a 2026-07-28 stream the result gets "resultType":"complete"
+   unless it has a resultType (or raw is set: a result as an older server writes it). */
+static void send_result_x(int sid, const char *id, const char *result, int raw)
 {
     mcp_buf b = {0};
+    const stream *st = stream_get(sid);
     buf_str(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
     buf_str(&b, id);
     buf_str(&b, ",\"result\":");
-    buf_str(&b, result);
+    if (!raw && st && st->modern && result[0] == '{' && strncmp(result, "{\"resultType\"", 13)) {
+        buf_str(&b, "{\"resultType\":\"complete\"");
+        if (result[1] != '}') buf_str(&b, ",");
+        buf_str(&b, result + 1);
+    } else {
+        buf_str(&b, result);
+    }
     buf_str(&b, "}");
     stream_send(sid, b.data, b.len, 1);
     mcp_buf_free(&b);
 }
+
+static void send_result(int sid, const char *id, const char *result) { send_result_x(sid, id, result, 0); }
 
 static void send_error(int sid, const char *id, long code, const char *message)
 {
@@ -801,6 +846,13 @@ static void item_free(item *it)
     item **pp;
     for (pp = &items; *pp; pp = &(*pp)->next) if (*pp == it) { *pp = it->next; break; }
     free(it->id); free(it->token); free(it->ask); free(it);
+}
+
+/* A cancelled request's work stops. */
+static void items_drop(int sid)
+{
+    item *it, *next;
+    for (it = items; it; it = next) { next = it->next; if (it->stream == sid) item_free(it); }
 }
 
 /* ---- methods ---------------------------------------------------------------------------------- */
@@ -1199,6 +1251,13 @@ static void debug_request(conn *k, const req *rq)
         buf_str(&b, "]");
         body = xstrndup(b.data, b.len);
         mcp_buf_free(&b);
+    } else if (!strcmp(p, "cancels")) {
+        mcp_buf b = {0};
+        buf_str(&b, "[");
+        buf_add(&b, cancels.data, cancels.len);
+        buf_str(&b, "]");
+        body = xstrndup(b.data, b.len);
+        mcp_buf_free(&b);
     } else if (!strcmp(p, "sessions")) {
         mcp_buf b = {0};
         sess *s;
@@ -1215,6 +1274,9 @@ static void debug_request(conn *k, const req *rq)
         stats.open = stats.max_open = open;
         nlog = 0;
         history.len = 0;
+        cancels.len = 0;
+        nflakes = 0;
+        memset(flakes, 0, sizeof flakes);
         ask_seq = 0;
         {
             conn *c2;
@@ -1260,6 +1322,13 @@ static void log_request(conn *k, const req *rq, unsigned fl)
     copy_field(r->ver, sizeof r->ver, hdr(rq, "mcp-protocol-version"));
     copy_field(r->lei, sizeof r->lei, hdr(rq, "last-event-id"));
     copy_field(r->auth, sizeof r->auth, hdr(rq, "authorization"));
+    copy_field(r->mmethod, sizeof r->mmethod, hdr(rq, "mcp-method"));
+    copy_field(r->mname, sizeof r->mname, hdr(rq, "mcp-name"));
+    for (j = 0; j < rq->nh; j++)                          /* Mcp-Param-*, in order, one a line */
+        if (!strncmp(rq->hn[j], "mcp-param-", 10)) {
+            size_t l = strlen(r->mparams);
+            snprintf(r->mparams + l, sizeof r->mparams - l, "%s%s: %s", l ? "\n" : "", rq->hn[j], rq->hv[j]);
+        }
     for (j = 0; flag_names[j]; j++)
         if ((fl & (1u << j)) && m + strlen(flag_names[j]) + 2 < sizeof r->mode)
             m += snprintf(r->mode + m, sizeof r->mode - (size_t)m, "%s%s", m ? "," : "", flag_names[j]);
@@ -1279,6 +1348,7 @@ static mcp_json_doc *parse_body(conn *k, const req *rq, unsigned *fl, const char
     else if (*method) *kind = 'N';
     else if (mcp_json_get(m, "id") && (mcp_json_get(m, "result") || mcp_json_get(m, "error"))) *kind = 'A';
     if (r) copy_field(r->rpc, sizeof r->rpc, *kind == 'A' ? "(response)" : *method);
+    if (r && mcp_json_get(m, "id")) { char *id = dump(mcp_json_get(m, "id")); copy_field(r->id, sizeof r->id, id); free(id); }
     if (*kind == 'R' && !strcmp(*method, "tools/call") &&
         (mode = mcp_json_get(mcp_json_get(mcp_json_get(m, "params"), "arguments"), "_mode")) != NULL) {
         const char *ms = mcp_json_str(mode);
@@ -1307,6 +1377,550 @@ static void fill_ctx(ctx *x, conn *k, req *rq, sess *s, unsigned fl)
     x->nh = rq->nh; x->hn = rq->hn; x->hv = rq->hv;
 }
 
+/* ---- 2026-07-28 (modern): stateless requests, header validation, input_required ------------- */
+
+static const char *const legacy_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
+
+/* The versions served, as a JSON array: the modern ones, then (dual era) the legacy ones. */
+static void versions_json(mcp_buf *b)
+{
+    int i, n = 0;
+    buf_str(b, "[");
+    for (i = 0; i < nsupported; i++) buf_fmt(b, "%s\"%s\"", n++ ? "," : "", supported[i]);
+    if (era == ERA_DUAL) for (i = 0; legacy_versions[i]; i++) buf_fmt(b, "%s\"%s\"", n++ ? "," : "", legacy_versions[i]);
+    buf_str(b, "]");
+}
+
+static int modern_supported(const char *v)
+{
+    int i;
+    for (i = 0; v && i < nsupported; i++) if (!strcmp(v, supported[i])) return 1;
+    return 0;
+}
+
+/* An HTTP error whose body is a JSON-RPC error; id and data are JSON text (NULL: null, none). */
+static void http_rpc_error(conn *k, int status, const char *id, long code, const char *message, const char *data)
+{
+    mcp_buf b = {0};
+    char *m = jstr(message, strlen(message));
+    const char *reason = status == 400 ? "Bad Request" : status == 404 ? "Not Found" : "Error";
+    buf_fmt(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":%ld,\"message\":", id ? id : "null", code);
+    buf_str(&b, m);
+    if (data) { buf_str(&b, ",\"data\":"); buf_str(&b, data); }
+    buf_str(&b, "}}");
+    free(m);
+    stats.rejects++;
+    respond(k, status, reason, "application/json", NULL, b.data, b.len, 0);
+    done_response(k);
+    mcp_buf_free(&b);
+}
+
+static int b64_val(int ch)
+{
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    return ch == '+' ? 62 : ch == '/' ? 63 : -1;
+}
+
+/* Strict Base64 (padded, standard alphabet); 0 if malformed. */
+static int b64_decode(const char *s, size_t n, mcp_buf *out)
+{
+    size_t i;
+    int j, v[4], pad;
+    unsigned char o[3];
+    if (n % 4) return 0;
+    for (i = 0; i < n; i += 4) {
+        pad = 0;
+        for (j = 0; j < 4; j++) {
+            if (s[i + j] == '=' && i + 4 == n && (j == 3 || (j == 2 && s[i + 3] == '='))) { v[j] = 0; pad++; continue; }
+            if ((v[j] = b64_val((unsigned char)s[i + j])) < 0 || pad) return 0;
+        }
+        o[0] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+        o[1] = (unsigned char)((v[1] & 15) << 4 | v[2] >> 2);
+        o[2] = (unsigned char)((v[2] & 3) << 6 | v[3]);
+        buf_add(out, o, (size_t)(3 - pad));
+    }
+    return 1;
+}
+
+/* A header value as 2026-07-28 sends it: visible ASCII, space and tab only, and
+   =?base64?...?= decoded. 1 with the bytes in out; 0: invalid characters or bad Base64. */
+static int hdr_decode(const char *v, mcp_buf *out)
+{
+    size_t n = strlen(v), i;
+    out->len = 0;
+    for (i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)v[i];
+        if (ch != '\t' && (ch < 0x20 || ch > 0x7E)) return 0;
+    }
+    if (n >= 11 && !memcmp(v, "=?base64?", 9) && !memcmp(v + n - 2, "?=", 2)) return b64_decode(v + 9, n - 11, out);
+    buf_add(out, v, n);
+    return 1;
+}
+
+/* Tools of the modern era: plain ones, input_required ones, and x-mcp-header markings, valid
+   (route) and invalid (bad_*: a client drops these from tools/list). Two pages. */
+static const char *const modern_tools[] = {
+    "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"add\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}}}}",
+    "{\"name\":\"headers\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"slow\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"},\"every\":{\"type\":\"integer\"}}}}",
+    "{\"name\":\"never\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"notify\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"flaky\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"},\"drops\":{\"type\":\"integer\"}}}}",
+    "{\"name\":\"elicit\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"multi\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"rounds\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}",
+    "{\"name\":\"stateonly\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"needs_sampling\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"weird\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"plain\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"route\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+        "\"count\":{\"type\":\"integer\",\"x-mcp-header\":\"Count\"},"
+        "\"flag\":{\"type\":\"boolean\",\"x-mcp-header\":\"Flag\"},"
+        "\"opts\":{\"type\":\"object\",\"properties\":{\"tenant\":{\"type\":\"string\",\"x-mcp-header\":\"Tenant\"}}},"
+        "\"query\":{\"type\":\"string\"}}}}",
+    "{\"name\":\"bad_number\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"ratio\":{\"type\":\"number\",\"x-mcp-header\":\"Ratio\"}}}}",
+    "{\"name\":\"bad_items\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"x-mcp-header\":\"Tag\"}}}}}",
+    "{\"name\":\"bad_anyof\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"id\":{\"anyOf\":[{\"type\":\"string\",\"x-mcp-header\":\"Id\"},{\"type\":\"integer\"}]}}}}",
+    /* page 2 */
+    "{\"name\":\"bad_dup\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"a\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},\"b\":{\"type\":\"string\",\"x-mcp-header\":\"REGION\"}}}}",
+    "{\"name\":\"bad_token\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"a\":{\"type\":\"string\",\"x-mcp-header\":\"Bad Name\"}}}}",
+    "{\"name\":\"bad_crlf\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"a\":{\"type\":\"string\",\"x-mcp-header\":\"X\\r\\nEvil: 1\"}}}}",
+    "{\"name\":\"bad_empty\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"a\":{\"type\":\"string\",\"x-mcp-header\":\"\"}}}}",
+    "{\"name\":\"bad_root\",\"inputSchema\":{\"type\":\"object\",\"x-mcp-header\":\"Root\",\"properties\":{}}}",
+    "{\"name\":\"bad_defs\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"#/$defs/a\"}},"
+        "\"$defs\":{\"a\":{\"type\":\"string\",\"x-mcp-header\":\"A\"}}}}",
+    "{\"name\":\"gr\xc3\xbc\xc3\x9f\",\"inputSchema\":{\"type\":\"object\"}}",
+    NULL
+};
+#define MODERN_PAGE1 18
+
+/* The Mcp-Param headers the server expects for route (the only tool with valid markings). */
+static const struct { const char *header; const char *path[2]; char type; } route_marks[] = {
+    { "Region", { "region", NULL }, 's' }, { "Count", { "count", NULL }, 'i' },
+    { "Flag", { "flag", NULL }, 'b' }, { "Tenant", { "opts", "tenant" }, 's' }
+};
+
+static void list_tools_modern(const ctx *x, const mcp_json *params)
+{
+    const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
+    int i, first, n = 0;
+    mcp_buf b = {0};
+    while (modern_tools[n]) n++;
+    if (cursor && strcmp(cursor, "page2")) { send_error(x->stream, x->id, -32602, "Invalid cursor"); return; }
+    first = cursor ? MODERN_PAGE1 : 0;
+    buf_str(&b, "{\"tools\":[");
+    for (i = first; i < (cursor ? n : MODERN_PAGE1); i++) { if (i > first) buf_str(&b, ","); buf_str(&b, modern_tools[i]); }
+    buf_str(&b, "]");
+    if (!cursor) buf_str(&b, ",\"nextCursor\":\"page2\"");
+    buf_str(&b, ",\"ttlMs\":0,\"cacheScope\":\"private\"}");
+    buf_add(&b, "", 1);
+    send_result(x->stream, x->id, b.data);
+    mcp_buf_free(&b);
+}
+
+/* Checks route's Mcp-Param headers against its arguments; 0, or 1 with the -32020 message. */
+static int check_params(const req *rq, const mcp_json *params, char *msg, size_t n)
+{
+    const mcp_json *args = mcp_json_get(params, "arguments"), *v;
+    const char *tool = mcp_json_str(mcp_json_get(params, "name")), *hv;
+    char hname[64], *end;
+    mcp_buf dv = {0};
+    size_t i, j;
+    int bad = 0;
+    if (!tool || strcmp(tool, "route")) return 0;
+    for (i = 0; !bad && i < sizeof route_marks / sizeof route_marks[0]; i++) {
+        snprintf(hname, sizeof hname, "mcp-param-%s", route_marks[i].header);
+        for (j = 10; hname[j]; j++) if (hname[j] >= 'A' && hname[j] <= 'Z') hname[j] = (char)(hname[j] + 32);
+        v = args;
+        for (j = 0; j < 2 && route_marks[i].path[j]; j++) v = mcp_json_get(v, route_marks[i].path[j]);
+        hv = hdr(rq, hname);
+        if (!v || mcp_json_typeof(v) == MCP_JSON_NULL) {
+            if (hv) { snprintf(msg, n, "Header mismatch: Mcp-Param-%s was sent, but the argument is absent", route_marks[i].header); bad = 1; }
+            continue;
+        }
+        if (!hv) { snprintf(msg, n, "Header mismatch: the Mcp-Param-%s header is required", route_marks[i].header); bad = 1; continue; }
+        if (!hdr_decode(hv, &dv)) {
+            snprintf(msg, n, "Header mismatch: the Mcp-Param-%s header value has invalid characters or bad Base64",
+                     route_marks[i].header);
+            bad = 1;
+            continue;
+        }
+        buf_add(&dv, "", 1);
+        if (route_marks[i].type == 's')
+            bad = mcp_json_typeof(v) != MCP_JSON_STRING || dv.len - 1 != mcp_json_len(v) || memcmp(dv.data, mcp_json_str(v), dv.len - 1);
+        else if (route_marks[i].type == 'i')
+            bad = mcp_json_typeof(v) != MCP_JSON_NUMBER || !dv.data[0] || strtod(dv.data, &end) != mcp_json_num(v) || *end;
+        else
+            bad = mcp_json_typeof(v) != MCP_JSON_BOOL || strcmp(dv.data, mcp_json_is_true(v) ? "true" : "false");
+        if (bad) {
+            char *bv = dump(v);
+            snprintf(msg, n, "Header mismatch: Mcp-Param-%s header value '%.100s' does not match body value %.100s",
+                     route_marks[i].header, hv, bv);
+            free(bv);
+        }
+    }
+    mcp_buf_free(&dv);
+    return bad;
+}
+
+static int modern_method(const char *m)
+{
+    static const char *const known[] = { "server/discover", "tools/list", "tools/call", "resources/list",
+        "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", NULL };
+    int i;
+    for (i = 0; known[i]; i++) if (!strcmp(m, known[i])) return 1;
+    return 0;
+}
+
+/* The client capabilities a request needs ("a,b"), or NULL. */
+static const char *caps_needed(const char *method, const mcp_json *params)
+{
+    const char *name = mcp_json_str(mcp_json_get(params, "name")), *uri = mcp_json_str(mcp_json_get(params, "uri"));
+    if (!strcmp(method, "tools/call") && name) {
+        if (!strcmp(name, "elicit") || !strcmp(name, "rounds")) return "elicitation";
+        if (!strcmp(name, "multi")) return "elicitation,sampling,roots";
+        if (!strcmp(name, "needs_sampling")) return "sampling";
+    }
+    if (!strcmp(method, "resources/read") && uri && !strcmp(uri, "mem://confirm")) return "elicitation";
+    return NULL;
+}
+
+static int wants_stream_modern(const char *method, const mcp_json *params)
+{
+    const mcp_json *meta = mcp_json_get(params, "_meta");
+    const char *tool = mcp_json_str(mcp_json_get(params, "name"));
+    if (strcmp(method, "tools/call") || !tool) return 0;
+    if (!strcmp(tool, "flaky")) return 1;
+    if (!strcmp(tool, "notify"))
+        return mcp_json_get(meta, "io.modelcontextprotocol/logLevel") || mcp_json_get(meta, "progressToken");
+    return !strcmp(tool, "slow") && mcp_json_get(meta, "progressToken") && mcp_json_get(mcp_json_get(params, "arguments"), "every");
+}
+
+static void discover(const ctx *x)
+{
+    mcp_buf b = {0};
+    buf_str(&b, "{\"resultType\":\"complete\",\"supportedVersions\":");
+    versions_json(&b);
+    buf_str(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":true},\"resources\":{},\"prompts\":{},\"completions\":{},"
+                "\"logging\":{}},\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"http_server\",\"title\":"
+                "\"mcp.h HTTP test server\",\"version\":\"2.0.0\"}},\"instructions\":");
+    buf_str(&b, era == ERA_DUAL ? "\"Both eras: 2026-07-28 and the initialize handshake.\""
+                                : "\"Stateless 2026-07-28, with misbehaviours on demand.\"");
+    buf_str(&b, ",\"ttlMs\":60000,\"cacheScope\":\"public\"}");
+    buf_add(&b, "", 1);
+    stats.discovers++;
+    send_result(x->stream, x->id, b.data);
+    mcp_buf_free(&b);
+}
+
+/* requestState of elicit: opaque, and hard to echo exactly (quotes, backslash, UTF-8, JSON) */
+static const char elicit_state[] = "opaque \"blob\" \\ \xc3\xa9 \xe2\x9c\x93 {\"n\":1}\t/end";
+
+static const char elicit_form[] = "{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":"
+    "\"Who are you?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+    "\"required\":[\"name\"]}}}";
+
+/* {"resultType":"input_required", "inputRequests": {REQS} (when given), "requestState": STATE
+   (when given)} */
+static void input_required(const ctx *x, const char *reqs, const char *state, size_t state_len)
+{
+    mcp_buf b = {0};
+    char *s = state ? jstr(state, state_len) : NULL;
+    buf_str(&b, "{\"resultType\":\"input_required\"");
+    if (reqs) { buf_str(&b, ",\"inputRequests\":{"); buf_str(&b, reqs); buf_str(&b, "}"); }
+    if (s) { buf_str(&b, ",\"requestState\":"); buf_str(&b, s); }
+    buf_str(&b, "}");
+    buf_add(&b, "", 1);
+    send_result(x->stream, x->id, b.data);
+    mcp_buf_free(&b);
+    free(s);
+}
+
+/* The retry's requestState is what we sent, byte for byte? (NULL want: there must be none.) */
+static int state_ok(const ctx *x, const mcp_json *params, const char *want, size_t wn)
+{
+    const mcp_json *rs = mcp_json_get(params, "requestState");
+    char m[300];
+    if (!want && !rs) return 1;
+    if (!want) { send_error(x->stream, x->id, -32602, "requestState was sent, but none was given"); return 0; }
+    if (mcp_json_typeof(rs) == MCP_JSON_STRING && mcp_json_len(rs) == wn && !memcmp(mcp_json_str(rs), want, wn)) return 1;
+    snprintf(m, sizeof m, "requestState was changed: %.200s", rs ? mcp_json_str(rs) ? mcp_json_str(rs) : "(not a string)" : "(none)");
+    send_error(x->stream, x->id, -32602, m);
+    return 0;
+}
+
+static void tool_call_modern(ctx *x, const mcp_json *params)
+{
+    const char *name = mcp_json_str(mcp_json_get(params, "name"));
+    const mcp_json *args = mcp_json_get(params, "arguments"), *ir = mcp_json_get(params, "inputResponses");
+    const mcp_json *rs = mcp_json_get(params, "requestState");
+    const mcp_json *tok = mcp_json_get(mcp_json_get(params, "_meta"), "progressToken");
+    char text[600], *t;
+    if (!name) { send_error(x->stream, x->id, -32602, "tools/call needs a name"); return; }
+    if (!strcmp(name, "echo") || !strcmp(name, "add") || !strcmp(name, "headers") || !strcmp(name, "slow") ||
+        !strcmp(name, "never")) {
+        tool_call(x, params);
+    } else if (!strcmp(name, "notify")) {
+        const char *lv = mcp_json_str(mcp_json_get(x->meta, "io.modelcontextprotocol/logLevel"));
+        if (lv && (!strcmp(lv, "debug") || !strcmp(lv, "info"))) note_log(x->stream, "info", "hello");
+        if (tok) { t = dump(tok); note_progress(x->stream, t, 1, 2, "half"); free(t); }
+        answer_text(x, "notified");
+    } else if (!strcmp(name, "flaky")) {
+        const char *key = mcp_json_str(mcp_json_get(args, "key"));
+        int drops = (int)mcp_json_num(mcp_json_get(args, "drops")), i;
+        flake *f = NULL;
+        for (i = 0; key && i < nflakes; i++) if (!strcmp(flakes[i].key, key)) f = &flakes[i];
+        if (!f && key && nflakes < 16) { f = &flakes[nflakes++]; snprintf(f->key, sizeof f->key, "%s", key); }
+        if (!f) { send_error(x->stream, x->id, -32602, "flaky needs a key"); return; }
+        f->seen++;
+        snprintf(f->ids + strlen(f->ids), sizeof f->ids - strlen(f->ids), "%s%s", f->ids[0] ? "," : "", x->id);
+        if (f->seen <= drops) {                       /* the stream breaks before the answer */
+            stream *st = stream_get(x->stream);
+            sse_write(x->k, st, ": working\n\n", 12);
+            x->k->close_after = 1; x->k->stream = 0;
+            stats.drops++;
+            stream_free(st);
+            return;
+        }
+        snprintf(text, sizeof text, "answered on attempt %d; ids %s", f->seen, f->ids);
+        answer_text(x, text);
+    } else if (!strcmp(name, "elicit")) {
+        const mcp_json *login = mcp_json_get(ir, "login");
+        if (rs && !state_ok(x, params, elicit_state, sizeof elicit_state - 1)) return;
+        if (!rs || !login) {
+            mcp_buf b = {0};
+            buf_str(&b, "\"login\":"); buf_str(&b, elicit_form); buf_add(&b, "", 1);
+            input_required(x, b.data, elicit_state, sizeof elicit_state - 1);
+            mcp_buf_free(&b);
+            return;
+        }
+        if (strcmp(mcp_json_str(mcp_json_get(login, "action")) ? mcp_json_str(mcp_json_get(login, "action")) : "", "accept")) {
+            answer_text(x, "declined");
+            return;
+        }
+        snprintf(text, sizeof text, "Hello, %.200s (requestState intact)",
+                 mcp_json_str(mcp_json_get(mcp_json_get(login, "content"), "name")) ?
+                 mcp_json_str(mcp_json_get(mcp_json_get(login, "content"), "name")) : "?");
+        answer_text(x, text);
+    } else if (!strcmp(name, "multi")) {
+        const mcp_json *who = mcp_json_get(ir, "who"), *cap = mcp_json_get(ir, "capital"), *dirs = mcp_json_get(ir, "dirs");
+        if (!state_ok(x, params, NULL, 0)) return;
+        if (!who || !cap || !dirs) {
+            mcp_buf b = {0};
+            buf_str(&b, "\"who\":"); buf_str(&b, elicit_form);
+            buf_str(&b, ",\"capital\":{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[{\"role\":\"user\","
+                        "\"content\":{\"type\":\"text\",\"text\":\"2+2?\"}}],\"maxTokens\":100}},"
+                        "\"dirs\":{\"method\":\"roots/list\",\"params\":{}}");
+            buf_add(&b, "", 1);
+            input_required(x, b.data, NULL, 0);
+            mcp_buf_free(&b);
+            return;
+        }
+        snprintf(text, sizeof text, "who=%.100s capital=%.100s roots=%.100s",
+                 mcp_json_str(mcp_json_get(mcp_json_get(who, "content"), "name")),
+                 mcp_json_str(mcp_json_get(mcp_json_get(cap, "content"), "text")),
+                 mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(dirs, "roots"), 0), "uri")));
+        answer_text(x, text);
+    } else if (!strcmp(name, "rounds")) {
+        int n = (int)mcp_json_num(mcp_json_get(args, "n")), k = 0;
+        char st[32];
+        const char *s = mcp_json_str(rs);
+        if (rs && (!s || sscanf(s, "round-%d", &k) != 1)) { send_error(x->stream, x->id, -32602, "requestState was changed"); return; }
+        if (rs && mcp_json_get(ir, "step")) k++;
+        if (k >= n) { snprintf(text, sizeof text, "done after %d rounds", k); answer_text(x, text); return; }
+        snprintf(st, sizeof st, "round-%d", k);
+        snprintf(text, sizeof text, "\"step\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"step %d\","
+                 "\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}", k + 1);
+        input_required(x, text, st, strlen(st));
+    } else if (!strcmp(name, "stateonly")) {
+        if (!rs) { input_required(x, NULL, "only-state", 10); return; }
+        if (!state_ok(x, params, "only-state", 10)) return;
+        answer_text(x, "state only: ok");
+    } else if (!strcmp(name, "needs_sampling")) {
+        answer_text(x, "ok");
+    } else if (!strcmp(name, "weird")) {
+        send_result(x->stream, x->id, "{\"resultType\":\"task\",\"taskId\":\"t1\"}");
+    } else if (!strcmp(name, "plain")) {
+        t = tool_text("no resultType", 13, 0, NULL);
+        send_result_x(x->stream, x->id, t, 1);
+        free(t);
+    } else if (!strcmp(name, "route")) {
+        mcp_jw w;
+        int i;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        for (i = 0; i < x->nh; i++)
+            if (!strncmp(x->hn[i], "mcp-", 4)) { mcp_jw_key(&w, x->hn[i]); mcp_jw_str(&w, x->hv[i]); }
+        mcp_jw_obj_end(&w);
+        t = mcp_jw_finish(&w, NULL, NULL);
+        answer_text(x, t ? t : "{}");
+        mcp_free(t);
+    } else if (!strncmp(name, "bad_", 4) || !strcmp(name, "gr\xc3\xbc\xc3\x9f")) {
+        t = args ? dump(args) : xstrdup("{}");
+        answer_text(x, t);
+        free(t);
+    } else {
+        snprintf(text, sizeof text, "Unknown tool: %.200s", name);
+        send_error(x->stream, x->id, -32602, text);
+    }
+}
+
+static void read_resource_modern(const ctx *x, const mcp_json *params)
+{
+    const char *uri = mcp_json_str(mcp_json_get(params, "uri"));
+    char text[512], *u, *t;
+    mcp_buf b = {0};
+    if (uri && !strcmp(uri, "mem://confirm")) {
+        const mcp_json *ok = mcp_json_get(mcp_json_get(params, "inputResponses"), "ok");
+        if (!ok) {
+            input_required(x, "\"ok\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"Read it?\","
+                              "\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}", "confirm-1", 9);
+            return;
+        }
+        if (!state_ok(x, params, "confirm-1", 9)) return;
+        snprintf(text, sizeof text, "confirmed");
+    } else if (uri && (!strcmp(uri, "file:///a.txt") || !strcmp(uri, "file:///caf\xc3\xa9 menu.txt"))) {
+        snprintf(text, sizeof text, "content of %.400s", uri);
+    } else {
+        send_error(x->stream, x->id, -32602, "Resource not found");   /* 2026-07-28: no more -32002 */
+        return;
+    }
+    u = jstr(uri, strlen(uri)); t = jstr(text, strlen(text));
+    buf_fmt(&b, "{\"contents\":[{\"uri\":%s,\"mimeType\":\"text/plain\",\"text\":%s}],\"ttlMs\":0,\"cacheScope\":\"private\"}", u, t);
+    buf_add(&b, "", 1);
+    send_result(x->stream, x->id, b.data);
+    free(u); free(t);
+    mcp_buf_free(&b);
+}
+
+static void handle_modern(ctx *x, const char *method, const mcp_json *params)
+{
+    if (!strcmp(method, "server/discover")) discover(x);
+    else if (!strcmp(method, "tools/list")) list_tools_modern(x, params);
+    else if (!strcmp(method, "tools/call")) tool_call_modern(x, params);
+    else if (!strcmp(method, "resources/read")) read_resource_modern(x, params);
+    else handle_request(x, method, params);        /* lists, prompts, completion: as before */
+}
+
+/* Does this POST speak 2026-07-28 (a dual-era server's question)? */
+static int is_modern_request(const req *rq, const mcp_json *m)
+{
+    const char *ver = hdr(rq, "mcp-protocol-version");
+    if (hdr(rq, "mcp-session-id")) return 0;
+    if (mcp_json_get(mcp_json_get(mcp_json_get(m, "params"), "_meta"), "io.modelcontextprotocol/protocolVersion")) return 1;
+    return ver && !version_known(ver);
+}
+
+/* A 2026-07-28 POST: every check of the transport page, then the method, statelessly. */
+static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const char *method, int kind)
+{
+    const mcp_json *params = mcp_json_get(m, "params"), *meta = mcp_json_get(params, "_meta"), *v;
+    const mcp_json *caps = mcp_json_get(meta, "io.modelcontextprotocol/clientCapabilities");
+    const char *hv = hdr(rq, "mcp-protocol-version"), *pv, *mm, *mn, *need;
+    char *id, *text, msg[600];
+    mcp_buf b = {0}, dv = {0};
+    stream *st;
+    ctx x;
+    int name_bad = 0;
+    stats.modern++;
+    if (kind == 'N') {                                   /* none are defined; taken and kept */
+        text = dump(m);
+        history_add(text);
+        free(text);
+        respond(k, 202, "Accepted", NULL, NULL, "", 0, 0);
+        done_response(k);
+        return;
+    }
+    if (kind == 'A') { http_rpc_error(k, 400, NULL, -32600, "Invalid Request: a client sends no responses in 2026-07-28", NULL); return; }
+    id = dump(mcp_json_get(m, "id"));
+    pv = mcp_json_str(mcp_json_get(meta, "io.modelcontextprotocol/protocolVersion"));
+    mn = hdr(rq, "mcp-name");
+    v = mcp_json_get(params, strcmp(method, "resources/read") ? "name" : "uri");
+    if (!strcmp(method, "tools/call") || !strcmp(method, "prompts/get") || !strcmp(method, "resources/read"))
+        name_bad = !mn || !hdr_decode(mn, &dv) || mcp_json_typeof(v) != MCP_JSON_STRING || dv.len != mcp_json_len(v) ||
+                   (dv.len && memcmp(dv.data, mcp_json_str(v), dv.len));
+    if (!strcmp(method, "initialize")) {                 /* modern only: name what we speak */
+        v = mcp_json_get(params, "protocolVersion");
+        text = dump(v);
+        buf_str(&b, "{\"supported\":"); versions_json(&b); buf_str(&b, ",\"requested\":"); buf_str(&b, text); buf_str(&b, "}");
+        buf_add(&b, "", 1);
+        free(text);
+        http_rpc_error(k, 400, id, -32022, "Unsupported protocol version: this server speaks only 2026-07-28, which "
+                       "has no initialize", b.data);
+    } else if (!hv) {
+        http_rpc_error(k, 400, id, -32020, "Header mismatch: the MCP-Protocol-Version header is required", NULL);
+    } else if (!pv || mcp_json_typeof(caps) != MCP_JSON_OBJECT) {
+        http_rpc_error(k, 400, id, -32602, "Invalid params: _meta needs io.modelcontextprotocol/protocolVersion and "
+                       "io.modelcontextprotocol/clientCapabilities", NULL);
+    } else if (strcmp(hv, pv)) {
+        snprintf(msg, sizeof msg, "Header mismatch: MCP-Protocol-Version header value '%.100s' does not match body "
+                 "value '%.100s'", hv, pv);
+        http_rpc_error(k, 400, id, -32020, msg, NULL);
+    } else if (refuse_first > 0 || !modern_supported(pv)) {
+        if (refuse_first > 0) refuse_first--;
+        text = jstr(pv, strlen(pv));
+        buf_str(&b, "{\"supported\":"); versions_json(&b); buf_str(&b, ",\"requested\":"); buf_str(&b, text); buf_str(&b, "}");
+        buf_add(&b, "", 1);
+        free(text);
+        http_rpc_error(k, 400, id, -32022, "Unsupported protocol version", b.data);
+    } else if (!(mm = hdr(rq, "mcp-method"))) {
+        http_rpc_error(k, 400, id, -32020, "Header mismatch: the Mcp-Method header is required", NULL);
+    } else if (strcmp(mm, method)) {
+        snprintf(msg, sizeof msg, "Header mismatch: Mcp-Method header value '%.100s' does not match body value '%.100s'",
+                 mm, method);
+        http_rpc_error(k, 400, id, -32020, msg, NULL);
+    } else if (name_bad) {
+        if (!mn) snprintf(msg, sizeof msg, "Header mismatch: the Mcp-Name header is required");
+        else snprintf(msg, sizeof msg, "Header mismatch: Mcp-Name header value '%.200s' does not match body value '%.200s'",
+                      mn, mcp_json_str(v) ? mcp_json_str(v) : "(none)");
+        http_rpc_error(k, 400, id, -32020, msg, NULL);
+    } else if (!strcmp(method, "tools/call") && check_params(rq, params, msg, sizeof msg)) {
+        http_rpc_error(k, 400, id, -32020, msg, NULL);
+    } else if (!modern_method(method) || (!strcmp(method, "server/discover") && (fl & F_NODISCOVER))) {
+        http_rpc_error(k, 404, id, -32601, "Method not found", NULL);
+    } else {
+        const char *p, *q;
+        int missing = 0;
+        buf_str(&b, "{\"requiredCapabilities\":{");
+        for (p = need = caps_needed(method, params); p && *p; p = *q ? q + 1 : q) {
+            char one[32];
+            q = strchr(p, ',');
+            if (!q) q = p + strlen(p);
+            snprintf(one, sizeof one, "%.*s", (int)(q - p), p);
+            if (!mcp_json_get(caps, one)) buf_fmt(&b, "%s\"%s\":{}", missing++ ? "," : "", one);
+        }
+        buf_str(&b, "}}");
+        buf_add(&b, "", 1);
+        if (missing) {
+            http_rpc_error(k, 400, id, -32021, "Missing required client capability", b.data);
+        } else {
+            fill_ctx(&x, k, rq, NULL, fl);
+            x.meta = meta; x.id = id;
+            st = stream_new(S_POST, NULL, k, fl);
+            st->modern = 1; st->ids = st->resumable = 0;   /* no event ids, no resuming */
+            st->rid = xstrdup(id);
+            x.stream = st->id;
+            if (!(fl & F_SSE) && !wants_stream_modern(method, params)) st->json = 1;
+            else sse_head(k, st, NULL);
+            handle_modern(&x, method, params);
+        }
+    }
+    free(id);
+    mcp_buf_free(&b);
+    mcp_buf_free(&dv);
+}
+
 static void mcp_post(conn *k, req *rq, unsigned fl)
 {
     const char *method, *sid = hdr(rq, "mcp-session-id"), *ver = hdr(rq, "mcp-protocol-version");
@@ -1322,7 +1936,24 @@ static void mcp_post(conn *k, req *rq, unsigned fl)
     if (!doc || !kind) { mcp_json_free(doc); respond_text(k, 400, "Bad Request", NULL, "Bad Request: not a JSON-RPC message"); return; }
     m = mcp_json_root(doc);
     params = mcp_json_get(m, "params");
+    if (era == ERA_MODERN || (era == ERA_DUAL && is_modern_request(rq, m))) {
+        modern_post(k, rq, fl, m, method, kind);
+        mcp_json_free(doc);
+        return;
+    }
     is_init = kind == 'R' && !strcmp(method, "initialize");
+    if (!is_init && !sid && !(fl & F_NOSESSION) && (fl & (F_PROBE404 | F_PROBE405 | F_PROBEJSON))) {
+        mcp_json_free(doc);                                /* how some legacy servers refuse it */
+        if (fl & F_PROBE404) respond_text(k, 404, "Not Found", NULL, "Not Found");
+        else if (fl & F_PROBE405) respond_text(k, 405, "Method Not Allowed", "Allow: GET, DELETE\r\n", "Method Not Allowed");
+        else {
+            static const char b[] = "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: "
+                                    "Server not initialized\"},\"id\":null}";
+            respond(k, 400, "Bad Request", "application/json", NULL, b, sizeof b - 1, 0);
+            done_response(k);
+        }
+        return;
+    }
     if (fl & F_NOSESSION) s = &nosession;
     else if (is_init) s = sess_new(0);
     else if (!sid) { mcp_json_free(doc); respond_text(k, 400, "Bad Request", NULL, "Bad Request: Mcp-Session-Id header is required"); return; }
@@ -1518,13 +2149,18 @@ static void handle_http(conn *k, req *rq)
     rq->path = rq->target;
     if (rq->query) rq->query[-1] = 0;
     if (!strcmp(rq->path, "/mcp")) {
-        if (!strcmp(rq->method, "POST")) mcp_post(k, rq, fl);
+        if ((fl & F_SSEONLY) && era == ERA_LEGACY) {         /* an HTTP+SSE server on this URL */
+            if (!strcmp(rq->method, "GET")) legacy_get(k, fl);
+            else respond_text(k, 405, "Method Not Allowed", "Allow: GET\r\n", "Method Not Allowed");
+        } else if (era == ERA_MODERN && strcmp(rq->method, "POST")) {   /* no GET stream, no sessions */
+            respond_text(k, 405, "Method Not Allowed", "Allow: POST\r\n", "Method Not Allowed");
+        } else if (!strcmp(rq->method, "POST")) mcp_post(k, rq, fl);
         else if (!strcmp(rq->method, "GET")) mcp_get(k, rq, fl);
         else if (!strcmp(rq->method, "DELETE")) mcp_delete(k, rq, fl);
         else respond_text(k, 405, "Method Not Allowed", "Allow: POST, GET, DELETE\r\n", "Method Not Allowed");
-    } else if (!strcmp(rq->path, "/sse") && !strcmp(rq->method, "GET")) {
+    } else if (era != ERA_MODERN && !strcmp(rq->path, "/sse") && !strcmp(rq->method, "GET")) {
         legacy_get(k, fl);
-    } else if (!strcmp(rq->path, "/messages") && !strcmp(rq->method, "POST")) {
+    } else if (era != ERA_MODERN && !strcmp(rq->path, "/messages") && !strcmp(rq->method, "POST")) {
         legacy_post(k, rq, fl);
     } else {
         respond_text(k, 404, "Not Found", NULL, "Not Found");
@@ -1646,9 +2282,22 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "--retry=", 8)) retry_ms = atoi(argv[i] + 8);
         else if (!strncmp(argv[i], "--idle-ms=", 10)) idle_ms = atoi(argv[i] + 10);
         else if (!strncmp(argv[i], "--version=", 10)) force_version = argv[i] + 10;
+        else if (!strcmp(argv[i], "--era=modern")) era = ERA_MODERN;
+        else if (!strcmp(argv[i], "--era=dual")) era = ERA_DUAL;
+        else if (!strcmp(argv[i], "--era=legacy")) era = ERA_LEGACY;
+        else if (!strncmp(argv[i], "--refuse-first=", 15)) refuse_first = atoi(argv[i] + 15);
+        else if (!strncmp(argv[i], "--supported=", 12)) {
+            const char *p = argv[i] + 12, *q;
+            for (; *p && nsupported < 8; p = *q ? q + 1 : q) {
+                q = strchr(p, ',');
+                if (!q) q = p + strlen(p);
+                snprintf(supported[nsupported++], sizeof supported[0], "%.*s", (int)(q - p), p);
+            }
+        }
         else if (argv[i][0] >= '0' && argv[i][0] <= '9') want = atoi(argv[i]);
         else { fprintf(stderr, "http_server: unknown argument %s\n", argv[i]); return 2; }
     }
+    if (!nsupported) snprintf(supported[nsupported++], sizeof supported[0], "2026-07-28");
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
@@ -1709,7 +2358,7 @@ int main(int argc, char **argv)
     while (streams) stream_free(streams);
     while (sessions) sess_forget(sessions);
     while (items) item_free(items);
-    mcp_buf_free(&history); mcp_buf_free(&cap_req); mcp_buf_free(&cap_resp);
+    mcp_buf_free(&history); mcp_buf_free(&cap_req); mcp_buf_free(&cap_resp); mcp_buf_free(&cancels);
     close(lfd);
     return 0;
 }
