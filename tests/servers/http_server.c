@@ -121,13 +121,14 @@ enum {
     F_NOGET = 1 << 10, F_NODELETE = 1 << 11, F_NOSESSION = 1 << 12, F_PRIME = 1 << 13,
     F_NOID = 1 << 14, F_DROP = 1 << 15, F_DROPNOID = 1 << 16, F_IDLE = 1 << 17, F_RACY = 1 << 18,
     F_HANG = 1 << 19, F_CROSS = 1 << 20, F_ABSEP = 1 << 21, F_PROBE404 = 1 << 22, F_PROBE405 = 1 << 23,
-    F_PROBEJSON = 1 << 24, F_SSEONLY = 1 << 25, F_NODISCOVER = 1 << 26
+    F_PROBEJSON = 1 << 24, F_SSEONLY = 1 << 25, F_NODISCOVER = 1 << 26, F_V32022 = 1 << 27,
+    F_PROBE200 = 1 << 28
 };
 
 static const char *const flag_names[] = { "sse", "chunked", "until_close", "drip", "cut", "badchunk",
     "bighead", "manyhead", "ctype", "auth", "noget", "nodelete", "nosession", "prime", "noid", "drop",
     "dropnoid", "idle", "racy", "hang", "cross", "absep", "probe404", "probe405", "probejson", "sseonly",
-    "nodiscover", NULL };
+    "nodiscover", "v32022", "probe200", NULL };
 
 static unsigned srv_flags;
 static int retry_ms = 150, idle_ms = 30;
@@ -1867,8 +1868,8 @@ static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const 
         snprintf(msg, sizeof msg, "Header mismatch: MCP-Protocol-Version header value '%.100s' does not match body "
                  "value '%.100s'", hv, pv);
         http_rpc_error(k, 400, id, -32020, msg, NULL);
-    } else if (refuse_first > 0 || !modern_supported(pv)) {
-        if (refuse_first > 0) refuse_first--;
+    } else if (refuse_first > 0 || !modern_supported(pv) || (fl & F_V32022)) {
+        if (refuse_first > 0 && !(fl & F_V32022)) refuse_first--;
         text = jstr(pv, strlen(pv));
         buf_str(&b, "{\"supported\":"); versions_json(&b); buf_str(&b, ",\"requested\":"); buf_str(&b, text); buf_str(&b, "}");
         buf_add(&b, "", 1);
@@ -1942,7 +1943,18 @@ static void mcp_post(conn *k, req *rq, unsigned fl)
         return;
     }
     is_init = kind == 'R' && !strcmp(method, "initialize");
-    if (!is_init && !sid && !(fl & F_NOSESSION) && (fl & (F_PROBE404 | F_PROBE405 | F_PROBEJSON))) {
+    if (!is_init && !sid && !(fl & F_NOSESSION) && (fl & (F_PROBE404 | F_PROBE405 | F_PROBEJSON | F_PROBE200))) {
+        if (fl & F_PROBE200) {                             /* HTTP 200, and -32601 inside */
+            char *rid = dump(mcp_json_get(m, "id"));
+            mcp_buf b = {0};
+            buf_fmt(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}", rid);
+            respond(k, 200, "OK", "application/json", NULL, b.data, b.len, 0);
+            done_response(k);
+            mcp_buf_free(&b);
+            free(rid);
+            mcp_json_free(doc);
+            return;
+        }
         mcp_json_free(doc);                                /* how some legacy servers refuse it */
         if (fl & F_PROBE404) respond_text(k, 404, "Not Found", NULL, "Not Found");
         else if (fl & F_PROBE405) respond_text(k, 405, "Method Not Allowed", "Allow: GET, DELETE\r\n", "Method Not Allowed");
@@ -2111,6 +2123,15 @@ static void legacy_post(conn *k, req *rq, unsigned fl)
     mcp_json_free(doc);
 }
 
+/* A POST refused before its body is looked at: its JSON-RPC method still goes in the log. */
+static void log_body(conn *k, const req *rq)
+{
+    unsigned fl = 0;
+    const char *method;
+    int kind;
+    if (!strcmp(rq->method, "POST")) mcp_json_free(parse_body(k, rq, &fl, &method, &kind));
+}
+
 static void handle_http(conn *k, req *rq)
 {
     const char *mode = hdr(rq, "x-test-mode"), *origin = hdr(rq, "origin"), *auth = hdr(rq, "authorization");
@@ -2151,7 +2172,7 @@ static void handle_http(conn *k, req *rq)
     if (!strcmp(rq->path, "/mcp")) {
         if ((fl & F_SSEONLY) && era == ERA_LEGACY) {         /* an HTTP+SSE server on this URL */
             if (!strcmp(rq->method, "GET")) legacy_get(k, fl);
-            else respond_text(k, 405, "Method Not Allowed", "Allow: GET\r\n", "Method Not Allowed");
+            else { log_body(k, rq); respond_text(k, 405, "Method Not Allowed", "Allow: GET\r\n", "Method Not Allowed"); }
         } else if (era == ERA_MODERN && strcmp(rq->method, "POST")) {   /* no GET stream, no sessions */
             respond_text(k, 405, "Method Not Allowed", "Allow: POST\r\n", "Method Not Allowed");
         } else if (!strcmp(rq->method, "POST")) mcp_post(k, rq, fl);
@@ -2163,6 +2184,7 @@ static void handle_http(conn *k, req *rq)
     } else if (era != ERA_MODERN && !strcmp(rq->path, "/messages") && !strcmp(rq->method, "POST")) {
         legacy_post(k, rq, fl);
     } else {
+        log_body(k, rq);
         respond_text(k, 404, "Not Found", NULL, "Not Found");
     }
 }

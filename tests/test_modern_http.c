@@ -1,0 +1,1415 @@
+/* Tests of protocol 2026-07-28 over HTTP (>>client, >>transport; issue 7, the HTTP part), through
+   the public API only, against tests/servers/http_server.c in its modern (--era=modern), dual
+   (--era=dual) and legacy modes. What the server saw is read back from its /debug pages: the
+   request log (JSON-RPC method and id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param
+   headers, session id, status), the raw bytes of one request (capture), the ids of requests
+   whose stream the client closed (cancels) and counters.
+
+   Scenarios, in order:
+     era detection: a modern server (server/discover only, then stateless calls); a legacy one
+       refusing the probe with a plain 400, 404 or 405, with a non-modern JSON-RPC error in a
+       400, or with HTTP 200 and -32601 (each: initialize follows); an HTTP+SSE-only server
+       (the probe and initialize refused: GET on the same URL, for /mcp and /sse); -32022 with
+       a supported list (none of ours: MCP_ERR_PROTOCOL; ours after a refusal: sent again once;
+       a legacy version in it: initialize); a modern server without server/discover (404 with
+       -32601); pinned versions (modern on modern and legacy servers, legacy on dual and
+       modern-only servers, where initialize gets -32022 and no HTTP+SSE fallback follows); a
+       dual-era server speaking both at once;
+     the headers of every modern request: MCP-Protocol-Version, Mcp-Method, Mcp-Name (tools,
+       prompts, resources; Base64 for non-ASCII), Mcp-Param-* from x-mcp-header markings
+       (strings, integers, booleans, nested; the =?base64?...?= sentinel for non-ASCII, spaces
+       at either end, control characters and values that look like the sentinel; null and
+       absent arguments send none), the raw request (names, _meta in the body, no session);
+     tools/list: every kind of invalid x-mcp-header drops its tool with an on_log warning that
+       names the tool and the reason; the valid ones stay, over two pages;
+     input_required rounds over HTTP: elicitation with an opaque requestState echoed exactly,
+       three requests at once without requestState, several rounds, requestState alone, a
+       resource read, answers given later (non-blocking), refusals until the bound of 8 rounds,
+       capabilities not declared (-32021), an unknown resultType, a result without one;
+     a response stream dropped mid-call: sent again once with a new id, a second drop fails
+       the call with MCP_ERR_PROTOCOL; no Last-Event-ID, no GET;
+     cancellation and timeouts close the stream (the server sees it) and send no
+       notifications/cancelled;
+     no Mcp-Session-Id, no GET stream (even with http_listen), no DELETE at close; ping, log
+       level and subscribe in the modern era; 404 for an unknown method; the -32020, -32021 and
+       -32022 sentences, with http_status and rpc_code.
+
+   Usage: test_modern_http [DATA_DIR [SERVER]]   SERVER: the HTTP test server; default: env
+   MCP_TEST_HTTP_SERVER, else http_server beside env MCP_TEST_SERVER, else build/http_server.
+   Upper time bounds are multiplied by 10 under valgrind, or by MCP_TEST_SLACK. */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700           /* realpath */
+#include "../mcp.h"
+#include "test.h"
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char server_path[PATH_MAX];
+static int slack = 1;
+#define LATE(ms) ((int64_t)(ms) * slack)
+
+static const char *nn(const char *s) { return s ? s : "(null)"; }
+#define EQS(a, b) CHECKF(!strcmp(nn(a), (b)), "got \"%s\", want \"%s\"", nn(a), (b))
+#define EQST(st, want, err) CHECKF((st) == (want), "status %d (%s), want %d; message: %s", (int)(st), \
+                                   mcp_status_str(st), (int)(want), (err).message)
+#define EQL(a, b) CHECKF((long)(a) == (long)(b), "%s is %ld, want %ld", #a, (long)(a), (long)(b))
+
+static void nap(int ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;
+}
+
+static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
+
+/* ---- the test servers ------------------------------------------------------------------------- */
+
+typedef struct srv {
+    pid_t pid;
+    int in, port;
+    char url[128], sse_url[128];
+} srv;
+
+static int srv_start(srv *s, const char *const *args)
+{
+    int in[2], out[2], n = 0, i;
+    char *argv[16], line[64];
+    ssize_t r;
+    size_t got = 0;
+    memset(s, 0, sizeof *s);
+    s->in = -1;
+    if (pipe(in) < 0 || pipe(out) < 0) { CHECK(!"pipe"); return 0; }
+    fcntl(in[1], F_SETFD, FD_CLOEXEC);
+    fcntl(out[0], F_SETFD, FD_CLOEXEC);
+    argv[n++] = server_path;
+    argv[n++] = (char *)"0";
+    for (i = 0; args && args[i] && n < 15; i++) argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    s->pid = fork();
+    if (s->pid == 0) {
+        dup2(in[0], 0); dup2(out[1], 1);
+        close(in[0]); close(out[1]);
+        execv(server_path, argv);
+        _exit(127);
+    }
+    close(in[0]); close(out[1]);
+    s->in = in[1];
+    while (got < sizeof line - 1) {
+        r = read(out[0], line + got, 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0 || line[got] == '\n') break;
+        got++;
+    }
+    line[got] = 0;
+    close(out[0]);
+    if (sscanf(line, "PORT %d", &s->port) != 1) {
+        CHECKF(0, "the test server did not start (it said \"%s\")", line);
+        close(s->in); s->in = -1;
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+        return 0;
+    }
+    snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d/mcp", s->port);
+    snprintf(s->sse_url, sizeof s->sse_url, "http://127.0.0.1:%d/sse", s->port);
+    return 1;
+}
+
+static void srv_stop(srv *s)
+{
+    int status = 0, i;
+    pid_t r = 0;
+    if (s->pid <= 0) return;
+    close(s->in);
+    for (i = 0; i < 300 && (r = waitpid(s->pid, &status, WNOHANG)) == 0; i++) nap(10);
+    if (r == 0) { kill(s->pid, SIGKILL); waitpid(s->pid, &status, 0); }
+    CHECKF(r == s->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "the test server did not exit cleanly when its stdin closed (status %d)", status);
+    s->pid = 0;
+}
+
+/* GET /debug/PAGE over a plain socket: the body, malloc'ed (NULL on failure). */
+static char *dbg(const srv *s, const char *page)
+{
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    char req[256], *body = NULL, *b;
+    size_t len = 0, cap = 0;
+    ssize_t r;
+    if (fd < 0) return NULL;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)s->port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { close(fd); return NULL; }
+    snprintf(req, sizeof req, "GET /debug/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", page);
+    if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) { close(fd); return NULL; }
+    for (;;) {
+        if (cap - len < 65536) { cap = cap * 2 + 65536; body = (char *)realloc(body, cap); }
+        r = read(fd, body + len, cap - len - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    close(fd);
+    if (!body) return NULL;
+    body[len] = 0;
+    if (!(b = strstr(body, "\r\n\r\n"))) { free(body); return NULL; }
+    memmove(body, b + 4, strlen(b + 4) + 1);
+    return body;
+}
+
+static mcp_json_doc *dbg_json(const srv *s, const char *page)
+{
+    char *t = dbg(s, page);
+    mcp_json_doc *d = t ? mcp_json_parse(t, strlen(t), NULL) : NULL;
+    free(t);
+    CHECKF(d != NULL, "/debug/%s did not answer with JSON", page);
+    return d;
+}
+
+static long stat_of(const srv *s, const char *key)
+{
+    mcp_json_doc *d = dbg_json(s, "stats");
+    long v = (long)mcp_json_num(mcp_json_get(mcp_json_root(d), key));
+    mcp_json_free(d);
+    return v;
+}
+
+static void srv_reset(const srv *s) { free(dbg(s, "reset")); }
+
+/* The request log: records whose field key equals val (NULL: any), counted; the nth one
+   (0-based) copied out as JSON text when out is given. */
+static int log_find(const srv *s, const char *key, const char *val, int nth, char *out, size_t n)
+{
+    mcp_json_doc *d = dbg_json(s, "log");
+    const mcp_json *r;
+    size_t i;
+    int count = 0;
+    if (out && n) out[0] = 0;
+    for (i = 0; (r = mcp_json_at(mcp_json_root(d), i)) != NULL; i++) {
+        const char *v = mcp_json_str(mcp_json_get(r, key));
+        if (val && (!v || strcmp(v, val))) continue;
+        if (count == nth && out) {
+            char *t = mcp_json_dump(r, 0, NULL);
+            snprintf(out, n, "%s", t ? t : "");
+            mcp_free(t);
+        }
+        count++;
+    }
+    mcp_json_free(d);
+    return count;
+}
+
+/* Records in which the field is set at all (not null). */
+static int log_with(const srv *s, const char *key)
+{
+    mcp_json_doc *d = dbg_json(s, "log");
+    const mcp_json *r;
+    size_t i;
+    int count = 0;
+    for (i = 0; (r = mcp_json_at(mcp_json_root(d), i)) != NULL; i++)
+        if (mcp_json_typeof(mcp_json_get(r, key)) != MCP_JSON_NULL) count++;
+    mcp_json_free(d);
+    return count;
+}
+
+/* The log as one line per request: "METHOD path rpc status", joined by " | ". */
+static void log_line(const srv *s, char *out, size_t n)
+{
+    mcp_json_doc *d = dbg_json(s, "log");
+    const mcp_json *r;
+    size_t i, k = 0;
+    out[0] = 0;
+    for (i = 0; (r = mcp_json_at(mcp_json_root(d), i)) != NULL && k + 1 < n; i++) {
+        const char *rpc = mcp_json_str(mcp_json_get(r, "rpc"));
+        int w = snprintf(out + k, n - k, "%s%s %s%s%s %.0f", i ? " | " : "", mcp_json_str(mcp_json_get(r, "method")),
+                         mcp_json_str(mcp_json_get(r, "path")), rpc ? " " : "", rpc ? rpc : "",
+                         mcp_json_num(mcp_json_get(r, "status")));
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    mcp_json_free(d);
+}
+
+static const char *rec_field(const char *rec, const char *key, char *out, size_t n)
+{
+    mcp_json_doc *d = mcp_json_parse(rec, strlen(rec), NULL);
+    const mcp_json *v = mcp_json_get(mcp_json_root(d), key);
+    if (mcp_json_typeof(v) == MCP_JSON_STRING) snprintf(out, n, "%s", mcp_json_str(v));
+    else if (mcp_json_typeof(v) == MCP_JSON_NUMBER) snprintf(out, n, "%.0f", mcp_json_num(v));
+    else snprintf(out, n, "(null)");
+    mcp_json_free(d);
+    return out;
+}
+
+/* A field of the nth record with rpc == method (a static buffer per slot). */
+static const char *nth_field(const srv *s, const char *rpc, int nth, const char *key)
+{
+    static char bufs[4][4096];
+    static int slot;
+    char rec[8192];
+    char *out = bufs[slot++ & 3];
+    if (log_find(s, "rpc", rpc, nth, rec, sizeof rec) <= nth) { snprintf(out, 4096, "(no record)"); return out; }
+    return rec_field(rec, key, out, 4096);
+}
+
+/* ---- the scenario guard ----------------------------------------------------------------------- */
+
+typedef struct guard { const char *name; int fds; int64_t t0; int checks; } guard;
+
+static void g_begin(guard *g, const char *name)
+{
+    g->name = name;
+    g->fds = count_fds();
+    g->t0 = mcp_time_ms();
+    g->checks = t_pass + t_fail;
+}
+
+static void g_end(guard *g)
+{
+    int fds = count_fds(), r;
+    sigset_t pend;
+    CHECKF(fds == g->fds, "%s: fd leak: %d open before, %d after", g->name, g->fds, fds);
+    errno = 0;
+    r = waitpid(-1, NULL, WNOHANG);
+    CHECKF(r == 0 || (r == -1 && errno == ECHILD), "%s: a child process exited unreaped (waitpid said %d)", g->name, r);
+    sigpending(&pend);
+    CHECKF(!sigismember(&pend, SIGPIPE), "%s: a SIGPIPE is left pending", g->name);
+    printf("# %-40s %5lld ms %4d checks\n", g->name, (long long)(mcp_time_ms() - g->t0), t_pass + t_fail - g->checks);
+    fflush(stdout);
+}
+
+/* ---- what the callbacks saw ------------------------------------------------------------------- */
+
+#define MAXREC 64
+typedef struct seen {
+    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
+    int closes; mcp_error why;
+    int logs; char log[MAXREC][512];
+    int reqs; char req[MAXREC][64]; char req_params[MAXREC][512];
+    int reply_error;                 /* answer input requests with an error */
+    int defer; mcp_request *held[8]; int nheld;   /* keep them, to answer later */
+    int progress;
+} seen;
+
+static char big[1 << 16];
+
+static const char *text_of(const mcp_json *r)
+{
+    return mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(r, "content"), 0), "text"));
+}
+
+static mcp_status tool(mcp_client *c, const char *name, const char *args, char *out, size_t n, mcp_error *err)
+{
+    mcp_json_doc *d = NULL;
+    mcp_status st = mcp_client_call_tool(c, name, args, &d, err);
+    if (out && n) {
+        const char *t = text_of(mcp_json_root(d));
+        snprintf(out, n, "%s", t ? t : "(no text)");
+    }
+    mcp_json_free(d);
+    return st;
+}
+
+static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
+{
+    seen *s = (seen *)user;
+    char *p;
+    (void)c;
+    if (s->notes < MAXREC) {
+        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
+        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
+        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
+        mcp_free(p);
+    }
+    s->notes++;
+}
+
+static void cb_close(void *user, mcp_client *c, const mcp_error *why)
+{
+    seen *s = (seen *)user;
+    (void)c;
+    s->closes++;
+    if (why) s->why = *why;
+}
+
+static void cb_log(void *user, mcp_client *c, const char *message)
+{
+    seen *s = (seen *)user;
+    (void)c;
+    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
+    s->logs++;
+}
+
+static void answer(mcp_request *req)
+{
+    const char *m = mcp_request_method(req);
+    if (!strcmp(m, "roots/list")) mcp_request_reply(req, "{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}", NULL);
+    else if (!strcmp(m, "sampling/createMessage"))
+        mcp_request_reply(req, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"4\"},\"model\":\"m\"}", NULL);
+    else if (!strcmp(m, "elicitation/create"))
+        mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL);
+    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+static void cb_request(void *user, mcp_client *c, mcp_request *req)
+{
+    seen *s = (seen *)user;
+    char *p = mcp_json_dump(mcp_request_params(req), 0, NULL);
+    (void)c;
+    if (s->reqs < MAXREC) {
+        snprintf(s->req[s->reqs], sizeof s->req[0], "%s", mcp_request_method(req));
+        snprintf(s->req_params[s->reqs], sizeof s->req_params[0], "%s", p ? p : "(none)");
+    }
+    mcp_free(p);
+    s->reqs++;
+    if (s->reply_error) { mcp_request_reply_error(req, -32000, "the user said no", NULL); return; }
+    if (s->defer && s->nheld < 8) { s->held[s->nheld++] = req; return; }
+    answer(req);
+}
+
+static void cb_progress(void *user, mcp_call *call, double progress, double total, const char *message)
+{
+    seen *s = (seen *)user;
+    (void)call; (void)progress; (void)total; (void)message;
+    s->progress++;
+}
+
+static void desc_for(mcp_client_desc *d, seen *s, const char *url, const char *const *headers)
+{
+    memset(d, 0, sizeof *d);
+    memset(s, 0, sizeof *s);
+    d->transport = MCP_HTTP;
+    d->url = url;
+    d->headers = headers;
+    d->user = s;
+    d->on_notification = cb_note;
+    d->on_close = cb_close;
+    d->on_log = cb_log;
+    d->on_request = cb_request;
+    d->capabilities = MCP_CAP_ROOTS | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION;
+    d->timeout_ms = (int)LATE(5000);
+    d->client_name = "modern-test";
+    d->client_version = "7.0";
+}
+
+static mcp_client *open_client(const mcp_client_desc *d)
+{
+    mcp_error err;
+    mcp_client *c = mcp_client_new(d, &err);
+    mcp_status st;
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return NULL;
+    st = mcp_client_connect(c, &err);
+    CHECKF(st == MCP_OK, "connect: %s (%s)", err.message, mcp_status_str(st));
+    return c;
+}
+
+/* Connects and expects a failure: returns the client (to free) with err filled. */
+static mcp_client *fail_client(const mcp_client_desc *d, mcp_status want, mcp_error *err)
+{
+    mcp_client *c = mcp_client_new(d, err);
+    mcp_status st;
+    CHECKF(c != NULL, "mcp_client_new: %s", err->message);
+    if (!c) return NULL;
+    st = mcp_client_connect(c, err);
+    EQST(st, want, *err);
+    return c;
+}
+
+static srv M, S, D;                  /* modern, legacy, dual-era servers without flags */
+
+/* ---- 1. era detection ------------------------------------------------------------------------- */
+
+static void t_detect_modern(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_client_stats stats;
+    mcp_error err;
+    mcp_status st;
+    char line[2048];
+    g_begin(&g, "detect: modern server");
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    d.http_listen = 1;                                   /* asked for, but 2026-07-28 has none */
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "http_server");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "version")), "2.0.0");
+    EQS(mcp_client_instructions(c), "Stateless 2026-07-28, with misbehaviours on demand.");
+    CHECK(mcp_json_get(mcp_client_server_capabilities(c), "tools") != NULL);
+    log_line(&M, line, sizeof line);
+    EQS(line, "POST /mcp server/discover 200");               /* the probe only: no initialize */
+    EQS(nth_field(&M, "server/discover", 0, "ver"), "2026-07-28");
+    EQS(nth_field(&M, "server/discover", 0, "mmethod"), "server/discover");
+    EQS(nth_field(&M, "server/discover", 0, "mname"), "(null)");
+    EQS(nth_field(&M, "server/discover", 0, "sid"), "(null)");
+    mcp_client_get_stats(c, &stats);
+    CHECKF(stats.sent == 1 && stats.received == 1, "sent %llu received %llu", (unsigned long long)stats.sent,
+           (unsigned long long)stats.received);
+    st = tool(c, "echo", "{\"x\":1}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"x\":1}");
+    mcp_client_close(c);
+    log_line(&M, line, sizeof line);
+    EQS(line, "POST /mcp server/discover 200 | POST /mcp tools/call 200");   /* no GET, no DELETE */
+    CHECK(s.closes == 1);
+    EQS(s.why.message, "the client closed the connection");
+    mcp_client_free(c);
+    CHECK(s.logs == 0 && s.notes == 0 && s.reqs == 0);
+    g_end(&g);
+}
+
+/* A legacy server refuses the probe in its own way (X-Test-Mode); initialize follows. */
+static void legacy_probe(const char *mode, const char *want_probe)
+{
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    char line[2048], hm[64];
+    const char *hdrs[2] = { NULL, NULL };
+    if (mode) { snprintf(hm, sizeof hm, "X-Test-Mode: %s", mode); hdrs[0] = hm; }
+    srv_reset(&S);
+    desc_for(&d, &s, S.url, hdrs);
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "http_server");
+    log_line(&S, line, sizeof line);
+    EQS(line, want_probe);
+    st = tool(c, "echo", "{\"y\":2}", big, sizeof big, &err);       /* legacy from now on */
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"y\":2}");
+    EQS(nth_field(&S, "tools/call", 0, "ver"), "2025-11-25");
+    EQS(nth_field(&S, "tools/call", 0, "mmethod"), "(null)");      /* no 2026-07-28 headers */
+    CHECKF(strcmp(nth_field(&S, "tools/call", 0, "sid"), "(null)") != 0 || (mode && contains(mode, "nosession")),
+           "%s: no session id on a legacy call", mode ? mode : "plain");
+    mcp_client_free(c);
+    CHECK(s.closes == 1);
+}
+
+static void t_detect_legacy(void)
+{
+    guard g;
+    g_begin(&g, "detect: legacy (400, 404, 405, 200)");
+    legacy_probe(NULL, "POST /mcp server/discover 400 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+    legacy_probe("probe404", "POST /mcp server/discover 404 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+    legacy_probe("probe405", "POST /mcp server/discover 405 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+    /* a 400 whose body is a JSON-RPC error, but not a modern one (-32000) */
+    legacy_probe("probejson", "POST /mcp server/discover 400 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+    /* HTTP 200 with -32601 for server/discover */
+    legacy_probe("probe200", "POST /mcp server/discover 200 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+    /* a sessionless legacy server: the unknown MCP-Protocol-Version is refused with a plain 400 */
+    legacy_probe("nosession", "POST /mcp server/discover 400 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+    g_end(&g);
+}
+
+/* An HTTP+SSE server at the URL: the probe and initialize are refused (405 or 404), GET there. */
+static void t_detect_sse(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    char line[2048];
+    const char *hdrs[] = { "X-Test-Mode: sseonly", NULL };
+    g_begin(&g, "detect: HTTP+SSE fallback");
+    srv_reset(&S);
+    desc_for(&d, &s, S.url, hdrs);
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    st = tool(c, "echo", "{\"z\":3}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"z\":3}");
+    log_line(&S, line, sizeof line);
+    CHECKF(!strncmp(line, "POST /mcp server/discover 405 | POST /mcp initialize 405 | GET /mcp 200 | POST /messages?session=", 97),
+           "log: %s", line);
+    CHECK(log_find(&S, "rpc", "initialize", 0, NULL, 0) == 2);
+    EQS(nth_field(&S, "initialize", 1, "status"), "202");           /* HTTP+SSE: the answer on the stream */
+    EQS(nth_field(&S, "initialize", 1, "mmethod"), "(null)");
+    mcp_client_free(c);
+    CHECK(s.closes == 1 && s.logs == 0);
+    /* the /sse URL of a legacy server: POST there is 404 */
+    srv_reset(&S);
+    desc_for(&d, &s, S.sse_url, NULL);
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    st = tool(c, "echo", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    log_line(&S, line, sizeof line);
+    CHECKF(!strncmp(line, "POST /sse server/discover 404 | POST /sse initialize 404 | GET /sse 200 | POST /messages?session=", 97),
+           "log: %s", line);
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+static void t_detect_32022(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    srv v;
+    char line[2048], id0[32], id1[32];
+    g_begin(&g, "detect: -32022 and its supported list");
+    {   /* a modern server of another version only: nothing to fall back to */
+        const char *args[] = { "--era=modern", "--supported=2027-03-01", NULL };
+        if (srv_start(&v, args)) {
+            desc_for(&d, &s, v.url, NULL);
+            c = fail_client(&d, MCP_ERR_PROTOCOL, &err);
+            EQS(err.message, "The server does not support protocol version 2026-07-28; it supports 2027-03-01 "
+                             "(MCP error -32022).");
+            log_line(&v, line, sizeof line);
+            EQS(line, "POST /mcp server/discover 400");              /* no initialize, no GET */
+            CHECK(s.closes == 1);
+            EQST(s.why.status, MCP_ERR_PROTOCOL, s.why);
+            st = mcp_client_call_tool(c, "echo", "{}", NULL, &err);
+            EQST(st, MCP_ERR_CLOSED, err);
+            mcp_client_free(c);
+            srv_stop(&v);
+        }
+    }
+    {   /* a dual-era server of another modern version: its legacy versions, by initialize */
+        const char *args[] = { "--era=dual", "--supported=2027-03-01", NULL };
+        if (srv_start(&v, args)) {
+            desc_for(&d, &s, v.url, NULL);
+            c = open_client(&d);
+            EQS(mcp_client_protocol_version(c), "2025-11-25");
+            log_line(&v, line, sizeof line);
+            EQS(line, "POST /mcp server/discover 400 | POST /mcp initialize 200 | POST /mcp notifications/initialized 202");
+            st = tool(c, "echo", "{\"d\":1}", big, sizeof big, &err);
+            EQST(st, MCP_OK, err);
+            CHECK(strcmp(nth_field(&v, "tools/call", 0, "sid"), "(null)") != 0);
+            mcp_client_free(c);
+            CHECK(log_find(&v, "method", "DELETE", 0, NULL, 0) == 1);   /* a legacy session ends so */
+            srv_stop(&v);
+        }
+    }
+    {   /* refused once although the version is in the list: the probe goes again, once */
+        const char *args[] = { "--era=modern", "--refuse-first=1", NULL };
+        if (srv_start(&v, args)) {
+            desc_for(&d, &s, v.url, NULL);
+            c = open_client(&d);
+            EQS(mcp_client_protocol_version(c), "2026-07-28");
+            log_line(&v, line, sizeof line);
+            EQS(line, "POST /mcp server/discover 400 | POST /mcp server/discover 200");
+            snprintf(id0, sizeof id0, "%s", nth_field(&v, "server/discover", 0, "id"));
+            snprintf(id1, sizeof id1, "%s", nth_field(&v, "server/discover", 1, "id"));
+            CHECKF(strcmp(id0, id1) != 0, "the second probe reused id %s", id0);
+            mcp_client_free(c);
+            srv_stop(&v);
+        }
+    }
+    {   /* refused twice: no third try */
+        const char *args[] = { "--era=modern", "--refuse-first=2", NULL };
+        if (srv_start(&v, args)) {
+            desc_for(&d, &s, v.url, NULL);
+            c = fail_client(&d, MCP_ERR_PROTOCOL, &err);
+            EQS(err.message, "The server does not support protocol version 2026-07-28; it supports 2026-07-28 "
+                             "(MCP error -32022).");
+            log_line(&v, line, sizeof line);
+            EQS(line, "POST /mcp server/discover 400 | POST /mcp server/discover 400");
+            mcp_client_free(c);
+            srv_stop(&v);
+        }
+    }
+    g_end(&g);
+}
+
+static void t_detect_nodiscover(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL;
+    char line[2048];
+    const char *hdrs[] = { "X-Test-Mode: nodiscover", NULL };
+    g_begin(&g, "detect: 404 with -32601 (no discover)");
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, hdrs);
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    CHECK(mcp_client_server_info(c) == NULL && mcp_client_instructions(c) == NULL);
+    st = mcp_client_list_tools(c, &doc, &err);                      /* capabilities unknown: tried */
+    EQST(st, MCP_OK, err);
+    EQL(mcp_json_len(mcp_json_get(mcp_json_root(doc), "tools")), 16);
+    mcp_json_free(doc);
+    log_line(&M, line, sizeof line);
+    EQS(line, "POST /mcp server/discover 404 | POST /mcp tools/list 200 | POST /mcp tools/list 200");
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+static void t_pinned(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    char line[2048];
+    g_begin(&g, "pinned versions");
+    /* 2026-07-28 on a modern server */
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    d.protocol_version = "2026-07-28";
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    st = tool(c, "echo", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(nth_field(&M, "tools/call", 0, "ver"), "2026-07-28");
+    mcp_client_free(c);
+    /* 2026-07-28 on a legacy server: the probe's refusal stands; no initialize */
+    srv_reset(&S);
+    desc_for(&d, &s, S.url, NULL);
+    d.protocol_version = "2026-07-28";
+    c = fail_client(&d, MCP_ERR_HTTP, &err);
+    EQL(err.http_status, 400);
+    EQS(err.message, "HTTP 400: Bad Request: Mcp-Session-Id header is required");
+    log_line(&S, line, sizeof line);
+    EQS(line, "POST /mcp server/discover 400");
+    CHECK(s.closes == 1);
+    mcp_client_free(c);
+    /* 2025-11-25 on a dual-era server: initialize at once, a session, DELETE at close */
+    srv_reset(&D);
+    desc_for(&d, &s, D.url, NULL);
+    d.protocol_version = "2025-11-25";
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    st = tool(c, "echo", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(nth_field(&D, "tools/call", 0, "ver"), "2025-11-25");
+    mcp_client_free(c);
+    log_line(&D, line, sizeof line);
+    EQS(line, "POST /mcp initialize 200 | POST /mcp notifications/initialized 202 | POST /mcp tools/call 200 | "
+              "DELETE /mcp 200");
+    /* 2025-06-18 on the dual-era server */
+    srv_reset(&D);
+    desc_for(&d, &s, D.url, NULL);
+    d.protocol_version = "2025-06-18";
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-06-18");
+    mcp_client_free(c);
+    /* 2025-11-25 on a modern-only server: initialize gets -32022 naming what it speaks */
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    d.protocol_version = "2025-11-25";
+    c = fail_client(&d, MCP_ERR_HTTP, &err);
+    EQL(err.http_status, 400);
+    EQL(err.rpc_code, -32022);
+    EQS(err.message, "HTTP 400: MCP error -32022: the server does not support protocol version 2025-11-25; it "
+                     "supports 2026-07-28 (Unsupported protocol version: this server speaks only 2026-07-28, which "
+                     "has no initialize)");
+    log_line(&M, line, sizeof line);
+    EQS(line, "POST /mcp initialize 400");
+    mcp_client_free(c);
+    /* 2024-11-05 there: a modern error in the 400, so no HTTP+SSE fallback (no GET) */
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    d.protocol_version = "2024-11-05";
+    c = fail_client(&d, MCP_ERR_HTTP, &err);
+    EQL(err.rpc_code, -32022);
+    log_line(&M, line, sizeof line);
+    EQS(line, "POST /mcp initialize 400");
+    mcp_client_free(c);
+    /* a modern version over MCP_SSE is refused at once */
+    desc_for(&d, &s, M.sse_url, NULL);
+    d.transport = MCP_SSE;
+    d.protocol_version = "2026-07-28";
+    CHECK(mcp_client_new(&d, &err) == NULL);
+    EQST(err.status, MCP_ERR_INVALID, err);
+    g_end(&g);
+}
+
+static void t_dual(void)
+{
+    guard g;
+    seen s, s2;
+    mcp_client_desc d, d2;
+    mcp_client *c, *c2;
+    mcp_error err;
+    mcp_status st;
+    char line[2048];
+    g_begin(&g, "a dual-era server");
+    srv_reset(&D);
+    desc_for(&d, &s, D.url, NULL);
+    c = open_client(&d);                                            /* unpinned: modern */
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQS(mcp_client_instructions(c), "Both eras: 2026-07-28 and the initialize handshake.");
+    desc_for(&d2, &s2, D.url, NULL);
+    d2.protocol_version = "2025-11-25";
+    c2 = open_client(&d2);                                          /* beside it: a legacy session */
+    st = tool(c, "route", "{\"region\":\"eu\"}", big, sizeof big, &err);   /* headers unknown yet */
+    EQST(st, MCP_ERR_HTTP, err);
+    st = tool(c, "echo", "{\"m\":1}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"m\":1}");
+    st = tool(c2, "echo", "{\"l\":1}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"l\":1}");
+    EQS(nth_field(&D, "tools/call", 1, "sid"), "(null)");           /* the modern call */
+    EQS(nth_field(&D, "tools/call", 1, "mmethod"), "tools/call");
+    CHECK(strncmp(nth_field(&D, "tools/call", 2, "sid"), "mcp-", 4) == 0);   /* the legacy one */
+    EQS(nth_field(&D, "tools/call", 2, "mmethod"), "(null)");
+    mcp_client_free(c);
+    mcp_client_free(c2);
+    CHECK(log_find(&D, "method", "DELETE", 0, NULL, 0) == 1);      /* only the legacy client's */
+    /* and HTTP+SSE on its /sse */
+    srv_reset(&D);
+    desc_for(&d, &s, D.sse_url, NULL);
+    d.transport = MCP_SSE;
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    st = tool(c, "echo", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    log_line(&D, line, sizeof line);
+    CHECKF(!strncmp(line, "GET /sse 200 | POST /messages?session=", 38), "log: %s", line);
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+/* ---- 2. the headers of modern requests ----------------------------------------------------------- */
+
+/* route answers with the Mcp-* headers it got (after checking each against the body). */
+static void route_case(mcp_client *c, const char *args, const char *want)
+{
+    mcp_error err;
+    mcp_status st = tool(c, "route", args, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(!strcmp(big, want), "route %s:\n   got  %s\n   want %s", args, big, want);
+}
+
+#define RH "{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"route\""
+
+static void t_headers(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL, *cap;
+    const char *req;
+    const char *hdrs[] = { "X-Client-Tag: t7", NULL };
+    g_begin(&g, "headers of modern requests");
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, hdrs);
+    c = open_client(&d);
+    /* before tools/list the markings are unknown: no Mcp-Param, and the server says -32020 */
+    st = tool(c, "route", "{\"region\":\"us-west1\"}", big, sizeof big, &err);
+    EQST(st, MCP_ERR_HTTP, err);
+    EQL(err.http_status, 400);
+    EQL(err.rpc_code, -32020);
+    EQS(err.message, "HTTP 400: MCP error -32020: the HTTP headers did not match the request body (Header "
+                     "mismatch: the Mcp-Param-Region header is required)");
+    st = mcp_client_list_tools(c, &doc, &err);
+    EQST(st, MCP_OK, err);
+    mcp_json_free(doc);
+    EQL(log_find(&M, "rpc", "tools/list", 0, NULL, 0), 2);          /* two pages */
+    EQS(nth_field(&M, "tools/list", 1, "mmethod"), "tools/list");
+    EQS(nth_field(&M, "tools/list", 1, "mname"), "(null)");
+    EQS(nth_field(&M, "tools/list", 1, "ver"), "2026-07-28");
+
+    route_case(c, "{\"region\":\"us-west1\",\"count\":42,\"flag\":true,\"opts\":{\"tenant\":\"acme\"},\"query\":\"q\"}",
+               RH ",\"mcp-param-region\":\"us-west1\",\"mcp-param-count\":\"42\",\"mcp-param-flag\":\"true\","
+               "\"mcp-param-tenant\":\"acme\"}");
+    route_case(c, "{\"region\":\"Hello, \xe4\xb8\x96\xe7\x95\x8c\",\"count\":-7,\"flag\":false}",
+               RH ",\"mcp-param-region\":\"=?base64?SGVsbG8sIOS4lueVjA==?=\",\"mcp-param-count\":\"-7\","
+               "\"mcp-param-flag\":\"false\"}");
+    route_case(c, "{\"region\":\" padded \"}", RH ",\"mcp-param-region\":\"=?base64?IHBhZGRlZCA=?=\"}");
+    route_case(c, "{\"region\":\"line1\\nline2\"}", RH ",\"mcp-param-region\":\"=?base64?bGluZTEKbGluZTI=?=\"}");
+    route_case(c, "{\"region\":\"a\\tb\"}", RH ",\"mcp-param-region\":\"=?base64?YQli?=\"}");
+    route_case(c, "{\"region\":\"=?base64?literal?=\"}", RH ",\"mcp-param-region\":\"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=\"}");
+    route_case(c, "{\"region\":\"=?base64?half\"}", RH ",\"mcp-param-region\":\"=?base64?half\"}");   /* no ?= end: plain */
+    route_case(c, "{\"region\":\"in side\",\"count\":9007199254740991}",
+               RH ",\"mcp-param-region\":\"in side\",\"mcp-param-count\":\"9007199254740991\"}");
+    route_case(c, "{\"region\":null,\"count\":null,\"opts\":{},\"query\":\"only\"}", RH "}");   /* none */
+    route_case(c, "{}", RH "}");
+    route_case(c, "{\"opts\":{\"tenant\":\"\xc3\xbcmlaut-\xc3\xa9\"}}", RH ",\"mcp-param-tenant\":\"=?base64?w7xtbGF1dC3DqQ==?=\"}");
+    EQS(nth_field(&M, "tools/call", 2, "mparams"), "mcp-param-region: =?base64?SGVsbG8sIOS4lueVjA==?=\n"
+                                                   "mcp-param-count: -7\nmcp-param-flag: false");
+
+    /* Mcp-Name: plain, and Base64 when not ASCII, for tools, prompts and resources */
+    st = tool(c, "gr\xc3\xbc\xc3\x9f", "{\"k\":\"v\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"k\":\"v\"}");
+    EQS(nth_field(&M, "tools/call", 12, "mname"), "=?base64?Z3LDvMOf?=");
+    st = mcp_client_get_prompt(c, "greet", "{\"name\":\"Ada\"}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "messages"), 0), "content"),
+                                  "text")), "Hello, Ada!");
+    EQS(mcp_json_str(mcp_json_get(mcp_json_root(doc), "resultType")), "complete");
+    mcp_json_free(doc);
+    EQS(nth_field(&M, "prompts/get", 0, "mmethod"), "prompts/get");
+    EQS(nth_field(&M, "prompts/get", 0, "mname"), "greet");
+    st = mcp_client_read_resource(c, "file:///a.txt", &doc, &err);
+    EQST(st, MCP_OK, err);
+    mcp_json_free(doc);
+    EQS(nth_field(&M, "resources/read", 0, "mname"), "file:///a.txt");
+    st = mcp_client_read_resource(c, "file:///caf\xc3\xa9 menu.txt", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")),
+        "content of file:///caf\xc3\xa9 menu.txt");
+    mcp_json_free(doc);
+    EQS(nth_field(&M, "resources/read", 1, "mname"), "=?base64?ZmlsZTovLy9jYWbDqSBtZW51LnR4dA==?=");
+    st = mcp_client_read_resource(c, "file:///missing", &doc, &err);      /* 2026-07-28: -32602 */
+    EQST(st, MCP_ERR_RPC, err);
+    EQL(err.rpc_code, -32602);
+    EQS(err.message, "Resource not found: file:///missing (MCP error -32602: Resource not found)");
+    st = mcp_client_list_resources(c, &doc, &err);
+    EQST(st, MCP_OK, err);
+    mcp_json_free(doc);
+    EQS(nth_field(&M, "resources/list", 0, "mmethod"), "resources/list");
+    EQS(nth_field(&M, "resources/list", 0, "mname"), "(null)");
+
+    /* the raw request: header names as the spec writes them, _meta in the body, no session */
+    free(dbg(&M, "capture"));
+    st = tool(c, "route", "{\"region\":\"r1\",\"flag\":true}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    cap = dbg_json(&M, "last");
+    req = mcp_json_str(mcp_json_get(mcp_json_root(cap), "request"));
+    CHECKF(contains(req, "\r\nMCP-Protocol-Version: 2026-07-28\r\n") && contains(req, "\r\nMcp-Method: tools/call\r\n") &&
+           contains(req, "\r\nMcp-Name: route\r\n") && contains(req, "\r\nMcp-Param-Region: r1\r\n") &&
+           contains(req, "\r\nMcp-Param-Flag: true\r\n") && contains(req, "\r\nX-Client-Tag: t7\r\n") &&
+           contains(req, "\r\nAccept: application/json, text/event-stream\r\n"), "request: %s", nn(req));
+    CHECK(!contains(req, "Mcp-Session-Id") && !contains(req, "Last-Event-ID") && !contains(req, "Mcp-Param-Count"));
+    CHECKF(contains(req, "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                         "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{},\"sampling\":{},"
+                         "\"elicitation\":{\"form\":{}}},\"io.modelcontextprotocol/clientInfo\":{\"name\":"
+                         "\"modern-test\",\"version\":\"7.0\"}}"), "request: %s", nn(req));
+    CHECK(!contains(mcp_json_str(mcp_json_get(mcp_json_root(cap), "response")), "Mcp-Session-Id"));
+    mcp_json_free(cap);
+    CHECK(log_with(&M, "sid") == 0);
+    mcp_client_free(c);
+    CHECK(s.closes == 1 && s.reqs == 0);
+    g_end(&g);
+}
+
+/* ---- 3. tools/list and invalid x-mcp-header markings ----------------------------------------------- */
+
+static void t_xhdr_drop(void)
+{
+    static const char *const kept[] = { "echo", "add", "headers", "slow", "never", "notify", "flaky", "elicit",
+        "multi", "rounds", "stateonly", "needs_sampling", "weird", "plain", "route", "gr\xc3\xbc\xc3\x9f", NULL };
+    static const char *const warned[] = {
+        "Dropped the tool \"bad_number\" from tools/list: x-mcp-header on a parameter that is not a string, "
+            "integer or boolean.",
+        "Dropped the tool \"bad_items\" from tools/list: x-mcp-header on a property not reached through "
+            "properties alone.",
+        "Dropped the tool \"bad_anyof\" from tools/list: x-mcp-header on a property not reached through "
+            "properties alone.",
+        "Dropped the tool \"bad_dup\" from tools/list: a duplicate x-mcp-header.",
+        "Dropped the tool \"bad_token\" from tools/list: an x-mcp-header that is not a header token.",
+        "Dropped the tool \"bad_crlf\" from tools/list: an x-mcp-header that is not a header token.",
+        "Dropped the tool \"bad_empty\" from tools/list: an empty x-mcp-header.",
+        "Dropped the tool \"bad_root\" from tools/list: x-mcp-header on a property not reached through "
+            "properties alone.",
+        "Dropped the tool \"bad_defs\" from tools/list: x-mcp-header on a property not reached through "
+            "properties alone.",
+        NULL };
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL;
+    const mcp_json *tools;
+    int i, round;
+    g_begin(&g, "tools/list drops invalid x-mcp-header");
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    c = open_client(&d);
+    for (round = 0; round < 2; round++) {                           /* the same each time */
+        s.logs = 0;
+        st = mcp_client_list_tools(c, &doc, &err);
+        EQST(st, MCP_OK, err);
+        tools = mcp_json_get(mcp_json_root(doc), "tools");
+        for (i = 0; kept[i]; i++) EQS(mcp_json_str(mcp_json_get(mcp_json_at(tools, (size_t)i), "name")), kept[i]);
+        EQL(mcp_json_len(tools), i);
+        CHECK(mcp_json_get(mcp_json_get(mcp_json_get(mcp_json_get(mcp_json_at(tools, 14), "inputSchema"), "properties"),
+                                        "region"), "x-mcp-header") != NULL);   /* the tool as the server sent it */
+        mcp_json_free(doc);
+        /* every warning is given by the time mcp_client_list_tools returns */
+        for (i = 0; warned[i]; i++) CHECKF(i < s.logs && !strcmp(s.log[i], warned[i]), "warning %d: got \"%s\", want \"%s\"",
+                                           i, i < s.logs ? s.log[i] : "(none)", warned[i]);
+        EQL(s.logs, i);
+        mcp_client_poll(c, 0);                                      /* late ones: not in the next round */
+    }
+    /* the markings learnt are route's: its call carries them */
+    route_case(c, "{\"count\":1}", RH ",\"mcp-param-count\":\"1\"}");
+    /* a dropped tool called anyway: no markings known, no Mcp-Param sent */
+    st = tool(c, "bad_number", "{\"ratio\":0.5}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(nth_field(&M, "tools/call", 1, "mparams"), "(null)");
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+/* ---- 4. input_required rounds over HTTP ------------------------------------------------------------ */
+
+/* Polls the client until the server's log holds n records of rpc (or 2 s pass). */
+static int wait_log(mcp_client *c, const srv *sv, const char *rpc, int n)
+{
+    int64_t end = mcp_time_ms() + LATE(2000);
+    int got;
+    while ((got = log_find(sv, "rpc", rpc, 0, NULL, 0)) < n && mcp_time_ms() < end) mcp_client_poll(c, 10);
+    return got;
+}
+
+static void t_mrtr(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL;
+    mcp_call *call;
+    char id0[32], id1[32], want[256];
+    int i, r0;
+    g_begin(&g, "input_required rounds");
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    c = open_client(&d);
+    srv_reset(&M);
+    /* elicitation, with an opaque requestState the server checks byte for byte */
+    st = tool(c, "elicit", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "Hello, Ada (requestState intact)");
+    EQL(s.reqs, 1);
+    EQS(s.req[0], "elicitation/create");
+    EQS(s.req_params[0], "{\"mode\":\"form\",\"message\":\"Who are you?\",\"requestedSchema\":{\"type\":\"object\","
+                         "\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}");
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 2);
+    snprintf(id0, sizeof id0, "%s", nth_field(&M, "tools/call", 0, "id"));
+    snprintf(id1, sizeof id1, "%s", nth_field(&M, "tools/call", 1, "id"));
+    CHECKF(atol(id1) > atol(id0), "the retry's id %s is not new (first %s)", id1, id0);
+    EQS(nth_field(&M, "tools/call", 1, "mname"), "elicit");          /* headers on the retry too */
+    EQS(nth_field(&M, "tools/call", 1, "status"), "200");
+    /* three at once, no requestState (so the retry must carry none) */
+    srv_reset(&M);
+    s.reqs = 0;
+    st = tool(c, "multi", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "who=Ada capital=4 roots=file:///work");
+    EQL(s.reqs, 3);
+    for (i = 0; i < 3; i++)
+        CHECKF(!strcmp(s.req[i], "elicitation/create") || !strcmp(s.req[i], "sampling/createMessage") ||
+               !strcmp(s.req[i], "roots/list"), "request %d: %s", i, s.req[i]);
+    CHECK(strcmp(s.req[0], s.req[1]) && strcmp(s.req[1], s.req[2]) && strcmp(s.req[0], s.req[2]));
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 2);
+    /* several rounds */
+    srv_reset(&M);
+    s.reqs = 0;
+    st = tool(c, "rounds", "{\"n\":3}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "done after 3 rounds");
+    EQL(s.reqs, 3);
+    EQS(s.req_params[2], "{\"message\":\"step 3\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}");
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 4);
+    /* requestState alone: sent again at once, no callback */
+    srv_reset(&M);
+    s.reqs = 0;
+    st = tool(c, "stateonly", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "state only: ok");
+    EQL(s.reqs, 0);
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 2);
+    /* a resource read that needs input; Mcp-Name on both requests */
+    srv_reset(&M);
+    s.reqs = 0;
+    st = mcp_client_read_resource(c, "mem://confirm", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")), "confirmed");
+    mcp_json_free(doc);
+    EQL(s.reqs, 1);
+    EQL(log_find(&M, "rpc", "resources/read", 0, NULL, 0), 2);
+    EQS(nth_field(&M, "resources/read", 1, "mname"), "mem://confirm");
+    /* answered later, from the caller's loop: the call waits, the retry goes after the answer */
+    srv_reset(&M);
+    s.reqs = 0; s.defer = 1;
+    call = mcp_client_send_tool(c, "elicit", "{}", NULL, &err);
+    CHECK(call != NULL);
+    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
+    EQL(s.nheld, 1);
+    for (i = 0; i < 10; i++) mcp_client_poll(c, 10);
+    EQST(mcp_call_status(call), MCP_AGAIN, err);
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 1);
+    answer(s.held[0]);
+    s.nheld = 0; s.defer = 0;
+    mcp_call_wait(call, (int)LATE(2000));
+    st = mcp_call_result(call, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(text_of(mcp_json_root(doc)), "Hello, Ada (requestState intact)");
+    mcp_json_free(doc);
+    mcp_call_free(call);
+    /* refused every time: the server asks again; the client stops after 8 rounds */
+    srv_reset(&M);
+    s.reqs = 0; s.logs = 0; s.reply_error = 1;
+    st = tool(c, "rounds", "{\"n\":3}", big, sizeof big, &err);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "The server asked for more input 8 times in a row; the request was given up.");
+    EQL(s.reqs, 8);
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 9);
+    EQL(s.logs, 8);
+    EQS(s.log[0], "No answer for the server's elicitation/create request: the user said no.");
+    s.reply_error = 0;
+    /* an unknown resultType; a result without one (complete) */
+    srv_reset(&M);
+    st = tool(c, "weird", NULL, big, sizeof big, &err);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    snprintf(want, sizeof want, "The server answered request %s with resultType \"task\", which this client does not know.",
+             nth_field(&M, "tools/call", 0, "id"));
+    EQS(err.message, want);
+    st = tool(c, "plain", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "no resultType");
+    mcp_client_free(c);
+    CHECK(s.closes == 1);
+
+    /* capabilities not declared: the server answers -32021 (HTTP 400) */
+    desc_for(&d, &s, M.url, NULL);
+    d.capabilities = 0;
+    d.on_request = NULL;
+    c = open_client(&d);
+    r0 = log_find(&M, "rpc", "tools/call", 0, NULL, 0);
+    st = tool(c, "elicit", NULL, big, sizeof big, &err);
+    EQST(st, MCP_ERR_HTTP, err);
+    EQL(err.http_status, 400);
+    EQL(err.rpc_code, -32021);
+    EQS(err.message, "HTTP 400: MCP error -32021: the server needs client capabilities that were not declared: "
+                     "elicitation (Missing required client capability)");
+    st = tool(c, "multi", NULL, big, sizeof big, &err);
+    EQL(err.rpc_code, -32021);
+    EQS(err.message, "HTTP 400: MCP error -32021: the server needs client capabilities that were not declared: "
+                     "elicitation, sampling, roots (Missing required client capability)");
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0) - r0, 2);
+    mcp_client_free(c);
+    desc_for(&d, &s, M.url, NULL);
+    d.capabilities = MCP_CAP_ELICITATION;
+    c = open_client(&d);
+    st = tool(c, "needs_sampling", NULL, big, sizeof big, &err);
+    EQST(st, MCP_ERR_HTTP, err);
+    EQS(err.message, "HTTP 400: MCP error -32021: the server needs client capabilities that were not declared: "
+                     "sampling (Missing required client capability)");
+    st = tool(c, "elicit", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+/* ---- 5. a response stream that breaks ---------------------------------------------------------------- */
+
+static void t_reissue(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    char id0[32], id1[32], want[256];
+    int i;
+    g_begin(&g, "broken stream: sent again once");
+    desc_for(&d, &s, M.url, NULL);
+    c = open_client(&d);
+    srv_reset(&M);
+    st = tool(c, "flaky", "{\"key\":\"k1\",\"drops\":1}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 2);
+    snprintf(id0, sizeof id0, "%s", nth_field(&M, "tools/call", 0, "id"));
+    snprintf(id1, sizeof id1, "%s", nth_field(&M, "tools/call", 1, "id"));
+    CHECKF(atol(id1) > atol(id0), "the re-issue's id %s is not new (first %s)", id1, id0);
+    snprintf(want, sizeof want, "answered on attempt 2; ids %s,%s", id0, id1);
+    EQS(big, want);
+    /* broken twice: the call fails, and there is no third request */
+    st = tool(c, "flaky", "{\"key\":\"k2\",\"drops\":2}", big, sizeof big, &err);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    EQL(err.http_status, 0);
+    snprintf(id0, sizeof id0, "%s", nth_field(&M, "tools/call", 2, "id"));
+    snprintf(id1, sizeof id1, "%s", nth_field(&M, "tools/call", 3, "id"));
+    CHECKF(atol(id1) > atol(id0), "the re-issue's id %s is not new (first %s)", id1, id0);
+    snprintf(want, sizeof want, "No response received for request ID %s (the stream broke twice)", id1);
+    EQS(err.message, want);
+    for (i = 0; i < 10; i++) mcp_client_poll(c, 10);
+    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 4);
+    EQL(stat_of(&M, "drops"), 3);
+    CHECK(log_with(&M, "lei") == 0 && log_find(&M, "method", "GET", 0, NULL, 0) == 0);   /* no resuming */
+    EQL(stat_of(&M, "cancels"), 0);                  /* the server broke them, not the client */
+    st = tool(c, "echo", "{\"after\":1}", big, sizeof big, &err);       /* the client goes on */
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"after\":1}");
+    mcp_client_free(c);
+    CHECK(s.closes == 1);
+    g_end(&g);
+}
+
+/* ---- 6. cancellation: the stream closes ---------------------------------------------------------------- */
+
+/* Polls until /debug/cancels is want (or 2 s pass); the last page read. */
+static void wait_cancels(mcp_client *c, const srv *sv, const char *want, char *out, size_t n)
+{
+    int64_t end = mcp_time_ms() + LATE(2000);
+    for (;;) {
+        char *t = dbg(sv, "cancels");
+        snprintf(out, n, "%s", t ? t : "(none)");
+        free(t);
+        if (!strcmp(out, want) || mcp_time_ms() >= end) return;
+        if (c) mcp_client_poll(c, 10); else nap(10);
+    }
+}
+
+static void t_cancel(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_call *call;
+    mcp_call_opts o;
+    char want[128], got[128], ids[3][32], *h;
+    int i;
+    g_begin(&g, "cancellation closes the stream");
+    desc_for(&d, &s, M.url, NULL);
+    c = open_client(&d);
+    srv_reset(&M);
+    /* a JSON answer on its way */
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":5000}", NULL, &err);
+    CHECK(call != NULL);
+    EQL(wait_log(c, &M, "tools/call", 1), 1);
+    snprintf(ids[0], sizeof ids[0], "%lld", (long long)mcp_call_id(call));
+    EQS(nth_field(&M, "tools/call", 0, "id"), ids[0]);
+    CHECK(mcp_call_cancel(call, "user abort") == MCP_OK);
+    EQL(mcp_call_status(call), MCP_ERR_CANCELLED);
+    st = mcp_call_result(call, NULL, &err);
+    EQST(st, MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user abort");
+    mcp_call_free(call);
+    snprintf(want, sizeof want, "[%s]", ids[0]);
+    wait_cancels(c, &M, want, got, sizeof got);
+    EQS(got, want);
+    /* an SSE answer with progress under way */
+    memset(&o, 0, sizeof o);
+    o.on_progress = cb_progress; o.user = &s;
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":5000,\"every\":50}", &o, &err);
+    CHECK(call != NULL);
+    for (i = 0; i < 200 && s.progress == 0; i++) mcp_client_poll(c, 10);
+    CHECK(s.progress > 0);
+    snprintf(ids[1], sizeof ids[1], "%lld", (long long)mcp_call_id(call));
+    mcp_call_cancel(call, NULL);
+    st = mcp_call_result(call, NULL, &err);
+    EQST(st, MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled");
+    mcp_call_free(call);
+    snprintf(want, sizeof want, "[%s,%s]", ids[0], ids[1]);
+    wait_cancels(c, &M, want, got, sizeof got);
+    EQS(got, want);
+    /* a timeout cancels the same way */
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = 200;
+    call = mcp_client_send_tool(c, "never", NULL, &o, &err);
+    snprintf(ids[2], sizeof ids[2], "%lld", (long long)mcp_call_id(call));
+    mcp_call_wait(call, (int)LATE(3000));
+    st = mcp_call_result(call, NULL, &err);
+    EQST(st, MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 200ms");
+    mcp_call_free(call);
+    snprintf(want, sizeof want, "[%s,%s,%s]", ids[0], ids[1], ids[2]);
+    wait_cancels(c, &M, want, got, sizeof got);
+    EQS(got, want);
+    /* and no notifications/cancelled went: nothing but the three calls reached the server */
+    for (i = 0; i < 20; i++) mcp_client_poll(c, 10);
+    EQL(log_find(&M, "rpc", "notifications/cancelled", 0, NULL, 0), 0);
+    EQL(log_find(&M, "rpc", NULL, 0, NULL, 0), 3);
+    h = dbg(&M, "history");
+    EQS(h, "[]");
+    free(h);
+    EQL(stat_of(&M, "cancels"), 3);
+    st = tool(c, "echo", "{}", big, sizeof big, &err);              /* the client goes on */
+    EQST(st, MCP_OK, err);
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+/* ---- 7. no session, no GET, no DELETE; the other calls of the modern era ------------------------------ */
+
+static void t_stateless(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL, *cap;
+    int i, n0;
+    g_begin(&g, "stateless: no session, GET, DELETE");
+    srv_reset(&M);
+    desc_for(&d, &s, M.url, NULL);
+    d.http_listen = 1;
+    c = open_client(&d);
+    for (i = 0; i < 3; i++) {
+        st = tool(c, "echo", "{}", big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+    }
+    st = tool(c, "notify", NULL, big, sizeof big, &err);            /* no log level: no message */
+    EQST(st, MCP_OK, err);
+    EQS(big, "notified");
+    EQL(s.notes, 0);
+    n0 = log_find(&M, NULL, NULL, 0, NULL, 0);
+    st = mcp_client_set_log_level(c, "info", &err);                 /* a _meta member, not a request */
+    EQST(st, MCP_OK, err);
+    EQL(log_find(&M, NULL, NULL, 0, NULL, 0), n0);
+    free(dbg(&M, "capture"));
+    st = tool(c, "notify", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQL(s.notes, 1);
+    EQS(s.note[0], "notifications/message");
+    EQS(s.note_params[0], "{\"level\":\"info\",\"logger\":\"http_server\",\"data\":\"hello\"}");
+    cap = dbg_json(&M, "last");
+    CHECK(contains(mcp_json_str(mcp_json_get(mcp_json_root(cap), "request")), "\"io.modelcontextprotocol/logLevel\":\"info\""));
+    mcp_json_free(cap);
+    st = mcp_client_ping(c, &err);                                  /* no ping: server/discover */
+    EQST(st, MCP_OK, err);
+    EQL(log_find(&M, "rpc", "server/discover", 0, NULL, 0), 2);
+    EQL(log_find(&M, "rpc", "ping", 0, NULL, 0), 0);
+    st = mcp_client_subscribe(c, "file:///a.txt", &err);
+    EQST(st, MCP_ERR_INVALID, err);
+    EQS(err.message, "resources/subscribe does not exist in protocol version 2026-07-28 (subscriptions/listen "
+                     "replaces it).");
+    st = mcp_client_request(c, "custom/thing", "{\"x\":1}", &doc, &err);   /* 404 with -32601 */
+    EQST(st, MCP_ERR_HTTP, err);
+    CHECK(doc == NULL);
+    EQL(err.http_status, 404);
+    EQL(err.rpc_code, -32601);
+    EQS(err.message, "HTTP 404: MCP error -32601: Method not found");
+    EQS(nth_field(&M, "custom/thing", 0, "mmethod"), "custom/thing");
+    mcp_client_close(c);
+    CHECK(s.closes == 1);
+    EQS(s.why.message, "the client closed the connection");
+    CHECK(log_with(&M, "sid") == 0);
+    EQL(log_find(&M, "method", "GET", 0, NULL, 0), 0);
+    EQL(log_find(&M, "method", "DELETE", 0, NULL, 0), 0);
+    EQL(log_find(&M, "method", "POST", 0, NULL, 0), log_find(&M, NULL, NULL, 0, NULL, 0));
+    mcp_client_free(c);
+    EQL(stat_of(&M, "open"), 0);
+    g_end(&g);
+}
+
+/* ---- 8. the sentences of -32020, -32021 and -32022 ------------------------------------------------------ */
+
+static void t_sentences(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    g_begin(&g, "-32020, -32021, -32022 mid-session");
+    desc_for(&d, &s, M.url, NULL);
+    c = open_client(&d);
+    st = tool(c, "echo", "{\"_mode\":\"v32022\"}", big, sizeof big, &err);
+    EQST(st, MCP_ERR_HTTP, err);
+    EQL(err.http_status, 400);
+    EQL(err.rpc_code, -32022);
+    EQS(err.message, "HTTP 400: MCP error -32022: the server does not support protocol version 2026-07-28; it "
+                     "supports 2026-07-28 (Unsupported protocol version)");
+    EQS(mcp_client_protocol_version(c), "2026-07-28");               /* no fallback mid-session */
+    st = tool(c, "route", "{\"flag\":false}", big, sizeof big, &err);
+    EQST(st, MCP_ERR_HTTP, err);
+    EQL(err.rpc_code, -32020);
+    EQS(err.message, "HTTP 400: MCP error -32020: the HTTP headers did not match the request body (Header "
+                     "mismatch: the Mcp-Param-Flag header is required)");
+    st = tool(c, "echo", "{}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    mcp_client_free(c);
+    CHECK(s.closes == 1 && s.logs == 0);
+    g_end(&g);
+}
+
+int main(int argc, char **argv)
+{
+    const char *srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
+    const char *modern[] = { "--era=modern", NULL }, *dual[] = { "--era=dual", NULL };
+    char guess[PATH_MAX];
+    int64_t t0 = mcp_time_ms();
+    if (!srvp || !*srvp) {
+        const char *ts = getenv("MCP_TEST_SERVER");
+        const char *slash = ts ? strrchr(ts, '/') : NULL;
+        if (slash) snprintf(guess, sizeof guess, "%.*s/http_server", (int)(slash - ts), ts);
+        else snprintf(guess, sizeof guess, "build/http_server");
+        srvp = guess;
+    }
+    if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
+    if (getenv("MCP_TEST_SLACK") && atoi(getenv("MCP_TEST_SLACK")) > 0) slack = atoi(getenv("MCP_TEST_SLACK"));
+    if (!realpath(srvp, server_path) || access(server_path, X_OK)) {
+        fprintf(stderr, "test_modern_http: the HTTP test server \"%s\" is missing: build it from "
+                        "tests/servers/http_server.c, or pass its path as argv[2] or MCP_TEST_HTTP_SERVER\n", srvp);
+        CHECK(!"HTTP test server present");
+        return TEST_DONE();
+    }
+    if (!srv_start(&M, modern) || !srv_start(&S, NULL) || !srv_start(&D, dual)) return TEST_DONE();
+
+    t_detect_modern();
+    t_detect_legacy();
+    t_detect_sse();
+    t_detect_32022();
+    t_detect_nodiscover();
+    t_pinned();
+    t_dual();
+    t_headers();
+    t_xhdr_drop();
+    t_mrtr();
+    t_reissue();
+    t_cancel();
+    t_stateless();
+    t_sentences();
+
+    srv_stop(&M); srv_stop(&S); srv_stop(&D);
+    printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));
+    return TEST_DONE();
+}
