@@ -1668,6 +1668,8 @@ static void discover(const char *id)
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
     if (!opt.no_instructions) { mcp_jw_key(&w, "instructions"); mcp_jw_str(&w, instructions); }
+    mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, 60000);
+    mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, "public");
     mcp_jw_obj_end(&w);
     t = mcp_jw_finish(&w, NULL, NULL);
     send_result(id, t);

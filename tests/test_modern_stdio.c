@@ -1,0 +1,1947 @@
+/* Tests of protocol 2026-07-28 over stdio, and of the era detection that picks it or the legacy
+   handshake (issue 7, stdio part). Public API only, against tests/servers/test_server.c run with
+   --era=modern (2026-07-28 only), --era=dual (both) or --era=legacy (the default), and its
+   misbehaviours.
+
+   Every scenario runs inside a guard that checks, when it ends: no fd leaked (/proc/self/fd), no
+   child left (waitpid(-1, WNOHANG) says ECHILD: no zombie), SIGPIPE still at its default and none
+   pending.
+
+   Scenarios, in order: era detection (a modern server: version from supportedVersions, server
+   info, capabilities and instructions from the DiscoverResult; legacy servers answering the
+   probe with -32601, -32602, -32000 or a non-DiscoverResult: legacy after one round trip; a
+   silent legacy server: legacy after the probe timeout, min(timeout, 3000) ms; a late probe
+   answer; a dual server; -32022 naming only legacy versions, only unknown ones, or the same
+   one; a DiscoverResult without our version; -32021 and -32020 on the probe; another error on a
+   modern-only server; pinned versions against each kind of server); _meta on every modern
+   request (what the server received: version, capabilities, client info, log level after
+   mcp_client_set_log_level, progress token, the caller's own _meta members); the typed calls in
+   the modern era (tools, resources, templates, read, prompts, get_prompt, complete, ping ->
+   server/discover, subscribe -> MCP_ERR_INVALID, capabilities not declared, results without
+   resultType); input_required (elicitation, sampling and roots through on_request, immediate
+   and deferred past the call's timeout; several rounds; the round limit; a question answered
+   with an error, asked again; requestState only; no requestState; no on_request; a method no
+   client answers; undeclared capabilities -> -32021; an unknown resultType; resources/read and
+   prompts/get; a cancel while answers are gathered); the sentences for -32020, -32021, -32022
+   and resource not found (-32602 and -32002); cancellation and timeouts sending
+   notifications/cancelled; one program run unchanged against a legacy, a modern and a dual
+   server with the same output; and the test server's own 2026-07-28 checks, over raw pipes.
+
+   Usage: test_modern_stdio [DATA_DIR [SERVER]]   SERVER: the test server binary; default: env
+   MCP_TEST_SERVER, else build/test_server. Upper time bounds are multiplied by 10 under
+   valgrind, or by MCP_TEST_SLACK. */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700           /* realpath */
+#include "../mcp.h"
+#include "test.h"
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *server;           /* absolute path of the test server */
+static char tmpdir[PATH_MAX];
+static int slack = 1;
+#define LATE(ms) ((int64_t)(ms) * slack)
+
+static const char *nn(const char *s) { return s ? s : "(null)"; }
+#define EQS(a, b) CHECKF(!strcmp(nn(a), (b)), "got \"%s\", want \"%s\"", nn(a), (b))
+#define EQST(st, want, err) CHECKF((st) == (want), "status %d (%s), want %d; message: %s", (int)(st), \
+                                   mcp_status_str(st), (int)(want), (err).message)
+#define EQI(a, b) CHECKF((long long)(a) == (long long)(b), "%s is %lld, want %lld", #a, (long long)(a), (long long)(b))
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;                        /* the directory's own fd */
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *b;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END); n = ftell(f); fseek(f, 0, SEEK_SET);
+    b = (char *)malloc((size_t)n + 1);
+    if (b) { b[fread(b, 1, (size_t)n, f)] = 0; }
+    fclose(f);
+    return b;
+}
+
+/* Equal values, where the members of an object may come in any order (they carry no meaning;
+   the client writes input answers in the order they were given) */
+static int json_same(const mcp_json *a, const mcp_json *b)
+{
+    size_t i, kl;
+    const char *k;
+    if (mcp_json_typeof(a) != MCP_JSON_OBJECT || mcp_json_typeof(b) != MCP_JSON_OBJECT) {
+        if (mcp_json_typeof(a) != MCP_JSON_ARRAY || mcp_json_typeof(b) != MCP_JSON_ARRAY) return mcp_json_equal(a, b);
+        if (mcp_json_len(a) != mcp_json_len(b)) return 0;
+        for (i = 0; i < mcp_json_len(a); i++) if (!json_same(mcp_json_at(a, i), mcp_json_at(b, i))) return 0;
+        return 1;
+    }
+    if (mcp_json_len(a) != mcp_json_len(b)) return 0;
+    for (i = 0; i < mcp_json_len(a); i++) {
+        k = mcp_json_key_at(a, i, &kl);
+        if (!json_same(mcp_json_at(a, i), mcp_json_getn(b, k, kl))) return 0;
+    }
+    return 1;
+}
+
+/* v equals the JSON text want */
+static int json_eq(const mcp_json *v, const char *want)
+{
+    mcp_json_doc *d = mcp_json_parse(want, strlen(want), NULL);
+    int eq = d && v && json_same(v, mcp_json_root(d));
+    mcp_json_free(d);
+    return eq;
+}
+
+static char dumped[8192];
+static const char *dumps(const mcp_json *v)
+{
+    char *t = v ? mcp_json_dump(v, 0, NULL) : NULL;
+    snprintf(dumped, sizeof dumped, "%s", t ? t : "(absent)");
+    mcp_free(t);
+    return dumped;
+}
+#define EQJ(v, want) CHECKF(json_eq((v), (want)), "got %s, want %s", dumps(v), (want))
+
+/* ---- the scenario guard --------------------------------------------------------------------- */
+
+typedef struct guard { const char *name; int fds; int64_t t0; int checks; } guard;
+
+static void g_begin(guard *g, const char *name)
+{
+    g->name = name;
+    g->fds = count_fds();
+    g->t0 = mcp_time_ms();
+    g->checks = t_pass + t_fail;
+}
+
+static void g_end(guard *g)
+{
+    struct sigaction a;
+    sigset_t pend;
+    int fds = count_fds(), r;
+    CHECKF(fds == g->fds, "%s: fd leak: %d open before, %d after", g->name, g->fds, fds);
+    errno = 0;
+    r = waitpid(-1, NULL, WNOHANG);
+    CHECKF(r == -1 && errno == ECHILD, "%s: a child process is left (waitpid said %d, %s)", g->name, r,
+           strerror(errno));
+    sigaction(SIGPIPE, NULL, &a);
+    CHECKF(a.sa_handler == SIG_DFL, "%s: SIGPIPE disposition changed", g->name);
+    sigpending(&pend);
+    CHECKF(!sigismember(&pend, SIGPIPE), "%s: a SIGPIPE is left pending", g->name);
+    printf("# %-40s %5lld ms %4d checks\n", g->name, (long long)(mcp_time_ms() - g->t0), t_pass + t_fail - g->checks);
+    fflush(stdout);
+}
+
+/* ---- what the callbacks saw ----------------------------------------------------------------- */
+
+#define MAXREC 64
+#define ANS_E "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"
+#define ANS_S "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"Paris\"},\"model\":\"test-model\"," \
+              "\"stopReason\":\"endTurn\"}"
+#define ANS_R "{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}"
+
+enum { REQ_ANSWER = 0, REQ_HOLD, REQ_ERROR_ONCE, REQ_DECLINE };
+
+typedef struct seen {
+    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
+    int closes; mcp_error why;
+    int logs; char log[MAXREC][512];
+    int reqs; char req[MAXREC][64]; char req_msg[MAXREC][128];
+    int mode;                        /* REQ_*: how on_request answers */
+    int errors_left;                 /* REQ_ERROR_ONCE: elicitations still to refuse */
+    mcp_request *held[16]; int nheld;
+    int progress;
+    char transcript[4096];           /* the same program: what on_request saw */
+} seen;
+
+static const char *text_of(const mcp_json *r)
+{
+    return mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(r, "content"), 0), "text"));
+}
+
+static char big[1 << 16];
+
+static mcp_status tool(mcp_client *c, const char *name, const char *args, char *out, size_t n, mcp_error *err)
+{
+    mcp_json_doc *d = NULL;
+    mcp_status st = mcp_client_call_tool(c, name, args, &d, err);
+    if (out && n) {
+        const char *t = text_of(mcp_json_root(d));
+        snprintf(out, n, "%s", t ? t : "(no text)");
+    }
+    mcp_json_free(d);
+    return st;
+}
+
+/* A tool's text, parsed as JSON (NULL if the call failed or the text is not JSON) */
+static mcp_json_doc *tool_json(mcp_client *c, const char *name, const char *args, mcp_error *err)
+{
+    if (tool(c, name, args, big, sizeof big, err) != MCP_OK) return NULL;
+    return mcp_json_parse(big, strlen(big), NULL);
+}
+
+static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
+{
+    seen *s = (seen *)user;
+    char *p;
+    (void)c;
+    if (s->notes < MAXREC) {
+        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
+        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
+        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
+        mcp_free(p);
+    }
+    s->notes++;
+}
+
+static void cb_close(void *user, mcp_client *c, const mcp_error *why)
+{
+    seen *s = (seen *)user;
+    (void)c;
+    s->closes++;
+    if (why) s->why = *why;
+}
+
+static void cb_log(void *user, mcp_client *c, const char *message)
+{
+    seen *s = (seen *)user;
+    (void)c;
+    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
+    s->logs++;
+}
+
+static const char *canned(const char *method, const mcp_json *params, int decline)
+{
+    const char *msg = mcp_json_str(mcp_json_get(params, "message"));
+    if (!strcmp(method, "elicitation/create")) {
+        if (msg && !strncmp(msg, "Open ", 5))
+            return decline ? "{\"action\":\"decline\"}" : "{\"action\":\"accept\",\"content\":{\"ok\":true}}";
+        return decline ? "{\"action\":\"decline\"}" : ANS_E;
+    }
+    if (!strcmp(method, "sampling/createMessage")) return ANS_S;
+    if (!strcmp(method, "roots/list")) return ANS_R;
+    return NULL;
+}
+
+static void cb_request(void *user, mcp_client *c, mcp_request *req)
+{
+    seen *s = (seen *)user;
+    const char *m = mcp_request_method(req), *ans;
+    const char *msg = mcp_json_str(mcp_json_get(mcp_request_params(req), "message"));
+    (void)c;
+    if (s->reqs < MAXREC) {
+        snprintf(s->req[s->reqs], sizeof s->req[0], "%s", m);
+        snprintf(s->req_msg[s->reqs], sizeof s->req_msg[0], "%s", msg ? msg : "");
+    }
+    s->reqs++;
+    if (s->mode == REQ_HOLD) {
+        if (s->nheld < 16) { s->held[s->nheld++] = req; return; }
+        mcp_request_reply_error(req, -32603, "too many held", NULL);
+        return;
+    }
+    if (s->mode == REQ_ERROR_ONCE && !strcmp(m, "elicitation/create") && s->errors_left > 0) {
+        s->errors_left--;
+        mcp_request_reply_error(req, -1, "the user closed the dialog", NULL);
+        return;
+    }
+    ans = canned(m, mcp_request_params(req), s->mode == REQ_DECLINE);
+    if (ans) mcp_request_reply(req, ans, NULL);
+    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+static void desc_for(mcp_client_desc *d, seen *s, const char *const *args)
+{
+    memset(d, 0, sizeof *d);
+    memset(s, 0, sizeof *s);
+    d->transport = MCP_STDIO;
+    d->command = server;
+    d->args = args;
+    d->user = s;
+    d->on_notification = cb_note;
+    d->on_close = cb_close;
+    d->on_log = cb_log;
+    d->timeout_ms = 5000;
+    d->close_timeout_ms = 200;
+}
+
+/* with on_request answering roots, sampling and elicitation (declared) */
+static void desc_asking(mcp_client_desc *d, seen *s, const char *const *args)
+{
+    desc_for(d, s, args);
+    d->on_request = cb_request;
+    d->capabilities = MCP_CAP_ROOTS | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION;
+}
+
+static mcp_client *open_client(const mcp_client_desc *d)
+{
+    mcp_error err;
+    mcp_client *c = mcp_client_new(d, &err);
+    mcp_status st;
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return NULL;
+    st = mcp_client_connect(c, &err);
+    CHECKF(st == MCP_OK, "connect: %s (%s)", err.message, mcp_status_str(st));
+    return c;
+}
+
+/* Connects; returns the status, the time it took, and the client (free it) */
+static mcp_client *connect_timed(const mcp_client_desc *d, mcp_status *st, int64_t *ms, mcp_error *err)
+{
+    mcp_client *c = mcp_client_new(d, err);
+    int64_t t0 = mcp_time_ms();
+    CHECKF(c != NULL, "mcp_client_new: %s", err->message);
+    if (!c) { *st = err->status; return NULL; }
+    *st = mcp_client_connect(c, err);
+    *ms = mcp_time_ms() - t0;
+    return c;
+}
+
+/* The requests the server received, as a parsed array (mcp_json_free it) */
+static mcp_json_doc *server_requests(mcp_client *c)
+{
+    mcp_error err;
+    mcp_json_doc *d = tool_json(c, "requests", NULL, &err);
+    CHECKF(d != NULL, "the requests tool: %s", err.message);
+    return d;
+}
+
+/* "m1 m2 ..." of the requests the server received (the requests call itself included) */
+static const char *methods_of(const mcp_json *reqs, char *out, size_t n)
+{
+    size_t i, k = 0;
+    out[0] = 0;
+    for (i = 0; i < mcp_json_len(reqs) && k + 1 < n; i++) {
+        int w = snprintf(out + k, n - k, "%s%s", i ? " " : "", nn(mcp_json_str(mcp_json_get(mcp_json_at(reqs, i), "method"))));
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    return out;
+}
+
+static const char *history(mcp_client *c)
+{
+    mcp_error err;
+    if (tool(c, "history", NULL, big, sizeof big, &err) != MCP_OK) return "";
+    return big;
+}
+
+static int64_t int_of(const mcp_json *v)
+{
+    int64_t x = -1;
+    return mcp_json_int64(v, &x) ? x : -1;
+}
+
+/* ---- 1. era detection ----------------------------------------------------------------------- */
+
+static void t_detect_modern(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    int64_t ms;
+    mcp_client_stats stats;
+    mcp_json_doc *reqs;
+    const mcp_json *r0, *caps;
+    char m[512];
+    const char *args[] = { "--era=modern", NULL };
+    g_begin(&g, "detect: a modern server");
+    desc_for(&d, &s, args);
+    d.client_name = "test-client"; d.client_version = "9.9";
+    c = connect_timed(&d, &st, &ms, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(ms < LATE(1000), "connect took %lld ms", (long long)ms);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "test_server");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "title")), "mcp.h test server");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "version")), "1.2.3");
+    caps = mcp_client_server_capabilities(c);
+    EQJ(caps, "{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true,\"listChanged\":true},"
+              "\"prompts\":{\"listChanged\":true},\"logging\":{},\"completions\":{}}");
+    EQS(mcp_client_instructions(c), "Use the echo tool to test.\nEverything else is for misbehaving.");
+    mcp_client_get_stats(c, &stats);
+    CHECKF(stats.sent == 1 && stats.received == 1, "sent %llu received %llu: the probe and its answer only",
+           (unsigned long long)stats.sent, (unsigned long long)stats.received);
+    /* what the server received: server/discover with the modern _meta, and no initialize */
+    reqs = server_requests(c);
+    EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover tools/call");
+    r0 = mcp_json_at(mcp_json_root(reqs), 0);
+    EQI(int_of(mcp_json_get(r0, "id")), 1);
+    EQJ(mcp_json_get(r0, "_meta"), "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                                   "\"io.modelcontextprotocol/clientCapabilities\":{},"
+                                   "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test-client\",\"version\":\"9.9\"}}");
+    mcp_json_free(reqs);
+    st = tool(c, "client", NULL, big, sizeof big, &err);          /* no initialize params */
+    EQST(st, MCP_OK, err);
+    EQS(big, "null");
+    EQS(history(c), "[]");                                        /* no notifications/initialized */
+    mcp_client_free(c);
+    CHECKF(s.closes == 1, "on_close fired %d times", s.closes);
+    EQS(s.why.message, "the client closed the connection");
+    CHECK(s.logs == 0 && s.notes == 0);
+
+    {   /* without instructions */
+        const char *a2[] = { "--era=modern", "--no-instructions", NULL };
+        desc_for(&d, &s, a2);
+        c = open_client(&d);
+        CHECK(mcp_client_instructions(c) == NULL);
+        EQS(mcp_client_protocol_version(c), "2026-07-28");
+        mcp_client_free(c);
+    }
+    {   /* the server also lists a version from the future: ours is picked */
+        const char *a2[] = { "--era=modern", "--supported=2099-01-01,2026-07-28", NULL };
+        desc_for(&d, &s, a2);
+        c = open_client(&d);
+        EQS(mcp_client_protocol_version(c), "2026-07-28");
+        st = tool(c, "echo", "{\"x\":1}", big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+        EQS(big, "{\"x\":1}");
+        mcp_client_free(c);
+    }
+    {   /* the TEST_SERVER_MODE environment variable works as well as flags */
+        const char *env[] = { "TEST_SERVER_MODE=era=modern", NULL };
+        desc_for(&d, &s, NULL);
+        d.env = env;
+        c = open_client(&d);
+        EQS(mcp_client_protocol_version(c), "2026-07-28");
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+/* A legacy server that answers the probe at once, with an error or a non-DiscoverResult: one
+   round trip, then initialize. */
+static void legacy_one_round(const char *flag, const char *label)
+{
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    int64_t ms;
+    mcp_client_stats stats;
+    mcp_json_doc *reqs;
+    char m[512];
+    const char *args[] = { flag, NULL };
+    desc_for(&d, &s, flag ? args : NULL);
+    d.timeout_ms = 0;                                   /* the default: the probe waits up to 3000 ms */
+    c = connect_timed(&d, &st, &ms, &err);
+    CHECKF(st == MCP_OK, "%s: connect: %s", label, err.message);
+    CHECKF(ms < LATE(300), "%s: connect took %lld ms: one round trip, far below the 3000 ms probe timeout",
+           label, (long long)ms);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "test_server");
+    EQS(mcp_client_instructions(c), "Use the echo tool to test.\nEverything else is for misbehaving.");
+    CHECK(mcp_json_get(mcp_client_server_capabilities(c), "tools") != NULL);
+    mcp_client_get_stats(c, &stats);
+    CHECKF(stats.sent == 3 && stats.received == 2, "%s: sent %llu received %llu (probe, initialize, initialized)",
+           label, (unsigned long long)stats.sent, (unsigned long long)stats.received);
+    CHECK(stats.unknown_ids == 0 && stats.dropped == 0);
+    reqs = server_requests(c);
+    CHECKF(!strcmp(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover initialize tools/call"),
+           "%s: the server got %s", label, m);
+    mcp_json_free(reqs);
+    /* legacy from now on: no modern _meta on requests, notifications/initialized was sent */
+    st = tool(c, "meta", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "null");
+    EQS(history(c), "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]");
+    st = mcp_client_ping(c, &err);                      /* a real ping in the legacy era */
+    EQST(st, MCP_OK, err);
+    mcp_client_free(c);
+    CHECK(s.closes == 1 && s.logs == 0);
+}
+
+static void t_detect_legacy(void)
+{
+    guard g;
+    g_begin(&g, "detect: legacy, probe answered");
+    legacy_one_round(NULL, "-32601");
+    legacy_one_round("--probe=-32602", "-32602");
+    legacy_one_round("--probe=-32000", "-32000");
+    legacy_one_round("--probe=-32603", "-32603");
+    legacy_one_round("--probe=result", "a {} result");
+    legacy_one_round("--era=legacy", "--era=legacy");
+    g_end(&g);
+}
+
+static void t_detect_silent(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    int64_t ms;
+    mcp_client_stats stats;
+    mcp_json_doc *reqs;
+    char m[512];
+    int i;
+    g_begin(&g, "detect: legacy, silent on the probe");
+    {   /* timeout 700 ms: the probe waits min(700, 3000) */
+        const char *args[] = { "--probe=silent", NULL };
+        desc_for(&d, &s, args);
+        d.timeout_ms = 700;
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        CHECKF(ms >= 695 && ms < 700 + LATE(400), "connect took %lld ms, want about 700", (long long)ms);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        reqs = server_requests(c);
+        EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover initialize tools/call");
+        EQI(int_of(mcp_json_get(mcp_json_at(mcp_json_root(reqs), 0), "id")), 1);
+        EQI(int_of(mcp_json_get(mcp_json_at(mcp_json_root(reqs), 1), "id")), 2);   /* a new id */
+        mcp_json_free(reqs);
+        /* the probe is not cancelled: a legacy server knows nothing before initialize */
+        EQS(history(c), "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]");
+        mcp_client_get_stats(c, &stats);
+        CHECKF(stats.sent == 5 && stats.received == 3, "sent %llu received %llu", (unsigned long long)stats.sent,
+               (unsigned long long)stats.received);
+        mcp_client_free(c);
+        CHECK(s.closes == 1);
+    }
+    {   /* the default timeout (30 s): the probe gives up after 3000 ms */
+        const char *args[] = { "--probe=silent", NULL };
+        desc_for(&d, &s, args);
+        d.timeout_ms = 0;
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        CHECKF(ms >= 2995 && ms < 3000 + LATE(500), "connect took %lld ms, want about 3000", (long long)ms);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        st = tool(c, "echo", "{\"after\":\"silence\"}", big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+        EQS(big, "{\"after\":\"silence\"}");
+        mcp_client_free(c);
+    }
+    {   /* no timeout at all (< 0): the probe still gives up after 3000 ms */
+        const char *args[] = { "--probe=silent", NULL };
+        desc_for(&d, &s, args);
+        d.timeout_ms = -1;
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        CHECKF(ms >= 2995 && ms < 3000 + LATE(500), "connect took %lld ms, want about 3000", (long long)ms);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        mcp_client_free(c);
+    }
+    {   /* the probe's answer comes after the fallback: ignored, counted */
+        const char *args[] = { "--probe=slow:600", NULL };
+        desc_for(&d, &s, args);
+        d.timeout_ms = 300;
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        CHECKF(ms >= 295 && ms < 300 + LATE(250), "connect took %lld ms, want about 300", (long long)ms);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        for (i = 0; i < 100; i++) {
+            mcp_client_get_stats(c, &stats);
+            if (stats.unknown_ids) break;
+            mcp_client_poll(c, 20);
+        }
+        CHECKF(stats.unknown_ids == 1, "unknown ids %llu", (unsigned long long)stats.unknown_ids);
+        st = tool(c, "echo", "{}", big, sizeof big, &err);      /* the session goes on */
+        EQST(st, MCP_OK, err);
+        mcp_client_free(c);
+        CHECK(s.closes == 1);
+    }
+    g_end(&g);
+}
+
+static void t_detect_dual(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    int64_t ms;
+    mcp_json_doc *reqs, *doc;
+    char m[512];
+    const char *args[] = { "--era=dual", NULL };
+    g_begin(&g, "detect: a dual-era server");
+    desc_for(&d, &s, args);
+    c = connect_timed(&d, &st, &ms, &err);
+    EQST(st, MCP_OK, err);
+    CHECK(ms < LATE(1000));
+    EQS(mcp_client_protocol_version(c), "2026-07-28");          /* modern wins */
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "test_server");
+    doc = tool_json(c, "meta", NULL, &err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_root(doc), "io.modelcontextprotocol/protocolVersion")), "2026-07-28");
+    mcp_json_free(doc);
+    reqs = server_requests(c);
+    EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover tools/call tools/call");
+    mcp_json_free(reqs);
+    mcp_client_free(c);
+
+    /* pinned to a legacy version: initialize at once, no probe */
+    desc_for(&d, &s, args);
+    d.protocol_version = "2025-06-18";
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-06-18");
+    st = tool(c, "meta", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "null");
+    reqs = server_requests(c);
+    EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "initialize tools/call tools/call");
+    mcp_json_free(reqs);
+    mcp_client_free(c);
+
+    /* pinned to 2026-07-28: modern */
+    desc_for(&d, &s, args);
+    d.protocol_version = "2026-07-28";
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+static void t_detect_versions(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    int64_t ms;
+    mcp_json_doc *reqs;
+    char m[512];
+    g_begin(&g, "detect: versions and modern errors");
+    {   /* -32022 naming only a legacy version: modern server, but we go legacy with it */
+        const char *args[] = { "--era=dual", "--supported=2025-11-25", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        CHECK(ms < LATE(1000));
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        reqs = server_requests(c);
+        EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover initialize tools/call");
+        mcp_json_free(reqs);
+        st = tool(c, "meta", NULL, big, sizeof big, &err);
+        EQS(big, "null");
+        mcp_client_free(c);
+    }
+    {   /* -32022 naming only versions we do not speak: no fallback, a clear error */
+        const char *args[] = { "--era=modern", "--supported=2099-01-01", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server does not support protocol version 2026-07-28; it supports 2099-01-01 (MCP error -32022).");
+        CHECK(ms < LATE(1000));
+        CHECK(mcp_client_protocol_version(c) == NULL);
+        CHECKF(s.closes == 1, "on_close fired %d times", s.closes);
+        st = mcp_client_ping(c, &err);
+        EQST(st, MCP_ERR_CLOSED, err);
+        EQS(err.message, "Transport closed");
+        mcp_client_free(c);
+        CHECK(s.closes == 1);
+    }
+    {   /* -32022 naming the version we asked for (a confused server): asked once more, then fine */
+        char logp[PATH_MAX + 16], *log;
+        const char *args[] = { "--era=modern", "--discover-error=-32022", logp, NULL };
+        snprintf(logp, sizeof logp, "--log=%s/dup.log", tmpdir);
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        EQS(mcp_client_protocol_version(c), "2026-07-28");
+        reqs = server_requests(c);
+        EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover server/discover tools/call");
+        EQI(int_of(mcp_json_get(mcp_json_at(mcp_json_root(reqs), 1), "id")), 2);
+        mcp_json_free(reqs);
+        mcp_client_free(c);
+        log = read_file(logp + 6);
+        CHECK(log && !strstr(log, "initialize"));
+        free(log);
+    }
+    {   /* a DiscoverResult without our version, but with a legacy one: initialize */
+        const char *args[] = { "--era=dual", "--discover-any-version", "--supported=2025-11-25,2025-06-18", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        reqs = server_requests(c);
+        EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover initialize tools/call");
+        mcp_json_free(reqs);
+        mcp_client_free(c);
+    }
+    {   /* a DiscoverResult naming only versions we do not speak */
+        const char *args[] = { "--era=modern", "--discover-any-version", "--supported=2099-01-01,2100-01-01", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server supports protocol versions 2099-01-01, 2100-01-01, and this client speaks none of them.");
+        mcp_client_free(c);
+        CHECK(s.closes == 1);
+    }
+    {   /* -32021 on the probe: a modern server; the error stands (no fallback) */
+        char logp[PATH_MAX + 16], *log;
+        const char *args[] = { "--era=dual", "--discover-error=-32021", logp, NULL };
+        snprintf(logp, sizeof logp, "--log=%s/d21.log", tmpdir);
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32021);
+        EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: elicitation, "
+                         "roots (Missing required client capability)");
+        mcp_client_free(c);
+        log = read_file(logp + 6);
+        CHECKF(log && !strstr(log, "initialize") && strstr(log, "server/discover"), "the server got: %s", nn(log));
+        free(log);
+    }
+    {   /* -32020 on the probe: modern as well */
+        const char *args[] = { "--era=dual", "--discover-error=-32020", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32020);
+        EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (Header mismatch)");
+        mcp_client_free(c);
+    }
+    {   /* any other error means legacy, even from a server that is in fact modern-only: then
+           initialize is refused, with the versions it speaks */
+        const char *args[] = { "--era=modern", "--discover-error=-32603", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32022);
+        EQS(err.message, "MCP error -32022: the server does not support protocol version 2025-11-25; it supports "
+                         "2026-07-28 (This server speaks only protocol version 2026-07-28: no initialize, _meta on "
+                         "every request)");
+        CHECK(s.closes == 1);
+        mcp_client_free(c);
+    }
+    {   /* the same error from a dual server: initialize works */
+        const char *args[] = { "--era=dual", "--discover-error=-32603", NULL };
+        desc_for(&d, &s, args);
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_OK, err);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+static void t_pinned(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    int64_t ms;
+    char logp[PATH_MAX + 16], *log;
+    g_begin(&g, "detect: pinned versions");
+    {   /* 2026-07-28 against a modern server */
+        const char *args[] = { "--era=modern", NULL };
+        desc_for(&d, &s, args);
+        d.protocol_version = "2026-07-28";
+        c = open_client(&d);
+        EQS(mcp_client_protocol_version(c), "2026-07-28");
+        mcp_client_free(c);
+    }
+    {   /* 2026-07-28 against a legacy server that answers the probe: no fallback */
+        desc_for(&d, &s, NULL);
+        d.protocol_version = "2026-07-28";
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32601);
+        EQS(err.message, "The server does not speak protocol version 2026-07-28: server/discover got MCP error -32601: "
+                         "Method not found");
+        CHECK(ms < LATE(1000));
+        CHECK(s.closes == 1);
+        mcp_client_free(c);
+    }
+    {   /* 2026-07-28 against a silent legacy server: the whole timeout, not 3000 ms */
+        const char *args[] = { "--probe=silent", NULL };
+        desc_for(&d, &s, args);
+        d.protocol_version = "2026-07-28";
+        d.timeout_ms = 600;
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_TIMEOUT, err);
+        EQS(err.message, "The server does not speak protocol version 2026-07-28: server/discover got Request timeout "
+                         "after 600ms");
+        CHECKF(ms >= 595 && ms < 600 + LATE(400), "connect took %lld ms", (long long)ms);
+        mcp_client_free(c);
+    }
+    {   /* 2026-07-28 against a legacy server answering {}: not a DiscoverResult */
+        const char *args[] = { "--probe=result", NULL };
+        desc_for(&d, &s, args);
+        d.protocol_version = "2026-07-28";
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server's answer to server/discover is not a DiscoverResult: it does not speak protocol "
+                         "version 2026-07-28.");
+        mcp_client_free(c);
+    }
+    {   /* 2026-07-28 against a modern server of other versions */
+        const char *args[] = { "--era=modern", "--supported=2099-01-01", NULL };
+        desc_for(&d, &s, args);
+        d.protocol_version = "2026-07-28";
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server does not support protocol version 2026-07-28; it supports 2099-01-01 (MCP error -32022).");
+        mcp_client_free(c);
+    }
+    {   /* 2026-07-28 with a DiscoverResult naming only a legacy version: no fallback when pinned */
+        const char *args[] = { "--era=dual", "--discover-any-version", "--supported=2025-11-25", NULL };
+        desc_for(&d, &s, args);
+        d.protocol_version = "2026-07-28";
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server supports protocol versions 2025-11-25, and this client was pinned to another.");
+        mcp_client_free(c);
+    }
+    {   /* a legacy version against a modern-only server: initialize, refused with its versions */
+        const char *args[] = { "--era=modern", logp, NULL };
+        snprintf(logp, sizeof logp, "--log=%s/pin.log", tmpdir);
+        desc_for(&d, &s, args);
+        d.protocol_version = "2025-11-25";
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32022);
+        EQS(err.message, "MCP error -32022: the server does not support protocol version 2025-11-25; it supports "
+                         "2026-07-28 (This server speaks only protocol version 2026-07-28: no initialize, _meta on "
+                         "every request)");
+        mcp_client_free(c);
+        log = read_file(logp + 6);                     /* one line: initialize, no probe */
+        CHECKF(log && strstr(log, "\"method\":\"initialize\"") && !strstr(log, "server/discover") &&
+               strchr(log, '\n') == log + strlen(log) - 1, "the server got: %s", nn(log));
+        free(log);
+    }
+    {   /* a legacy version against a legacy server: no probe either */
+        desc_for(&d, &s, NULL);
+        d.protocol_version = "2025-03-26";
+        c = open_client(&d);
+        EQS(mcp_client_protocol_version(c), "2025-03-26");
+        {
+            mcp_json_doc *reqs = server_requests(c);
+            char m[256];
+            EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "initialize tools/call");
+            mcp_json_free(reqs);
+        }
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+/* ---- 2. _meta on every modern request ------------------------------------------------------- */
+
+static void on_progress(void *user, mcp_call *call, double progress, double total, const char *message)
+{
+    seen *s = (seen *)user;
+    (void)call; (void)progress; (void)total; (void)message;
+    s->progress++;
+}
+
+static void t_meta(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL, *reqs;
+    mcp_client_stats s0, s1;
+    mcp_call *call;
+    mcp_call_opts o;
+    const mcp_json *arr, *r, *meta;
+    char m[1024];
+    size_t i;
+    int before_level;
+    const char *args[] = { "--era=modern", NULL };
+    const char *want_caps = "{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}}}";
+    g_begin(&g, "_meta on every modern request");
+    desc_asking(&d, &s, args);
+    d.client_name = "meta-client"; d.client_version = "3.1";
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    st = mcp_client_list_tools(c, &doc, &err); mcp_json_free(doc);          /* 2 pages */
+    EQST(st, MCP_OK, err);
+    st = mcp_client_list_resources(c, &doc, &err); mcp_json_free(doc);      /* 2 pages */
+    EQST(st, MCP_OK, err);
+    st = mcp_client_list_resource_templates(c, &doc, &err); mcp_json_free(doc);
+    EQST(st, MCP_OK, err);
+    st = mcp_client_read_resource(c, "file:///a.txt", &doc, &err); mcp_json_free(doc);
+    EQST(st, MCP_OK, err);
+    st = mcp_client_list_prompts(c, &doc, &err); mcp_json_free(doc);        /* 2 pages */
+    EQST(st, MCP_OK, err);
+    st = mcp_client_get_prompt(c, "greet", "{\"name\":\"Ada\"}", &doc, &err); mcp_json_free(doc);
+    EQST(st, MCP_OK, err);
+    st = mcp_client_complete(c, "{\"type\":\"ref/prompt\",\"name\":\"greet\"}", "name", "al", NULL, &doc, &err);
+    mcp_json_free(doc);
+    EQST(st, MCP_OK, err);
+    st = mcp_client_ping(c, &err);
+    EQST(st, MCP_OK, err);
+    /* the caller's own _meta members stay; the protocol members are ours */
+    st = mcp_client_request(c, "tools/call", "{\"name\":\"echo\",\"arguments\":{},\"_meta\":{\"com.example/trace\":\"t-1\","
+                            "\"io.modelcontextprotocol/protocolVersion\":\"1999-01-01\"}}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    mcp_json_free(doc);
+    /* a progress token joins the protocol members */
+    memset(&o, 0, sizeof o);
+    o.on_progress = on_progress; o.user = &s;
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":60,\"every\":20}", &o, &err);
+    st = mcp_call_wait(call, -1);
+    EQST(st, MCP_OK, err);
+    CHECKF(s.progress == 2, "%d progress callbacks", s.progress);
+    mcp_call_free(call);
+    /* without a log level: no notifications/message */
+    st = tool(c, "notify", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "notified (no log level: no messages)");
+    CHECKF(s.notes == 2, "%d notifications (progress only)", s.notes);       /* the 2 progress */
+    /* the log level: nothing sent now, a _meta member of every request from now on */
+    mcp_client_get_stats(c, &s0);
+    st = mcp_client_set_log_level(c, "warning", &err);
+    EQST(st, MCP_OK, err);
+    mcp_client_get_stats(c, &s1);
+    CHECK(s1.sent == s0.sent);
+    s.notes = 0;
+    st = tool(c, "notify", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "notified");
+    CHECKF(s.notes == 2, "%d notifications", s.notes);
+    EQS(s.note[0], "notifications/message");
+    EQS(s.note_params[0], "{\"level\":\"warning\",\"logger\":\"test_server\",\"data\":\"log at warning\"}");
+    EQS(s.note_params[1], "{\"level\":\"error\",\"logger\":\"test_server\",\"data\":\"log at error\"}");
+    st = mcp_client_set_log_level(c, "debug", &err);
+    EQST(st, MCP_OK, err);
+    s.notes = 0;
+    st = tool(c, "notify", NULL, big, sizeof big, &err);
+    CHECKF(s.notes == 4, "%d notifications at debug", s.notes);
+
+    reqs = server_requests(c);
+    arr = mcp_json_root(reqs);
+    EQS(methods_of(arr, m, sizeof m), "server/discover tools/list tools/list resources/list resources/list "
+        "resources/templates/list resources/read prompts/list prompts/list prompts/get completion/complete "
+        "server/discover tools/call tools/call tools/call tools/call tools/call tools/call");
+    before_level = 15;                                   /* requests before set_log_level */
+    for (i = 0; (r = mcp_json_at(arr, i)) != NULL; i++) {
+        meta = mcp_json_get(r, "_meta");
+        CHECKF(json_eq(mcp_json_get(meta, "io.modelcontextprotocol/protocolVersion"), "\"2026-07-28\""),
+               "request %d: protocolVersion %s", (int)i, dumps(meta));
+        CHECKF(json_eq(mcp_json_get(meta, "io.modelcontextprotocol/clientCapabilities"), want_caps),
+               "request %d: clientCapabilities %s", (int)i, dumps(meta));
+        CHECKF(json_eq(mcp_json_get(meta, "io.modelcontextprotocol/clientInfo"), "{\"name\":\"meta-client\",\"version\":\"3.1\"}"),
+               "request %d: clientInfo %s", (int)i, dumps(meta));
+        if ((int)i < before_level)
+            CHECKF(mcp_json_get(meta, "io.modelcontextprotocol/logLevel") == NULL, "request %d: %s", (int)i, dumps(meta));
+        else
+            CHECKF(json_eq(mcp_json_get(meta, "io.modelcontextprotocol/logLevel"), (int)i == 15 ? "\"warning\"" : "\"debug\""),
+                   "request %d: logLevel %s", (int)i, dumps(meta));
+    }
+    EQI(mcp_json_len(arr), 18);
+    /* page 2 asked with its cursor (the second tools/list) - the cursor is a param, not _meta */
+    EQS(mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_at(arr, 12), "_meta"), "com.example/trace")), "t-1");
+    meta = mcp_json_get(mcp_json_at(arr, 13), "_meta");                      /* the slow call */
+    CHECK(int_of(mcp_json_get(meta, "progressToken")) > 0);
+    EQI(mcp_json_len(meta), 4);
+    EQI(mcp_json_len(mcp_json_get(mcp_json_at(arr, 0), "_meta")), 3);        /* the probe */
+    mcp_json_free(reqs);
+    mcp_client_free(c);
+    CHECK(s.logs == 0 && s.reqs == 0);
+
+    {   /* capabilities_json is sent as the clientCapabilities, as it is */
+        desc_for(&d, &s, args);
+        d.capabilities_json = "{\"experimental\":{\"x\":{}},\"elicitation\":{\"url\":{}}}";
+        c = open_client(&d);
+        doc = tool_json(c, "meta", NULL, &err);
+        EQJ(mcp_json_get(mcp_json_root(doc), "io.modelcontextprotocol/clientCapabilities"),
+            "{\"experimental\":{\"x\":{}},\"elicitation\":{\"url\":{}}}");
+        EQJ(mcp_json_get(mcp_json_root(doc), "io.modelcontextprotocol/clientInfo"),
+            "{\"name\":\"mcp.h\",\"version\":\"" MCP_VERSION "\"}");
+        mcp_json_free(doc);
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+/* ---- 3. typed calls in the modern era ------------------------------------------------------- */
+
+static void t_typed_modern(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL, *reqs;
+    mcp_client_stats s0, s1;
+    const mcp_json *r, *arr;
+    char m[512];
+    const char *args[] = { "--era=modern", NULL };
+    g_begin(&g, "typed calls, modern");
+    desc_for(&d, &s, args);
+    c = open_client(&d);
+
+    st = mcp_client_list_tools(c, &doc, &err);
+    EQST(st, MCP_OK, err);
+    arr = mcp_json_get(mcp_json_root(doc), "tools");
+    EQI(mcp_json_len(arr), 26);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(arr, 0), "name")), "echo");
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(arr, 25), "name")), "history");
+    mcp_json_free(doc);
+
+    st = mcp_client_call_tool(c, "add", "{\"a\":2,\"b\":3.5}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    r = mcp_json_root(doc);
+    EQS(text_of(r), "5.5");
+    EQJ(mcp_json_get(r, "structuredContent"), "{\"sum\":5.5}");
+    EQS(mcp_json_str(mcp_json_get(r, "resultType")), "complete");           /* passed through */
+    EQJ(mcp_json_get(r, "_meta"), "{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"test_server\",\"version\":\"1.2.3\"}}");
+    mcp_json_free(doc);
+    st = mcp_client_call_tool(c, "fail", NULL, &doc, &err);
+    EQST(st, MCP_OK, err);
+    CHECK(mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError")));
+    mcp_json_free(doc);
+    st = tool(c, "nope", NULL, big, sizeof big, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Unknown tool: nope");
+
+    st = mcp_client_list_resources(c, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_root(doc), "{\"resources\":[{\"uri\":\"file:///a.txt\",\"name\":\"a.txt\",\"mimeType\":\"text/plain\"},"
+                            "{\"uri\":\"file:///b.txt\",\"name\":\"b.txt\",\"mimeType\":\"text/plain\"},"
+                            "{\"uri\":\"mem://counter\",\"name\":\"counter\"}]}");
+    mcp_json_free(doc);
+    st = mcp_client_list_resource_templates(c, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_root(doc), "{\"resourceTemplates\":[{\"uriTemplate\":\"file:///tmpl/{path}\",\"name\":\"tmpl\"}]}");
+    mcp_json_free(doc);
+    st = mcp_client_read_resource(c, "file:///tmpl/x", &doc, &err);
+    EQST(st, MCP_OK, err);
+    r = mcp_json_root(doc);
+    EQJ(mcp_json_get(r, "contents"), "[{\"uri\":\"file:///tmpl/x\",\"mimeType\":\"text/plain\",\"text\":\"content of file:///tmpl/x\"}]");
+    CHECK(mcp_json_num(mcp_json_get(r, "ttlMs")) == 60000);
+    EQS(mcp_json_str(mcp_json_get(r, "cacheScope")), "public");
+    mcp_json_free(doc);
+    st = mcp_client_list_prompts(c, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_root(doc), "{\"prompts\":[{\"name\":\"greet\",\"arguments\":[{\"name\":\"name\",\"required\":true}]},"
+                            "{\"name\":\"summarize\"}]}");
+    mcp_json_free(doc);
+    st = mcp_client_get_prompt(c, "greet", "{\"name\":\"Ada\"}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_get(mcp_json_root(doc), "messages"), "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"Hello, Ada!\"}}]");
+    mcp_json_free(doc);
+    st = mcp_client_get_prompt(c, "greet", NULL, &doc, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Missing required argument: name");
+    st = mcp_client_complete(c, "{\"type\":\"ref/prompt\",\"name\":\"greet\"}", "name", "al", NULL, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_get(mcp_json_root(doc), "completion"), "{\"values\":[\"alice\",\"albert\"],\"total\":2,\"hasMore\":false}");
+    mcp_json_free(doc);
+
+    /* ping is server/discover; subscribe and unsubscribe do not exist (nothing is sent) */
+    st = mcp_client_ping(c, &err);
+    EQST(st, MCP_OK, err);
+    mcp_client_get_stats(c, &s0);
+    st = mcp_client_subscribe(c, "file:///a.txt", &err);
+    EQST(st, MCP_ERR_INVALID, err);
+    EQS(err.message, "resources/subscribe does not exist in protocol version 2026-07-28 (subscriptions/listen replaces it).");
+    st = mcp_client_unsubscribe(c, "file:///a.txt", &err);
+    EQST(st, MCP_ERR_INVALID, err);
+    EQS(err.message, "resources/unsubscribe does not exist in protocol version 2026-07-28 (subscriptions/listen replaces it).");
+    mcp_client_get_stats(c, &s1);
+    CHECK(s1.sent == s0.sent);
+    /* the generic request: ping is gone in 2026-07-28 (the server says so) */
+    st = mcp_client_request(c, "ping", NULL, &doc, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32601: Method not found");
+    st = mcp_client_request(c, "server/discover", NULL, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_get(mcp_json_root(doc), "supportedVersions"), "[\"2026-07-28\"]");
+    mcp_json_free(doc);
+    reqs = server_requests(c);
+    EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover tools/list tools/list tools/call tools/call "
+        "tools/call resources/list resources/list resources/templates/list resources/read prompts/list prompts/list "
+        "prompts/get prompts/get completion/complete server/discover ping server/discover tools/call");
+    mcp_json_free(reqs);
+    mcp_client_free(c);
+    CHECK(s.closes == 1 && s.logs == 0);
+
+    {   /* capabilities the server did not declare: refused locally */
+        const char *a2[] = { "--era=modern", "--caps=tools", NULL };
+        desc_for(&d, &s, a2);
+        c = open_client(&d);
+        mcp_client_get_stats(c, &s0);
+        st = mcp_client_list_prompts(c, &doc, &err);
+        EQST(st, MCP_ERR_INVALID, err);
+        EQS(err.message, "The server did not declare the \"prompts\" capability, so it does not support prompts/list.");
+        st = mcp_client_set_log_level(c, "info", &err);
+        EQST(st, MCP_ERR_INVALID, err);
+        EQS(err.message, "The server did not declare the \"logging\" capability, so it does not support logging/setLevel.");
+        st = mcp_client_read_resource(c, "file:///a.txt", &doc, &err);
+        EQST(st, MCP_ERR_INVALID, err);
+        mcp_client_get_stats(c, &s1);
+        CHECK(s1.sent == s0.sent);
+        st = tool(c, "echo", "{}", big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+        mcp_client_free(c);
+    }
+    {   /* results without resultType are complete */
+        const char *a2[] = { "--era=modern", "--no-result-type", NULL };
+        desc_for(&d, &s, a2);
+        c = open_client(&d);
+        st = mcp_client_call_tool(c, "echo", "{\"k\":true}", &doc, &err);
+        EQST(st, MCP_OK, err);
+        EQS(text_of(mcp_json_root(doc)), "{\"k\":true}");
+        CHECK(mcp_json_get(mcp_json_root(doc), "resultType") == NULL);
+        mcp_json_free(doc);
+        st = mcp_client_list_tools(c, &doc, &err);
+        EQST(st, MCP_OK, err);
+        EQI(mcp_json_len(mcp_json_get(mcp_json_root(doc), "tools")), 26);
+        mcp_json_free(doc);
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+/* ---- 4. input_required ---------------------------------------------------------------------- */
+
+/* the mrtr tool's text: rounds, ids, inputResponses, requestState */
+static mcp_json_doc *mrtr(mcp_client *c, const char *args, mcp_error *err, mcp_status *st)
+{
+    mcp_json_doc *d = NULL, *t = NULL;
+    *st = mcp_client_call_tool(c, "mrtr", args, &d, err);
+    if (*st == MCP_OK) {
+        const char *text = text_of(mcp_json_root(d));
+        t = text ? mcp_json_parse(text, strlen(text), NULL) : NULL;
+        CHECKF(t != NULL, "mrtr text: %s", nn(text));
+    }
+    mcp_json_free(d);
+    return t;
+}
+
+/* ids strictly increasing, n of them */
+static int ids_ok(const mcp_json *ids, size_t n)
+{
+    size_t i;
+    if (mcp_json_len(ids) != n) return 0;
+    for (i = 1; i < n; i++) if (int_of(mcp_json_at(ids, i)) <= int_of(mcp_json_at(ids, i - 1))) return 0;
+    return 1;
+}
+
+#define STATE_TAG "|t=\xc3\xa9 \"q\" \\ \t \xe2\x98\x83 </>|s="
+
+static void t_mrtr(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *t, *reqs, *doc;
+    mcp_client_stats s0, s1;
+    const mcp_json *r, *arr;
+    const char *rs;
+    mcp_call *call;
+    mcp_call_opts o;
+    char m[1024];
+    int i;
+    const char *args[] = { "--era=modern", NULL };
+    g_begin(&g, "input_required");
+    desc_asking(&d, &s, args);
+    c = open_client(&d);
+
+    /* elicitation, sampling and roots answered at once */
+    mcp_client_get_stats(c, &s0);
+    t = mrtr(c, "{}", &err, &st);
+    EQST(st, MCP_OK, err);
+    r = mcp_json_root(t);
+    EQI(mcp_json_num(mcp_json_get(r, "rounds")), 1);
+    CHECKF(ids_ok(mcp_json_get(r, "ids"), 2), "ids %s", dumps(mcp_json_get(r, "ids")));
+    EQJ(mcp_json_get(r, "inputResponses"), "{\"elicit\":" ANS_E ",\"sample\":" ANS_S ",\"roots\":" ANS_R "}");
+    rs = mcp_json_str(mcp_json_get(r, "requestState"));
+    CHECKF(rs && !strncmp(rs, "mrtr|r=1|a=esr|ids=", 19) && strstr(rs, STATE_TAG), "requestState %s", nn(rs));
+    mcp_json_free(t);
+    mcp_client_get_stats(c, &s1);
+    CHECK(s1.sent - s0.sent == 2 && s1.received - s0.received == 2);
+    EQI(s.reqs, 3);
+    /* on_request got each question with its params (in some order) */
+    {
+        int e = 0, sa = 0, ro = 0;
+        for (i = 0; i < s.reqs; i++) {
+            e += !strcmp(s.req[i], "elicitation/create") && !strcmp(s.req_msg[i], "What is your name?");
+            sa += !strcmp(s.req[i], "sampling/createMessage");
+            ro += !strcmp(s.req[i], "roots/list");
+        }
+        CHECK(e == 1 && sa == 1 && ro == 1);
+    }
+    /* the retry: the same name and arguments, the answers, the state, a new id */
+    reqs = server_requests(c);
+    arr = mcp_json_root(reqs);
+    EQS(methods_of(arr, m, sizeof m), "server/discover tools/call tools/call tools/call");
+    CHECK(mcp_json_get(mcp_json_at(arr, 1), "inputResponses") == NULL);
+    CHECK(mcp_json_get(mcp_json_at(arr, 1), "requestState") == NULL);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(arr, 2), "name")), "mrtr");
+    CHECK(mcp_json_get(mcp_json_at(arr, 2), "inputResponses") != NULL);
+    CHECK(int_of(mcp_json_get(mcp_json_at(arr, 2), "id")) == int_of(mcp_json_get(mcp_json_at(arr, 1), "id")) + 1);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_at(arr, 2), "_meta"), "io.modelcontextprotocol/protocolVersion")),
+        "2026-07-28");
+    mcp_json_free(reqs);
+
+    /* one kind at a time; the ask tool (sampling) gives the answer back */
+    s.reqs = 0;
+    st = tool(c, "ask", "{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":5}}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"result\":" ANS_S "}");
+    EQI(s.reqs, 1);
+    st = tool(c, "ask", "{\"method\":\"roots/list\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"result\":" ANS_R "}");
+    st = tool(c, "whoami", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "Hello, Ada!");
+
+    /* several rounds */
+    s.reqs = 0;
+    t = mrtr(c, "{\"rounds\":3,\"inputs\":\"es\"}", &err, &st);
+    EQST(st, MCP_OK, err);
+    r = mcp_json_root(t);
+    EQI(mcp_json_num(mcp_json_get(r, "rounds")), 3);
+    CHECKF(ids_ok(mcp_json_get(r, "ids"), 4), "ids %s", dumps(mcp_json_get(r, "ids")));
+    EQJ(mcp_json_get(r, "inputResponses"), "{\"elicit\":" ANS_E ",\"sample\":" ANS_S "}");
+    rs = mcp_json_str(mcp_json_get(r, "requestState"));
+    CHECKF(rs && !strncmp(rs, "mrtr|r=3|a=es|ids=", 18), "requestState %s", nn(rs));
+    mcp_json_free(t);
+    EQI(s.reqs, 6);
+    /* the limit: 8 rounds are answered, a 9th request for input ends the call */
+    t = mrtr(c, "{\"rounds\":8,\"inputs\":\"r\"}", &err, &st);
+    EQST(st, MCP_OK, err);
+    CHECKF(ids_ok(mcp_json_get(mcp_json_root(t), "ids"), 9), "ids %s", dumps(mcp_json_get(mcp_json_root(t), "ids")));
+    mcp_json_free(t);
+    mcp_client_get_stats(c, &s0);
+    s.reqs = 0;
+    t = mrtr(c, "{\"rounds\":9,\"inputs\":\"r\"}", &err, &st);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "The server asked for more input 8 times in a row; the request was given up.");
+    CHECK(t == NULL);
+    EQI(s.reqs, 8);
+    mcp_client_get_stats(c, &s1);
+    EQI(s1.sent - s0.sent, 9);                           /* the first request and 8 retries */
+    /* requestState only: retried at once, on_request never called */
+    s.reqs = 0;
+    t = mrtr(c, "{\"rounds\":3,\"inputs\":\"\"}", &err, &st);
+    EQST(st, MCP_OK, err);
+    CHECKF(ids_ok(mcp_json_get(mcp_json_root(t), "ids"), 4), "ids %s", dumps(mcp_json_get(mcp_json_root(t), "ids")));
+    EQJ(mcp_json_get(mcp_json_root(t), "inputResponses"), "{}");
+    mcp_json_free(t);
+    EQI(s.reqs, 0);
+    /* no requestState: none goes back (the server would refuse one) */
+    t = mrtr(c, "{\"no_state\":true,\"inputs\":\"er\"}", &err, &st);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_get(mcp_json_root(t), "requestState"), "null");
+    EQJ(mcp_json_get(mcp_json_root(t), "inputResponses"), "{\"elicit\":" ANS_E ",\"roots\":" ANS_R "}");
+    mcp_json_free(t);
+    /* a question answered with an error: left out of inputResponses, the server asks again */
+    s.mode = REQ_ERROR_ONCE; s.errors_left = 1; s.reqs = 0; s.logs = 0;
+    t = mrtr(c, "{\"inputs\":\"esr\"}", &err, &st);
+    EQST(st, MCP_OK, err);
+    r = mcp_json_root(t);
+    CHECKF(ids_ok(mcp_json_get(r, "ids"), 3), "ids %s", dumps(mcp_json_get(r, "ids")));
+    EQJ(mcp_json_get(r, "inputResponses"), "{\"elicit\":" ANS_E "}");       /* the second round asked only that */
+    rs = mcp_json_str(mcp_json_get(r, "requestState"));
+    CHECKF(rs && !strncmp(rs, "mrtr|r=1|a=e|", 13), "requestState %s", nn(rs));
+    mcp_json_free(t);
+    EQI(s.reqs, 4);
+    CHECKF(s.logs == 1, "%d logs", s.logs);
+    EQS(s.log[0], "No answer for the server's elicitation/create request: the user closed the dialog.");
+    s.mode = REQ_ANSWER;
+
+    /* deferred: the program answers later, from its own loop; the timeout waits meanwhile */
+    s.mode = REQ_HOLD; s.nheld = 0; s.reqs = 0;
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = 300;
+    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"esr\"}", &o, &err);
+    CHECK(call != NULL);
+    for (i = 0; i < 200 && s.nheld < 3; i++) mcp_client_poll(c, 10);
+    EQI(s.nheld, 3);
+    {
+        int64_t t0 = mcp_time_ms();
+        while (mcp_time_ms() - t0 < 450) mcp_client_poll(c, 50);            /* past the call's timeout */
+    }
+    CHECK(mcp_call_status(call) == MCP_AGAIN);                               /* a person may be typing */
+    for (i = s.nheld - 1; i >= 0; i--) {                                     /* in another order */
+        const char *ans = canned(mcp_request_method(s.held[i]), mcp_request_params(s.held[i]), 0);
+        CHECK(!mcp_request_cancelled(s.held[i]));
+        st = mcp_request_reply(s.held[i], ans, &err);
+        EQST(st, MCP_OK, err);
+        if (i) { mcp_client_poll(c, 20); CHECK(mcp_call_status(call) == MCP_AGAIN); }
+    }
+    s.nheld = 0;
+    st = mcp_call_wait(call, 3000);
+    EQST(st, MCP_OK, err);
+    st = mcp_call_result(call, &doc, &err);
+    EQST(st, MCP_OK, err);
+    t = mcp_json_parse(text_of(mcp_json_root(doc)), strlen(nn(text_of(mcp_json_root(doc)))), NULL);
+    EQJ(mcp_json_get(mcp_json_root(t), "inputResponses"), "{\"elicit\":" ANS_E ",\"sample\":" ANS_S ",\"roots\":" ANS_R "}");
+    mcp_json_free(t);
+    mcp_json_free(doc);
+    mcp_call_free(call);
+    /* a reply of invalid JSON: the caller is told, the question counts as unanswered */
+    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"r\"}", NULL, &err);
+    for (i = 0; i < 200 && s.nheld < 1; i++) mcp_client_poll(c, 10);
+    EQI(s.nheld, 1);
+    st = mcp_request_reply(s.held[0], "{not json", &err);
+    EQST(st, MCP_ERR_INVALID, err);
+    s.nheld = 0;
+    for (i = 0; i < 200 && s.nheld < 1; i++) mcp_client_poll(c, 10);       /* asked again */
+    EQI(s.nheld, 1);
+    if (s.nheld == 1) mcp_request_reply(s.held[0], ANS_R, &err);
+    s.nheld = 0;
+    st = mcp_call_wait(call, 3000);
+    EQST(st, MCP_OK, err);
+    mcp_call_free(call);
+
+    /* cancelled while the answers are gathered: the call ends at once; the request that asked
+       is already answered, so there is nothing to cancel at the server */
+    s.nheld = 0;
+    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"e\"}", NULL, &err);
+    for (i = 0; i < 200 && s.nheld < 1; i++) mcp_client_poll(c, 10);
+    EQI(s.nheld, 1);
+    mcp_client_get_stats(c, &s0);
+    CHECK(mcp_call_cancel(call, "user gave up") == MCP_OK);
+    st = mcp_call_result(call, NULL, &err);
+    EQST(st, MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user gave up");
+    mcp_call_free(call);
+    if (s.nheld == 1) {
+        st = mcp_request_reply(s.held[0], ANS_E, &err);                     /* too late: dropped */
+        EQST(st, MCP_OK, err);
+    }
+    s.nheld = 0;
+    mcp_client_poll(c, 20);
+    mcp_client_get_stats(c, &s1);
+    CHECKF(s1.sent == s0.sent, "%llu messages sent after the cancel of a call waiting for our answers",
+           (unsigned long long)(s1.sent - s0.sent));
+    EQS(history(c), "[]");
+    s.mode = REQ_ANSWER;
+
+    /* resources/read and prompts/get may ask too; the retry keeps the uri and name */
+    st = mcp_client_read_resource(c, "mrtr://gated", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")),
+        "content of mrtr://gated");
+    mcp_json_free(doc);
+    st = mcp_client_get_prompt(c, "gated", NULL, &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQJ(mcp_json_get(mcp_json_root(doc), "messages"), "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"Confirmed.\"}}]");
+    mcp_json_free(doc);
+    s.mode = REQ_DECLINE;
+    st = mcp_client_read_resource(c, "mrtr://gated", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")),
+        "mrtr://gated stays closed");
+    mcp_json_free(doc);
+    st = tool(c, "whoami", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "You declined to give your name.");
+    s.mode = REQ_ANSWER;
+
+    /* a question no client answers: the call fails before on_request sees anything */
+    s.reqs = 0;
+    t = mrtr(c, "{\"inputs\":\"ex\"}", &err, &st);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "The server needs input (tasks/get) that this client cannot give: set on_request and declare "
+                     "the capability.");
+    EQI(s.reqs, 0);
+    /* an unknown resultType */
+    call = mcp_client_send_tool(c, "badresult", "{\"type\":\"task\"}", NULL, &err);
+    st = mcp_call_wait(call, 3000);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    mcp_call_result(call, NULL, &err);
+    snprintf(m, sizeof m, "The server answered request %lld with resultType \"task\", which this client does not know.",
+             (long long)mcp_call_id(call));
+    EQS(err.message, m);
+    mcp_call_free(call);
+    st = tool(c, "echo", "{\"still\":\"fine\"}", big, sizeof big, &err);   /* the client goes on */
+    EQST(st, MCP_OK, err);
+    EQS(big, "{\"still\":\"fine\"}");
+    mcp_client_free(c);
+    CHECK(s.closes == 1);
+
+    {   /* capabilities declared (capabilities_json), but no on_request: a clear error */
+        desc_for(&d, &s, args);
+        d.capabilities_json = "{\"elicitation\":{},\"sampling\":{},\"roots\":{}}";
+        c = open_client(&d);
+        mcp_client_get_stats(c, &s0);
+        t = mrtr(c, "{}", &err, &st);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server needs input (elicitation/create) that this client cannot give: set on_request "
+                         "and declare the capability.");
+        mcp_client_get_stats(c, &s1);
+        EQI(s1.sent - s0.sent, 1);                                           /* no retry */
+        st = tool(c, "whoami", NULL, big, sizeof big, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        mcp_client_free(c);
+    }
+    {   /* nothing declared: the server refuses with -32021 */
+        desc_for(&d, &s, args);
+        c = open_client(&d);
+        t = mrtr(c, "{}", &err, &st);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32021);
+        EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: elicitation, "
+                         "sampling, roots (Missing required client capability)");
+        /* ... unless it asks anyway: still a clear error without on_request */
+        t = mrtr(c, "{\"ignore_caps\":true,\"inputs\":\"s\"}", &err, &st);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server needs input (sampling/createMessage) that this client cannot give: set "
+                         "on_request and declare the capability.");
+        mcp_client_free(c);
+    }
+    {   /* on_request set, but only elicitation declared */
+        desc_asking(&d, &s, args);
+        d.capabilities = MCP_CAP_ELICITATION;
+        c = open_client(&d);
+        t = mrtr(c, "{}", &err, &st);
+        EQST(st, MCP_ERR_RPC, err);
+        EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: sampling, "
+                         "roots (Missing required client capability)");
+        t = mrtr(c, "{\"inputs\":\"e\"}", &err, &st);
+        EQST(st, MCP_OK, err);
+        mcp_json_free(t);
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+/* ---- 5. error sentences --------------------------------------------------------------------- */
+
+static void t_errors(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL;
+    const char *args[] = { "--era=modern", NULL };
+    g_begin(&g, "error sentences");
+    desc_for(&d, &s, args);
+    c = open_client(&d);
+    st = tool(c, "error", "{\"code\":-32020,\"message\":\"Mcp-Name does not match params.name\"}", NULL, 0, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32020);
+    EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (Mcp-Name does not match params.name)");
+    st = tool(c, "error", "{\"code\":-32021,\"message\":\"Missing capability\",\"data\":{\"requiredCapabilities\":"
+                          "{\"sampling\":{},\"roots\":{\"listChanged\":true}}}}", NULL, 0, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32021);
+    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: sampling, roots "
+                     "(Missing capability)");
+    st = tool(c, "error", "{\"code\":-32021,\"message\":\"Missing capability\"}", NULL, 0, &err);
+    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: (unnamed) "
+                     "(Missing capability)");
+    st = tool(c, "error", "{\"code\":-32022,\"message\":\"Unsupported protocol version\",\"data\":{\"supported\":"
+                          "[\"2099-01-01\",\"2025-11-25\"],\"requested\":\"2026-07-28\"}}", NULL, 0, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32022);
+    EQS(err.message, "MCP error -32022: the server does not support protocol version 2026-07-28; it supports "
+                     "2099-01-01, 2025-11-25 (Unsupported protocol version)");
+    st = tool(c, "error", "{\"code\":-32022,\"message\":\"no\"}", NULL, 0, &err);
+    EQS(err.message, "MCP error -32022: the server does not support protocol version the one asked for; it supports "
+                     "(none) (no)");
+    st = tool(c, "error", "{\"code\":-32000,\"message\":\"boom\"}", NULL, 0, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32000);
+    EQS(err.message, "MCP error -32000: boom");
+    /* resource not found: -32602 now, with the URI up front */
+    st = mcp_client_read_resource(c, "file:///nope", &doc, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32602);
+    EQS(err.message, "Resource not found: file:///nope (MCP error -32602: Resource not found)");
+    CHECK(doc == NULL);
+    /* a -32602 from another method is not about a resource */
+    st = mcp_client_get_prompt(c, "nope", NULL, &doc, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Unknown prompt");
+    mcp_client_free(c);
+    {   /* a modern server still using -32002 */
+        const char *a2[] = { "--era=modern", "--notfound=-32002", NULL };
+        desc_for(&d, &s, a2);
+        c = open_client(&d);
+        st = mcp_client_read_resource(c, "mem://gone", &doc, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32002);
+        EQS(err.message, "Resource not found: mem://gone (MCP error -32002: Resource not found)");
+        mcp_client_free(c);
+    }
+    {   /* a legacy server: -32002, the same sentence */
+        desc_for(&d, &s, NULL);
+        c = open_client(&d);
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        st = mcp_client_read_resource(c, "file:///nope", &doc, &err);
+        EQST(st, MCP_ERR_RPC, err);
+        EQI(err.rpc_code, -32002);
+        EQS(err.message, "Resource not found: file:///nope (MCP error -32002: Resource not found)");
+        mcp_client_free(c);
+    }
+    g_end(&g);
+}
+
+/* ---- 6. cancellation ------------------------------------------------------------------------ */
+
+static void t_cancel_modern(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_call *call;
+    mcp_call_opts o;
+    mcp_client_stats s0, s1;
+    int64_t id, id2, t0;
+    char want[1024];
+    int i;
+    const char *args[] = { "--era=modern", NULL };
+    g_begin(&g, "cancellation, modern stdio");
+    desc_for(&d, &s, args);
+    c = open_client(&d);
+    mcp_client_get_stats(c, &s0);
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":2000,\"honor_cancel\":true}", NULL, &err);
+    id = mcp_call_id(call);
+    mcp_client_poll(c, 20);
+    t0 = mcp_time_ms();
+    CHECK(mcp_call_cancel(call, "user abort") == MCP_OK);
+    CHECK(mcp_time_ms() - t0 < LATE(200));
+    st = mcp_call_result(call, NULL, &err);
+    EQST(st, MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user abort");
+    mcp_call_free(call);
+    /* a timeout is a cancellation too */
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = 150;
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":2000,\"honor_cancel\":true}", &o, &err);
+    id2 = mcp_call_id(call);
+    st = mcp_call_wait(call, -1);
+    EQST(st, MCP_ERR_TIMEOUT, err);
+    mcp_call_result(call, NULL, &err);
+    EQS(err.message, "Request timeout after 150ms");
+    mcp_call_free(call);
+    mcp_client_get_stats(c, &s1);
+    EQI(s1.sent - s0.sent, 4);                     /* two calls, two notifications/cancelled */
+    snprintf(want, sizeof want, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+             "\"reason\":\"user abort\"}},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+             "{\"requestId\":%lld,\"reason\":\"Request timeout after 150ms\"}}]", (long long)id, (long long)id2);
+    EQS(history(c), want);
+    /* honoured: no late answers arrive */
+    for (i = 0; i < 5; i++) mcp_client_poll(c, 20);
+    mcp_client_get_stats(c, &s1);
+    EQI(s1.unknown_ids, 0);
+    /* not honoured: the late answer is counted and logged */
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":80}", NULL, &err);
+    id = mcp_call_id(call);
+    mcp_call_cancel(call, NULL);
+    mcp_call_free(call);
+    s.logs = 0;
+    for (i = 0; i < 50 && s.logs == 0; i++) mcp_client_poll(c, 10);
+    EQI(s.logs, 1);
+    snprintf(want, sizeof want, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
+    EQS(s.log[0], want);
+    mcp_client_free(c);
+    g_end(&g);
+}
+
+/* ---- 7. the same program against both eras -------------------------------------------------- */
+
+static void say(char *out, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    size_t k = strlen(out);
+    va_start(ap, fmt);
+    vsnprintf(out + k, n - k, fmt, ap);
+    va_end(ap);
+}
+
+static void names_of(const mcp_json *arr, const char *key, char *out, size_t n)
+{
+    size_t i;
+    const mcp_json *it;
+    mcp_json_foreach(arr, i, it) say(out, n, "%s%s", i ? ", " : "", nn(mcp_json_str(mcp_json_get(it, key))));
+}
+
+static void app_request(void *user, mcp_client *c, mcp_request *req)
+{
+    seen *s = (seen *)user;
+    const mcp_json *p = mcp_request_params(req);
+    (void)c;
+    say(s->transcript, sizeof s->transcript, "[asked: %s \"%s\"]", mcp_request_method(req),
+        nn(mcp_json_str(mcp_json_get(p, "message"))));
+    if (!strcmp(mcp_request_method(req), "elicitation/create"))
+        mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Grace\"}}", NULL);
+    else
+        mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+/* What an application does with an MCP server, written once against the API, printing what it
+   would show. Nothing in it knows the protocol era. */
+static void app_session(const char *const *args, char *out, size_t n, const char **version)
+{
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_json_doc *doc = NULL;
+    const mcp_json *r;
+    char *t, *paren;
+    desc_for(&d, &s, args);
+    d.on_request = app_request;
+    d.capabilities = MCP_CAP_ELICITATION;
+    d.client_name = "my-app"; d.client_version = "1.0";
+    out[0] = 0;
+    c = mcp_client_new(&d, &err);
+    if (!c || mcp_client_connect(c, &err) != MCP_OK) {
+        say(out, n, "connect failed: %s\n", err.message);
+        mcp_client_free(c);
+        return;
+    }
+    *version = mcp_client_protocol_version(c);
+    *version = !*version ? "?" : !strcmp(*version, "2026-07-28") ? "2026-07-28" : "legacy";
+    r = mcp_client_server_info(c);
+    say(out, n, "server %s %s\n", nn(mcp_json_str(mcp_json_get(r, "name"))), nn(mcp_json_str(mcp_json_get(r, "version"))));
+    say(out, n, "instructions: %s\n", nn(mcp_client_instructions(c)));
+    if ((st = mcp_client_list_tools(c, &doc, &err)) == MCP_OK) {
+        say(out, n, "%d tools: ", (int)mcp_json_len(mcp_json_get(mcp_json_root(doc), "tools")));
+        names_of(mcp_json_get(mcp_json_root(doc), "tools"), "name", out, n);
+        say(out, n, "\n");
+    } else say(out, n, "tools: %s\n", err.message);
+    mcp_json_free(doc); doc = NULL;
+    if ((st = mcp_client_call_tool(c, "echo", "{\"text\":\"hello\",\"n\":[1,2.5]}", &doc, &err)) == MCP_OK)
+        say(out, n, "echo: %s\n", nn(text_of(mcp_json_root(doc))));
+    else say(out, n, "echo: %s\n", err.message);
+    mcp_json_free(doc); doc = NULL;
+    if ((st = mcp_client_call_tool(c, "add", "{\"a\":40,\"b\":2}", &doc, &err)) == MCP_OK) {
+        t = mcp_json_dump(mcp_json_get(mcp_json_root(doc), "structuredContent"), 0, NULL);
+        say(out, n, "add: %s %s\n", nn(text_of(mcp_json_root(doc))), nn(t));
+        mcp_free(t);
+    } else say(out, n, "add: %s\n", err.message);
+    mcp_json_free(doc); doc = NULL;
+    if ((st = mcp_client_call_tool(c, "fail", NULL, &doc, &err)) == MCP_OK)
+        say(out, n, "fail: %s%s\n", mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError")) ? "tool error: " : "",
+            nn(text_of(mcp_json_root(doc))));
+    mcp_json_free(doc); doc = NULL;
+    st = mcp_client_call_tool(c, "nope", NULL, &doc, &err);
+    say(out, n, "nope: %s %s\n", mcp_status_str(st), err.message);
+    if ((st = mcp_client_list_resources(c, &doc, &err)) == MCP_OK) {
+        say(out, n, "resources: ");
+        names_of(mcp_json_get(mcp_json_root(doc), "resources"), "uri", out, n);
+        say(out, n, "\n");
+    }
+    mcp_json_free(doc); doc = NULL;
+    if ((st = mcp_client_read_resource(c, "file:///b.txt", &doc, &err)) == MCP_OK) {
+        r = mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0);
+        say(out, n, "read: %s %s\n", nn(mcp_json_str(mcp_json_get(r, "mimeType"))), nn(mcp_json_str(mcp_json_get(r, "text"))));
+    } else say(out, n, "read: %s\n", err.message);
+    mcp_json_free(doc); doc = NULL;
+    st = mcp_client_read_resource(c, "file:///missing", &doc, &err);
+    paren = strstr(err.message, " (");                  /* what a user is shown: the sentence */
+    if (paren) *paren = 0;
+    say(out, n, "read missing: %s %s\n", mcp_status_str(st), err.message);
+    if ((st = mcp_client_list_prompts(c, &doc, &err)) == MCP_OK) {
+        say(out, n, "prompts: ");
+        names_of(mcp_json_get(mcp_json_root(doc), "prompts"), "name", out, n);
+        say(out, n, "\n");
+    }
+    mcp_json_free(doc); doc = NULL;
+    if ((st = mcp_client_get_prompt(c, "greet", "{\"name\":\"Ada\"}", &doc, &err)) == MCP_OK) {
+        t = mcp_json_dump(mcp_json_get(mcp_json_root(doc), "messages"), 0, NULL);
+        say(out, n, "prompt: %s %s\n", nn(mcp_json_str(mcp_json_get(mcp_json_root(doc), "description"))), nn(t));
+        mcp_free(t);
+    } else say(out, n, "prompt: %s\n", err.message);
+    mcp_json_free(doc); doc = NULL;
+    if ((st = mcp_client_complete(c, "{\"type\":\"ref/prompt\",\"name\":\"greet\"}", "name", "al", NULL, &doc, &err)) == MCP_OK) {
+        t = mcp_json_dump(mcp_json_get(mcp_json_get(mcp_json_root(doc), "completion"), "values"), 0, NULL);
+        say(out, n, "complete: %s\n", nn(t));
+        mcp_free(t);
+    }
+    mcp_json_free(doc); doc = NULL;
+    s.transcript[0] = 0;
+    if ((st = mcp_client_call_tool(c, "whoami", NULL, &doc, &err)) == MCP_OK)
+        say(out, n, "whoami: %s %s\n", s.transcript, nn(text_of(mcp_json_root(doc))));
+    else say(out, n, "whoami: %s\n", err.message);
+    mcp_json_free(doc); doc = NULL;
+    st = mcp_client_ping(c, &err);
+    say(out, n, "ping: %s\n", mcp_status_str(st));
+    mcp_client_free(c);
+    say(out, n, "closed: %d\n", s.closes);
+}
+
+static void t_same_program(void)
+{
+    guard g;
+    static char legacy[8192], modern[8192], dual[8192];
+    const char *vl = "?", *vm = "?", *vd = "?";
+    const char *al[] = { "--era=legacy", NULL };
+    const char *am[] = { "--era=modern", NULL };
+    const char *ad[] = { "--era=dual", NULL };
+    g_begin(&g, "one program, both eras");
+    app_session(al, legacy, sizeof legacy, &vl);
+    app_session(am, modern, sizeof modern, &vm);
+    app_session(ad, dual, sizeof dual, &vd);
+    EQS(vl, "legacy");
+    EQS(vm, "2026-07-28");
+    EQS(vd, "2026-07-28");
+    CHECKF(!strcmp(legacy, modern), "legacy and modern differ:\n--- legacy\n%s--- modern\n%s", legacy, modern);
+    CHECKF(!strcmp(legacy, dual), "legacy and dual differ:\n--- legacy\n%s--- dual\n%s", legacy, dual);
+    /* and it is a real session, not two identical failures */
+    EQS(legacy,
+        "server test_server 1.2.3\n"
+        "instructions: Use the echo tool to test.\nEverything else is for misbehaving.\n"
+        "26 tools: echo, add, meta, slow, fail, never, defer, rev, ask, notify, garbage, badids, edge, batch, "
+        "longline, stderr, flood, close_stdout, close_stdin, exit, spawn, pid, cwd, env, client, history\n"
+        "echo: {\"text\":\"hello\",\"n\":[1,2.5]}\n"
+        "add: 42 {\"sum\":42}\n"
+        "fail: tool error: the tool failed\n"
+        "nope: MCP_ERR_RPC: JSON-RPC error response MCP error -32602: Unknown tool: nope\n"
+        "resources: file:///a.txt, file:///b.txt, mem://counter\n"
+        "read: text/plain content of file:///b.txt\n"
+        "read missing: MCP_ERR_RPC: JSON-RPC error response Resource not found: file:///missing\n"
+        "prompts: greet, summarize\n"
+        "prompt: A greeting [{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"Hello, Ada!\"}}]\n"
+        "complete: [\"alice\",\"albert\"]\n"
+        "whoami: [asked: elicitation/create \"What is your name?\"] Hello, Grace!\n"
+        "ping: MCP_OK: success\n"
+        "closed: 1\n");
+    g_end(&g);
+}
+
+/* ---- 8. the test server's own 2026-07-28 checks, over raw pipes ------------------------------ */
+
+/* Runs the server with args, writes input to it, closes its stdin, returns all it wrote. */
+static char *raw_exchange(const char *const *args, const char *input)
+{
+    int in[2], out[2];
+    pid_t pid;
+    mcp_buf b = {0};
+    char buf[4096], *argv[8];
+    ssize_t r;
+    int i, n = 0;
+    if (pipe(in) < 0) return NULL;
+    if (pipe(out) < 0) { close(in[0]); close(in[1]); return NULL; }
+    argv[n++] = (char *)server;
+    for (i = 0; args && args[i] && n < 7; i++) argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0); dup2(out[1], 1);
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        execv(server, argv);
+        _exit(127);
+    }
+    close(in[0]); close(out[1]);
+    if (pid > 0 && write(in[1], input, strlen(input)) < 0) {}
+    close(in[1]);
+    while ((r = read(out[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+        if (r > 0) mcp_buf_append(&b, buf, (size_t)r);
+    close(out[0]);
+    if (pid > 0) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    mcp_buf_append(&b, "", 1);
+    return b.data;
+}
+
+/* the line of the answer to request `id` */
+static const char *answer_line(const char *all, int id, char *out, size_t n)
+{
+    char key[32];
+    const char *p, *e;
+    snprintf(key, sizeof key, "\"id\":%d,", id);
+    p = all ? strstr(all, key) : NULL;
+    if (!p) { snprintf(out, n, "(no answer to %d)", id); return out; }
+    while (p > all && p[-1] != '\n') p--;
+    e = strchr(p, '\n');
+    snprintf(out, n, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+    return out;
+}
+
+#define META(v) "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" v "\",\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+static void t_server_self(void)
+{
+    guard g;
+    char *all, line[2048], input[8192], state[1024];
+    const char *args[] = { "--era=modern", NULL };
+    const char *dual[] = { "--era=dual", NULL };
+    mcp_json_doc *d;
+    const char *rs;
+    g_begin(&g, "test server: its own checks");
+    all = raw_exchange(args,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{" META("2025-11-25") "}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+        "\"clientInfo\":{\"name\":\"x\",\"version\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{" META("2026-07-28") "}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\",\"params\":{" META("2026-07-28") "}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"\"},"
+        META("2026-07-28") "}}\n");
+    CHECK(all != NULL);
+    EQS(answer_line(all, 1, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":"
+        "\"Invalid params: _meta[\\\"io.modelcontextprotocol/protocolVersion\\\"] is required\"}}");
+    EQS(answer_line(all, 2, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":"
+        "\"Invalid params: _meta[\\\"io.modelcontextprotocol/protocolVersion\\\"] is required\"}}");
+    EQS(answer_line(all, 3, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":"
+        "\"Invalid params: _meta[\\\"io.modelcontextprotocol/clientCapabilities\\\"] is required\"}}");
+    EQS(answer_line(all, 4, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32602,\"message\":"
+        "\"Invalid params: _meta[\\\"io.modelcontextprotocol/protocolVersion\\\"] is required\"}}");
+    EQS(answer_line(all, 5, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32022,\"message\":"
+        "\"Unsupported protocol version\",\"data\":{\"supported\":[\"2026-07-28\"],\"requested\":\"2025-11-25\"}}}");
+    EQS(answer_line(all, 6, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":-32022,\"message\":"
+        "\"This server speaks only protocol version 2026-07-28: no initialize, _meta on every request\",\"data\":"
+        "{\"supported\":[\"2026-07-28\"],\"requested\":\"2025-06-18\"}}}");
+    EQS(answer_line(all, 7, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":"
+        "\"Method not found\"}}");
+    EQS(answer_line(all, 8, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"resultType\":\"complete\","
+        "\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{\"listChanged\":true},\"resources\":"
+        "{\"subscribe\":true,\"listChanged\":true},\"prompts\":{\"listChanged\":true},\"logging\":{},\"completions\":{}},"
+        "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"test_server\",\"title\":\"mcp.h test server\","
+        "\"version\":\"1.2.3\"}},\"instructions\":\"Use the echo tool to test.\\nEverything else is for misbehaving.\","
+        "\"ttlMs\":60000,\"cacheScope\":\"public\"}}");
+    /* the state the server issued, then the retries a broken client could send */
+    answer_line(all, 9, line, sizeof line);
+    d = mcp_json_parse(line, strlen(line), NULL);
+    rs = mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_root(d), "result"), "requestState"));
+    EQS(mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_root(d), "result"), "resultType")), "input_required");
+    CHECK(rs != NULL);
+    {
+        mcp_jw w;
+        char *q;
+        mcp_jw_init(&w, 0);
+        mcp_jw_str(&w, rs ? rs : "");
+        q = mcp_jw_finish(&w, NULL, NULL);
+        snprintf(state, sizeof state, "%s", q ? q : "\"\"");
+        mcp_free(q);
+    }
+    mcp_json_free(d);
+    free(all);
+    snprintf(input, sizeof input,
+        /* the same id again */
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"\"},"
+        "\"requestState\":%s," META("2026-07-28") "}}\n"
+        /* other arguments */
+        "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"\",\"x\":1},"
+        "\"requestState\":%s," META("2026-07-28") "}}\n"
+        /* a changed state */
+        "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"\"},"
+        "\"requestState\":\"mrtr|r=1|a=|ids=9|h=0|t=x|s=0\"," META("2026-07-28") "}}\n"
+        /* right: a new id, the same state */
+        "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"\"},"
+        "\"requestState\":%s," META("2026-07-28") "}}\n"
+        /* answers without a state */
+        "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"r\"},"
+        "\"inputResponses\":{\"roots\":{\"roots\":[]}},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+        "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}}}}}\n"
+        /* a state where none was sent */
+        "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":{\"name\":\"mrtr\",\"arguments\":{\"inputs\":\"r\","
+        "\"no_state\":true},\"requestState\":\"x\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+        "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}}}}}\n",
+        state, state, state);
+    all = raw_exchange(args, input);
+    EQS(answer_line(all, 9, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32602,\"message\":"
+        "\"The retry reused request id 9.\"}}");
+    EQS(answer_line(all, 10, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":10,\"error\":{\"code\":-32602,\"message\":"
+        "\"requestState belongs to a request with other arguments.\"}}");
+    EQS(answer_line(all, 11, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":11,\"error\":{\"code\":-32602,\"message\":"
+        "\"requestState failed verification: it is not the one this server sent.\"}}");
+    CHECKF(strstr(answer_line(all, 12, line, sizeof line), "\"resultType\":\"complete\"") &&
+           strstr(line, "\\\"ids\\\":[9,12]"), "got %s", line);
+    EQS(answer_line(all, 13, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":13,\"error\":{\"code\":-32602,\"message\":"
+        "\"inputResponses came without the requestState this server sent.\"}}");
+    EQS(answer_line(all, 14, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":14,\"error\":{\"code\":-32602,\"message\":"
+        "\"A requestState came back, but this server sent none.\"}}");
+    free(all);
+    /* dual: _meta (or nothing yet) means modern; after initialize, no _meta means legacy */
+    all = raw_exchange(dual,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+        "\"clientInfo\":{\"name\":\"x\",\"version\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"," META("2026-07-28") "}}\n");
+    CHECK(strstr(answer_line(all, 1, line, sizeof line), "\"code\":-32602") != NULL);
+    CHECK(strstr(answer_line(all, 2, line, sizeof line), "\"protocolVersion\":\"2025-06-18\"") != NULL);
+    EQS(answer_line(all, 3, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\","
+        "\"text\":\"{}\"}]}}");
+    CHECK(strstr(answer_line(all, 4, line, sizeof line), "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"resultType\":\"complete\",") == line);
+    free(all);
+    g_end(&g);
+}
+
+int main(int argc, char **argv)
+{
+    static char abs_server[PATH_MAX];
+    const char *srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
+    struct sigaction sa;
+    int64_t t0 = mcp_time_ms();
+    if (!srv || !*srv) srv = "build/test_server";
+    if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
+    if (getenv("MCP_TEST_SLACK") && atoi(getenv("MCP_TEST_SLACK")) > 0) slack = atoi(getenv("MCP_TEST_SLACK"));
+    if (!realpath(srv, abs_server) || access(abs_server, X_OK)) {
+        fprintf(stderr, "test_modern_stdio: the test server \"%s\" is missing: build it from "
+                        "tests/servers/test_server.c, or pass its path as argv[2] or MCP_TEST_SERVER\n", srv);
+        CHECK(!"test server present");
+        return TEST_DONE();
+    }
+    server = abs_server;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/mcp_test_modern_%ld", (long)getpid());
+    if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST) { perror("mkdir"); return 2; }
+    sigaction(SIGPIPE, NULL, &sa);
+    CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
+
+    t_detect_modern();
+    t_detect_legacy();
+    t_detect_silent();
+    t_detect_dual();
+    t_detect_versions();
+    t_pinned();
+    t_meta();
+    t_typed_modern();
+    t_mrtr();
+    t_errors();
+    t_cancel_modern();
+    t_same_program();
+    t_server_self();
+
+    {
+        char p[PATH_MAX + 32];
+        const char *const logs[] = { "dup.log", "d21.log", "pin.log", NULL };
+        int i;
+        for (i = 0; logs[i]; i++) { snprintf(p, sizeof p, "%s/%s", tmpdir, logs[i]); unlink(p); }
+        rmdir(tmpdir);
+    }
+    printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));
+    return TEST_DONE();
+}
