@@ -1,6 +1,7 @@
-/* interop - mcp.h against the official MCP reference servers over stdio (issue 4).
+/* interop - mcp.h against the official MCP reference servers (issue 4) and a server on the
+   official TypeScript SDK v2 (issue 7).
 
-   Runs three Node servers from tests/interop/node_modules (pinned in package.json, installed
+   Runs four Node servers from tests/interop/node_modules (pinned in package.json, installed
    from package-lock.json by tests/interop/run.sh) and drives each one through the public API
    of mcp.h only:
 
@@ -33,10 +34,37 @@
    started before, waited for until it accepts connections, and stopped after (SIGTERM,
    then SIGKILL), and the run checks that nothing of its process group is left.
 
-   Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules (default: tests/interop).
+   modern-server         tests/interop/modern_server.mjs, a server written on the official
+                         TypeScript SDK v2 (@modelcontextprotocol/server 2.4.0), which serves
+                         protocol 2026-07-28 (stateless: per-request _meta, server/discover,
+                         input_required) and, from the same handlers, the 2025 era. Over stdio
+                         (`node modern_server.mjs stdio`) and Streamable HTTP (`... http` with
+                         PORT, started and stopped like server-everything's), with
+                         desc.protocol_version NULL: the probe must find 2026-07-28. Checked:
+                         the era and version, server info from server/discover, tools/list,
+                         echo, add (text and structuredContent), a refused argument, a tool
+                         called before tools/list (x-mcp-header), resources (list, templates,
+                         read static and templated, a URI outside ASCII, not found = -32602),
+                         prompts (list, get, a missing argument), elicitation through
+                         input_required with on_request (accept with content: the tool's
+                         result shows the answer; decline; two rounds with requestState; an
+                         answer given later, outside the callback; an error reply), progress
+                         and log notifications (log level in _meta), cancellation (the tool
+                         sees it), Mcp-Param-* values (ASCII, Base64 sentinel), and from the
+                         server's side that no request was served in the legacy era. Then the
+                         same server again with the client pinned to 2025-11-25 (initialize;
+                         the SDK answers input_required handlers with real elicitation/create
+                         requests on stdio; its 2025 HTTP serving is stateless, so there the
+                         elicitation, log level and cancellation are not checked).
+
+   Checks of known mcp.h bugs (KNOWN_BUG) print BUG and are not counted while they fail, so
+   that the run stays green; INTEROP_STRICT=1 counts them as failures.
+
+   Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules and modern_server.mjs
+                                  (default: tests/interop).
    Environment: INTEROP_VERBOSE=1 prints every stderr line, log line and notification (and
    the HTTP servers' own output); INTEROP_TRANSPORTS="stdio streamableHttp sse" picks which
-   server-everything runs are done (default: all three).
+   server-everything and modern-server runs are done (default: all); INTEROP_STRICT=1.
    Prints one count line per server and transport and "N passed, N failed" last; exits 1 on
    any failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -82,6 +110,34 @@ static void check(int ok, int line, const char *fmt, ...)
 }
 #define CHECK(cond, ...) check(!!(cond), __LINE__, __VA_ARGS__)
 
+/* A check for a known bug of mcp.h, reported and not yet fixed: while it fails it prints BUG
+   and counts apart (known_bugs), so that the run stays green; INTEROP_STRICT=1 counts it as a
+   failure. Once mcp.h is fixed it passes like any check: then make it a CHECK. */
+static int known_bugs, s_known_bugs0;   /* all servers; the count when the current one began */
+static void known_bug(int ok, int line, const char *fmt, ...)
+{
+    va_list ap;
+    const char *strict = getenv("INTEROP_STRICT");
+    if (ok || (strict && *strict && strcmp(strict, "0"))) {
+        char msg[600];
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        check(ok, line, "%s%s", msg, ok ? "  (the known mcp.h bug it checks for is fixed: make it a CHECK)" : "");
+        return;
+    }
+    printf("  BUG  ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("  (a known mcp.h bug, interop.c:%d; not counted, INTEROP_STRICT=1 counts it)\n", line);
+    known_bugs++;
+}
+#define KNOWN_BUG(cond, ...) known_bug(!!(cond), __LINE__, __VA_ARGS__)
+/* a known bug only where `where` holds (an era, a transport); a plain check elsewhere */
+#define KNOWN_BUG_IF(where, cond, ...) \
+    ((where) ? known_bug(!!(cond), __LINE__, __VA_ARGS__) : check(!!(cond), __LINE__, __VA_ARGS__))
+
 static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* ---- what the callbacks saw ------------------------------------------------------------------ */
@@ -100,6 +156,8 @@ static struct {
     const char *roots_json;             /* what roots/list answers */
     int stderr_lines, log_lines;
     int closed;
+    int modern_instances, legacy_instances;   /* modern_server.mjs says so on stderr */
+    int slow_cancelled;                 /* ... and when its slow tool was cancelled */
     double progress_last, progress_total; int progress_count;
 } st;
 
@@ -108,6 +166,7 @@ static void reset_state(const char *name)
     memset(&st, 0, sizeof st);
     st.name = name;
     s_passed = s_failed = 0;
+    s_known_bugs0 = known_bugs;
 }
 
 static int log_has(int from, const char *needle)
@@ -178,8 +237,13 @@ static void on_request(void *user, mcp_client *c, mcp_request *req)
 
 static void on_stderr(void *user, mcp_client *c, const char *line, size_t len)
 {
+    char line_z[256];
     (void)user; (void)c;
     st.stderr_lines++;
+    snprintf(line_z, sizeof line_z, "%.*s", (int)(len < sizeof line_z ? len : sizeof line_z - 1), line);
+    if (strstr(line_z, "] new modern instance")) st.modern_instances++;
+    if (strstr(line_z, "] new legacy instance")) st.legacy_instances++;
+    if (strstr(line_z, "] slow: request ") && strstr(line_z, " cancelled")) st.slow_cancelled++;
     if (verbose || st.stderr_lines <= 3)
         printf("    [%s stderr] %.*s\n", st.name, (int)(len > 200 ? 200 : len), line);
 }
@@ -333,8 +397,10 @@ static void base_desc(mcp_client_desc *d, const char *const *args)
     d->on_close = on_close;
 }
 
-/* Connects and prints what the server says about itself; NULL on failure (counted). */
-static mcp_client *start(const mcp_client_desc *d)
+/* Connects and prints what the server says about itself; NULL on failure (counted). The
+   negotiated version must be want: what desc.protocol_version NULL settles on with that server
+   (2026-07-28 with a modern one, 2025-11-25 after the fallback to initialize), or the pin. */
+static mcp_client *start_version(const mcp_client_desc *d, const char *want)
 {
     mcp_error err;
     mcp_client *c = mcp_client_new(d, &err);
@@ -360,9 +426,17 @@ static mcp_client *start(const mcp_client_desc *d)
         mcp_free(caps);
     }
     CHECK(mcp_json_str(mcp_json_get(info, "name")) != NULL, "serverInfo has a name");
-    CHECK(mcp_client_protocol_version(c) != NULL && !strcmp(mcp_client_protocol_version(c), "2025-11-25"),
-          "negotiated protocol version %s (asked for 2025-11-25)", nn(mcp_client_protocol_version(c)));
+    CHECK(mcp_client_protocol_version(c) != NULL && !strcmp(mcp_client_protocol_version(c), want),
+          "negotiated protocol version %s (%s %s)", nn(mcp_client_protocol_version(c)),
+          d->protocol_version ? "pinned to" : "expected", want);
     return c;
+}
+
+/* The reference servers of 2026.8.31 speak the initialize era: the server/discover probe fails
+   and the client falls back to initialize, offering 2025-11-25. */
+static mcp_client *start(const mcp_client_desc *d)
+{
+    return start_version(d, "2025-11-25");
 }
 
 static void finish(mcp_client *c)
@@ -370,6 +444,7 @@ static void finish(mcp_client *c)
     int64_t t0 = mcp_time_ms();
     mcp_client_stats stats;
     mcp_status s;
+    memset(&stats, 0, sizeof stats);     /* mcp_client_get_stats leaves it untouched for a NULL client */
     mcp_client_get_stats(c, &stats);
     s = mcp_client_close(c);
     CHECK(s == MCP_OK && st.closed == 1, "close: status %s, on_close fired %d time(s), %lld ms",
@@ -384,6 +459,9 @@ static void finish(mcp_client *c)
 
 static void count_line(void)
 {
+    if (known_bugs > s_known_bugs0)
+        printf("%s: %d check(s) of known mcp.h bugs failed (BUG above, not counted)\n", st.name,
+               known_bugs - s_known_bugs0);
     printf("%s: %d passed, %d failed\n\n", st.name, s_passed, s_failed);
 }
 
@@ -915,7 +993,7 @@ static void memory(const char *tmpdir)
 /* ---- server-everything as an HTTP server of our own ------------------------------------- */
 
 typedef struct http_server {
-    const char *mode;                    /* "streamableHttp" or "sse" */
+    const char *mode;                    /* a label: "streamableHttp", "sse", "modern-server" */
     pid_t pid;                           /* the node process, leader of its own process group */
     int port;
     char log[1100];                      /* its stdout and stderr */
@@ -1011,18 +1089,19 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
-/* Starts `node server-everything/dist/index.js MODE` with PORT set to a free port and
-   MCP_INTEROP_MARK in its environment, in its own process group, output to a log file; waits
-   until it accepts connections. Returns 1 on success (counted either way). */
-static int http_server_start(http_server *sv, const char *mode, const char *tmpdir)
+/* Starts `node SCRIPT ARG` with PORT set to a free port, MCP_INTEROP_MARK (and
+   MODERN_SERVER_VERBOSE) in its environment, in its own process group, output to the log file
+   TMPDIR/LOGNAME.log; waits until it accepts connections. MODE labels it in messages. Returns
+   1 on success (counted either way). */
+static int http_server_start_cmd(http_server *sv, const char *mode, const char *script, const char *arg,
+                                 const char *logname, const char *tmpdir)
 {
-    char entry[1200], portbuf[16];
+    char portbuf[16];
     int attempt, wst;
     int64_t t0 = mcp_time_ms(), end;
     memset(sv, 0, sizeof *sv);
     sv->mode = mode;
-    entry_point("server-everything", entry, sizeof entry);
-    snprintf(sv->log, sizeof sv->log, "%s/server-everything-%s.log", tmpdir, mode);
+    snprintf(sv->log, sizeof sv->log, "%s/%s.log", tmpdir, logname);
     for (attempt = 1; attempt <= 3; attempt++) {
         pid_t pid;
         if ((sv->port = free_port()) < 0) { CHECK(0, "a free port for the %s server: %s", mode, strerror(errno)); return 0; }
@@ -1040,7 +1119,8 @@ static int http_server_start(http_server *sv, const char *mode, const char *tmpd
             if (nul >= 0) { dup2(nul, 0); close(nul); }
             setenv("PORT", portbuf, 1);
             setenv("MCP_INTEROP_MARK", "set by desc.env", 1);
-            execlp("node", "node", entry, mode, (char *)NULL);
+            setenv("MODERN_SERVER_VERBOSE", "1", 1);     /* modern_server.mjs: one line per request */
+            execlp("node", "node", script, arg, (char *)NULL);
             _exit(127);
         }
         setpgid(pid, pid);                       /* both sides: no race with the kill */
@@ -1067,6 +1147,15 @@ static int http_server_start(http_server *sv, const char *mode, const char *tmpd
     print_log_tail(sv, 20);
     CHECK(0, "the %s server could not be started", mode);
     return 0;
+}
+
+/* `node server-everything/dist/index.js MODE` (MODE: streamableHttp or sse) */
+static int http_server_start(http_server *sv, const char *mode, const char *tmpdir)
+{
+    char entry[1200], logname[64];
+    entry_point("server-everything", entry, sizeof entry);
+    snprintf(logname, sizeof logname, "server-everything-%s", mode);
+    return http_server_start_cmd(sv, mode, entry, mode, logname, tmpdir);
 }
 
 /* server-everything over one HTTP transport: start its server, the checks, stop it. */
@@ -1096,6 +1185,473 @@ static void everything_http(const char *tmpdir, const char *mode)
     count_line();
 }
 
+/* ---- modern-server: the official TypeScript SDK v2 (tests/interop/modern_server.mjs) ------- */
+
+/* What the elicitation answers. The server's questions arrive inside input_required results
+   (2026-07-28) or as elicitation/create requests (the SDK's legacy shim on 2025-11-25), and
+   mcp.h hands both to on_request the same way. */
+enum { ANSWER_ACCEPT, ANSWER_DECLINE, ANSWER_LATER, ANSWER_ERROR };
+static struct {
+    int mode;                           /* ANSWER_* */
+    int asked, other;                   /* elicitation/create requests seen; any other method */
+    int form_ok;                        /* mode "form" (or absent) and a requestedSchema object */
+    char message[256];                  /* the last one's message */
+    mcp_request *later;                 /* ANSWER_LATER: kept, answered from the test's loop */
+} mq;
+
+static void modern_answer(mcp_request *req, const char *why)
+{
+    const mcp_json *props = mcp_json_get(mcp_json_get(mcp_request_params(req), "requestedSchema"), "properties");
+    mcp_error err;
+    const char *answer = mcp_json_get(props, "colour")
+        ? "{\"action\":\"accept\",\"content\":{\"colour\":\"green\"}}"
+        : "{\"action\":\"accept\",\"content\":{\"name\":\"Ada Lovelace\"}}";
+    if (mcp_request_reply(req, answer, &err) != MCP_OK) printf("    elicitation reply (%s) failed: %s\n", why, err.message);
+}
+
+static void modern_on_request(void *user, mcp_client *c, mcp_request *req)
+{
+    const char *m = mcp_request_method(req), *mode;
+    const mcp_json *p = mcp_request_params(req);
+    (void)user; (void)c;
+    if (verbose) {
+        char *t = mcp_json_dump(p, 0, NULL);
+        printf("    [%s request] %s %.300s\n", st.name, m, nn(t));
+        mcp_free(t);
+    }
+    if (strcmp(m, "elicitation/create")) {
+        mq.other++;
+        mcp_request_reply_error(req, -32601, "Method not found", NULL);
+        return;
+    }
+    mq.asked++;
+    mode = mcp_json_str(mcp_json_get(p, "mode"));
+    mq.form_ok = (!mode || !strcmp(mode, "form")) &&
+                 mcp_json_typeof(mcp_json_get(p, "requestedSchema")) == MCP_JSON_OBJECT;
+    snprintf(mq.message, sizeof mq.message, "%s", nn(mcp_json_str(mcp_json_get(p, "message"))));
+    if (mq.mode == ANSWER_DECLINE) mcp_request_reply(req, "{\"action\":\"decline\"}", NULL);
+    else if (mq.mode == ANSWER_ERROR) mcp_request_reply_error(req, -32603, "no user at the keyboard", NULL);
+    else if (mq.mode == ANSWER_LATER && !mq.later) mq.later = req;
+    else modern_answer(req, "in the callback");
+}
+
+static void modern_script(char *out, size_t n)
+{
+    snprintf(out, n, "%s/modern_server.mjs", interop_dir);
+}
+
+/* How many times needle occurs in text (the server's own log: a line per request and instance) */
+static int log_count(const char *text, const char *needle)
+{
+    const char *p;
+    int n = 0;
+    for (p = text; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* Progress and log notifications on a request's own stream, cancellation, Mcp-Param-* headers
+   from x-mcp-header and Mcp-Name for a URI outside plain ASCII, against the SDK's own checks. */
+static void modern_more(mcp_client *c, int modern_era, int http, const char *logpath)
+{
+    char text[4096];
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    mcp_call_opts o;
+    mcp_call *call;
+    int logs0, legacy_http = http && !modern_era;
+
+    /* progress and logging: the count tool reports each step (SSE answer over HTTP) */
+    if (modern_era) {
+        logs0 = st.nlogs;
+        if ((doc = call_ok(c, "count", "{\"steps\":2}", text, sizeof text))) mcp_json_free(doc);
+        CHECK(st.nlogs == logs0, "2026-07-28: no log level in _meta, no notifications/message (%d)", st.nlogs - logs0);
+    }
+    s = mcp_client_set_log_level(c, "info", &err);
+    CHECK(s == MCP_OK, "log level info (%s): %s", modern_era ? "_meta of each request" : "logging/setLevel",
+          s == MCP_OK ? "ok" : err.message);
+    logs0 = st.nlogs;
+    st.progress_count = 0; st.progress_last = st.progress_total = 0;
+    memset(&o, 0, sizeof o);
+    o.on_progress = on_progress;
+    call = mcp_client_send_tool(c, "count", "{\"steps\":3}", &o, &err);
+    if (call) {
+        mcp_call_wait(call, 10000);
+        s = mcp_call_result(call, &doc, &err);
+        CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Counted to 3."), "count {steps: 3}: \"%s\"",
+              s == MCP_OK ? text : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+        mcp_call_free(call);
+    } else CHECK(0, "count sent: %s", err.message);
+    CHECK(st.progress_count == 3 && st.progress_last == 3 && st.progress_total == 3,
+          "3 progress notifications reached on_progress (%d, last %g of %g)", st.progress_count,
+          st.progress_last, st.progress_total);
+    if (!legacy_http)
+        CHECK(st.nlogs - logs0 == 3 && log_has(logs0, "info: count: step 3"),
+              "3 notifications/message at info (\"%s\")", st.nlogs > logs0 ? st.logs[st.nlogs - 1] : "none");
+    else   /* a new server instance per POST: the level set by logging/setLevel is not kept */
+        printf("    (%d notifications/message over stateless 2025-era HTTP; not checked)\n", st.nlogs - logs0);
+
+    /* cancellation: notifications/cancelled on stdio and 2025 HTTP, the closed stream on 2026 HTTP */
+    st.slow_cancelled = 0;
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":4000}", NULL, &err);
+    CHECK(call != NULL, "slow {ms: 4000} sent: %s", call ? "ok" : err.message);
+    if (call) {
+        int64_t t0 = mcp_time_ms(), end;
+        char *log = NULL;
+        int stopped = 0;
+        WAIT_UNTIL(c, 0, 300);                           /* let the server start on it */
+        s = mcp_call_cancel(call, "interop test");
+        CHECK(s == MCP_OK && mcp_call_status(call) == MCP_ERR_CANCELLED, "cancelled: %s",
+              mcp_status_str(mcp_call_status(call)));
+        mcp_call_free(call);
+        for (end = mcp_time_ms() + 3000; !stopped && mcp_time_ms() < end; ) {
+            mcp_client_poll(c, 50);
+            if (logpath) { free(log); log = read_whole(logpath); stopped = log && strstr(log, "slow: request ") != NULL; }
+            else stopped = st.slow_cancelled > 0;
+        }
+        free(log);
+        if (!legacy_http)
+            CHECK(stopped, "the server stopped the tool: it logged the cancellation after %lld ms",
+                  (long long)(mcp_time_ms() - t0));
+        else   /* the notification reaches a new instance, which knows nothing of the call */
+            printf("    (cancellation over stateless 2025-era HTTP: the server %s; not checked)\n",
+                   stopped ? "stopped the tool" : "did not stop the tool");
+    }
+
+    /* x-mcp-header: the region argument goes into Mcp-Param-Region over HTTP; the SDK compares
+       it with the body (-32020 when missing or different) */
+    {
+        static const struct { const char *args, *want, *why; } cases[] = {
+            { "{\"region\":\"us-west1\",\"query\":\"q\"}", "region=us-west1 query=q", "plain ASCII" },
+            { "{\"region\":\"Z\\u00fcrich\"}", "region=Z\xc3\xbcrich query=", "non-ASCII: Base64 sentinel" },
+            { "{\"region\":\" padded \"}", "region= padded  query=", "leading and trailing spaces" },
+            { "{\"region\":\"=?base64?literal?=\"}", "region==?base64?literal?= query=", "looks like the sentinel" }
+        };
+        size_t i;
+        for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            s = mcp_client_call_tool(c, "where", cases[i].args, &doc, &err);
+            CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), cases[i].want) &&
+                  !mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError")),
+                  "where %s (%s): \"%s\"", cases[i].args, cases[i].why, s == MCP_OK ? text : err.message);
+            if (s == MCP_OK) mcp_json_free(doc);
+        }
+    }
+
+    /* Mcp-Name for a resource URI outside plain ASCII */
+    s = mcp_client_read_resource(c, "modern://greeting/Zo\xc3\xab", &doc, &err);
+    if (s == MCP_OK) {
+        const char *t = mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text"));
+        CHECK(!strcmp(nn(t), "Greetings, Zo\xc3\xab!"), "resources/read modern://greeting/Zo\xc3\xab: \"%s\"", nn(t));
+        mcp_json_free(doc);
+    } else CHECK(0, "resources/read modern://greeting/Zo\xc3\xab: %s", err.message);
+}
+
+/* The checks against modern_server.mjs over stdio (url NULL) or Streamable HTTP (url). With
+   pin NULL the client negotiates (server/discover first) and must land on 2026-07-28; with
+   pin "2025-11-25" it speaks the initialize era to the same server (a shorter run: the
+   SDK's legacy serving of the same handlers). logpath: the HTTP server's output, or NULL. */
+static void modern(const char *url, const char *pin, const char *logpath)
+{
+    char script[1200], text[4096];
+    const char *args[3], *env[2];
+    const char *want = pin ? pin : "2026-07-28";
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    const mcp_json *arr, *caps;
+    int modern_era, legacy_http = pin && url;
+
+    memset(&mq, 0, sizeof mq);
+    modern_script(script, sizeof script);
+    args[0] = script; args[1] = "stdio"; args[2] = NULL;
+    env[0] = "MODERN_SERVER_VERBOSE=1"; env[1] = NULL;     /* it names each instance's era on stderr */
+    base_desc(&d, args);
+    d.env = env;
+    if (url) {
+        printf("    MCP_HTTP at %s\n", url);
+        d.transport = MCP_HTTP;
+        d.command = NULL; d.args = NULL; d.env = NULL;
+        d.url = url;
+    }
+    d.protocol_version = pin;
+    d.on_request = modern_on_request;
+    d.capabilities = MCP_CAP_ELICITATION;
+    if (!(c = start_version(&d, want))) return;
+
+    /* the era: 2026-07-28 has no initialize; the discover result carried the server's identity */
+    modern_era = !strcmp(nn(mcp_client_protocol_version(c)), "2026-07-28");
+    printf("    era: %s (protocol version %s, %s)\n", modern_era ? "modern" : "legacy",
+           nn(mcp_client_protocol_version(c)),
+           modern_era ? "server/discover answered, no initialize handshake"
+                      : "initialize handshake");
+    CHECK(modern_era == !pin, "era detected: %s", modern_era ? "modern (2026-07-28)" : "legacy (initialize)");
+    CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name"))), "mcp-h-modern-server"),
+          "server info: %s", nn(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name"))));
+    caps = mcp_client_server_capabilities(c);
+    CHECK(mcp_json_get(caps, "tools") && mcp_json_get(caps, "resources") && mcp_json_get(caps, "prompts"),
+          "capabilities: tools, resources, prompts");
+    CHECK(mcp_client_instructions(c) && strstr(mcp_client_instructions(c), "ask-name"), "instructions: %.60s...",
+          nn(mcp_client_instructions(c)));
+
+    /* A tool called by name before any tools/list (as `mcpc URL call where region=...` does).
+       Over 2026-07-28 HTTP its x-mcp-header marking asks for Mcp-Param-Region; mcp.h learns
+       the markings from tools/list only, so it sends none and the SDK answers 400 -32020
+       (HeaderMismatch). The spec: a client SHOULD then call tools/list and retry; mcp.h
+       returns the error. */
+    s = mcp_client_call_tool(c, "where", "{\"region\":\"us-west1\"}", &doc, &err);
+    KNOWN_BUG_IF(modern_era && url, s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "region=us-west1 query="),
+                 "where {region: us-west1} before any tools/list: %s", s == MCP_OK ? text : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* tools */
+    s = mcp_client_list_tools(c, &doc, &err);
+    CHECK(s == MCP_OK, "tools/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "tools");
+        print_names("tools", arr, "name");
+        CHECK(mcp_json_len(arr) == 7 && has_named(arr, "name", "echo") && has_named(arr, "name", "add") &&
+              has_named(arr, "name", "ask-name") && has_named(arr, "name", "survey") &&
+              has_named(arr, "name", "count") && has_named(arr, "name", "slow") && has_named(arr, "name", "where"),
+              "the 7 tools are listed: echo, add, ask-name, survey, count, slow, where");
+        mcp_json_free(doc);
+    }
+    if (modern_era) {   /* one page through the generic request: the whole result, cache hint included */
+        s = mcp_client_request(c, "tools/list", NULL, &doc, &err);
+        CHECK(s == MCP_OK && mcp_json_typeof(mcp_json_get(mcp_json_root(doc), "ttlMs")) == MCP_JSON_NUMBER &&
+              mcp_json_str(mcp_json_get(mcp_json_root(doc), "cacheScope")) &&
+              !strcmp(nn(mcp_json_str(mcp_json_get(mcp_json_root(doc), "resultType"))), "complete"),
+              "mcp_client_request tools/list: resultType %s, ttlMs %g, cacheScope %s%s%s",
+              s == MCP_OK ? nn(mcp_json_str(mcp_json_get(mcp_json_root(doc), "resultType"))) : "-",
+              s == MCP_OK ? mcp_json_num(mcp_json_get(mcp_json_root(doc), "ttlMs")) : 0.0,
+              s == MCP_OK ? nn(mcp_json_str(mcp_json_get(mcp_json_root(doc), "cacheScope"))) : "-",
+              s == MCP_OK ? "" : ": ", s == MCP_OK ? "" : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "echo", "{\"message\":\"hello from mcp.h \\u00e9\\u4e16\"}", text, sizeof text))) {
+        CHECK(!strcmp(text, "Echo: hello from mcp.h \xc3\xa9\xe4\xb8\x96"), "echo: \"%s\"", text);
+        if (modern_era)
+            CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(mcp_json_root(doc), "resultType"))), "complete"),
+                  "the result says resultType \"complete\"");
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "add", "{\"a\":2,\"b\":40}", text, sizeof text))) {
+        int64_t sum = 0;
+        CHECK(!strcmp(text, "The sum of 2 and 40 is 42."), "add {a:2,b:40}: \"%s\"", text);
+        CHECK(mcp_json_int64(mcp_json_get(mcp_json_get(mcp_json_root(doc), "structuredContent"), "sum"), &sum) &&
+              sum == 42, "add: structuredContent.sum is 42");
+        mcp_json_free(doc);
+    }
+    if ((doc = call_ok(c, "add", "{\"a\":1.5,\"b\":-0.25}", text, sizeof text))) {
+        CHECK(!strcmp(text, "The sum of 1.5 and -0.25 is 1.25."), "add {a:1.5,b:-0.25}: \"%s\"", text);
+        mcp_json_free(doc);
+    }
+    s = mcp_client_call_tool(c, "add", "{\"a\":\"two\",\"b\":40}", &doc, &err);
+    CHECK((s == MCP_OK && mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError"))) || s == MCP_ERR_RPC,
+          "add with a string argument is refused (%s%.120s)", s == MCP_OK ? "isError: " : "",
+          s == MCP_OK ? tool_text(doc, text, sizeof text) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* resources */
+    s = mcp_client_list_resources(c, &doc, &err);
+    CHECK(s == MCP_OK, "resources/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "resources");
+        print_names("resources", arr, "uri");
+        CHECK(has_named(arr, "uri", "modern://info"), "modern://info is listed");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_list_resource_templates(c, &doc, &err);
+    CHECK(s == MCP_OK && has_named(mcp_json_get(mcp_json_root(doc), "resourceTemplates"), "uriTemplate",
+                                   "modern://greeting/{name}"),
+          "resources/templates/list: modern://greeting/{name}%s%s", s == MCP_OK ? "" : ": ", s == MCP_OK ? "" : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    s = mcp_client_read_resource(c, "modern://info", &doc, &err);
+    if (s == MCP_OK) {
+        const mcp_json *item = mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0);
+        CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(item, "mimeType"))), "text/plain") &&
+              strstr(nn(mcp_json_str(mcp_json_get(item, "text"))), "served by @modelcontextprotocol/server v2"),
+              "resources/read modern://info: \"%s\"", nn(mcp_json_str(mcp_json_get(item, "text"))));
+        mcp_json_free(doc);
+    } else CHECK(0, "resources/read modern://info: %s", err.message);
+    s = mcp_client_read_resource(c, "modern://greeting/Ada%20Lovelace", &doc, &err);
+    if (s == MCP_OK) {
+        const char *t = mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text"));
+        CHECK(!strcmp(nn(t), "Greetings, Ada Lovelace!"), "resources/read modern://greeting/Ada%%20Lovelace: \"%s\"", nn(t));
+        mcp_json_free(doc);
+    } else CHECK(0, "resources/read modern://greeting/Ada%%20Lovelace: %s", err.message);
+    s = mcp_client_read_resource(c, "modern://nothing-here", &doc, &err);
+    CHECK(s == MCP_ERR_RPC && err.rpc_code == -32602, "an unknown resource is MCP_ERR_RPC -32602: \"%s\"",
+          s == MCP_OK ? "(it was found)" : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* prompts */
+    s = mcp_client_list_prompts(c, &doc, &err);
+    CHECK(s == MCP_OK, "prompts/list: %s", s == MCP_OK ? "ok" : err.message);
+    if (s == MCP_OK) {
+        const mcp_json *pr = mcp_json_at(mcp_json_get(mcp_json_root(doc), "prompts"), 0);
+        const mcp_json *pa = mcp_json_get(pr, "arguments");
+        print_names("prompts", mcp_json_get(mcp_json_root(doc), "prompts"), "name");
+        CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(pr, "name"))), "greet") && mcp_json_len(pa) == 2 &&
+              has_named(pa, "name", "name") && mcp_json_is_true(mcp_json_get(mcp_json_at(pa, 0), "required")),
+              "greet is listed with its arguments (name required, style)");
+        mcp_json_free(doc);
+    }
+    s = mcp_client_get_prompt(c, "greet", "{\"name\":\"Ada\",\"style\":\"formal\"}", &doc, &err);
+    if (s == MCP_OK) {
+        const mcp_json *msgs = mcp_json_get(mcp_json_root(doc), "messages");
+        content_text(msgs, text, sizeof text);
+        CHECK(mcp_json_len(msgs) == 1 && !strcmp(text, "Please greet Ada formally.") &&
+              !strcmp(nn(mcp_json_str(mcp_json_get(mcp_json_at(msgs, 0), "role"))), "user"),
+              "prompts/get greet {name: Ada, style: formal}: \"%s\"", text);
+        mcp_json_free(doc);
+    } else CHECK(0, "prompts/get greet: %s", err.message);
+    s = mcp_client_get_prompt(c, "greet", "{}", &doc, &err);
+    CHECK(s == MCP_ERR_RPC, "prompts/get greet without its required argument: MCP_ERR_RPC (%s)",
+          s == MCP_OK ? "it was accepted" : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* elicitation: the tool asks for the user's name; on_request accepts with content and the
+       tool's result shows the answer arrived */
+    if (legacy_http) {
+        /* 2025-era HTTP on SDK v2 is stateless (a new instance per POST): an instance that never
+           saw initialize knows no client capabilities, so the shim cannot ask */
+        s = mcp_client_call_tool(c, "ask-name", "{}", &doc, &err);
+        CHECK(mq.asked == 0 && ((s == MCP_OK && mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError"))) ||
+                                s == MCP_ERR_RPC),
+              "ask-name over the SDK's stateless 2025-era HTTP is refused, not asked (%s%.110s...)",
+              s == MCP_OK ? "isError: " : "", s == MCP_OK ? tool_text(doc, text, sizeof text) : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+    } else {
+        mq.mode = ANSWER_ACCEPT; mq.asked = 0;
+        if ((doc = call_ok(c, "ask-name", "{}", text, sizeof text))) {
+            CHECK(!strcmp(text, "Hello, Ada Lovelace! (answer received in round 2, requestState echoed intact)"),
+                  "ask-name, accepted with {name: Ada Lovelace}: \"%s\"", text);
+            mcp_json_free(doc);
+        }
+        CHECK(mq.asked == 1 && mq.other == 0 && mq.form_ok && !strcmp(mq.message, "What is your name?"),
+              "on_request got one elicitation/create, form mode with a requestedSchema: \"%s\"", mq.message);
+
+        mq.mode = ANSWER_DECLINE; mq.asked = 0;
+        if ((doc = call_ok(c, "ask-name", "{\"greeting\":\"Bonjour\"}", text, sizeof text))) {
+            CHECK(mq.asked == 1 && !strcmp(text, "The user did not answer (decline)."),
+                  "ask-name, declined: \"%s\"", text);
+            mcp_json_free(doc);
+        }
+
+        mq.mode = ANSWER_ACCEPT; mq.asked = 0;
+        if ((doc = call_ok(c, "survey", "{}", text, sizeof text))) {
+            CHECK(!strcmp(text, "Survey: Ada Lovelace likes green."), "survey, two questions: \"%s\"", text);
+            mcp_json_free(doc);
+        }
+        CHECK(mq.asked == 2 && strstr(mq.message, "Thanks, Ada Lovelace"),
+              "the second question knew the first answer (%d asked; \"%s\")", mq.asked, mq.message);
+
+        {   /* non-blocking, answered later from our own loop rather than inside on_request */
+            mcp_call *call;
+            mq.mode = ANSWER_LATER; mq.asked = 0; mq.later = NULL;
+            call = mcp_client_send_tool(c, "ask-name", "{\"greeting\":\"Hi\"}", NULL, &err);
+            CHECK(call != NULL, "ask-name sent without blocking: %s", call ? "ok" : err.message);
+            if (call) {
+                WAIT_UNTIL(c, mq.later != NULL || mcp_call_status(call) != MCP_AGAIN, 10000);
+                CHECK(mq.later != NULL && mcp_call_status(call) == MCP_AGAIN,
+                      "the question is held while the call stays in flight (%s)", mcp_status_str(mcp_call_status(call)));
+                if (mq.later) { modern_answer(mq.later, "later"); mq.later = NULL; }
+                mcp_call_wait(call, 10000);
+                s = mcp_call_result(call, &doc, &err);
+                CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text),
+                                             "Hi, Ada Lovelace! (answer received in round 2, requestState echoed intact)"),
+                      "answered later: \"%s\"", s == MCP_OK ? text : err.message);
+                if (s == MCP_OK) mcp_json_free(doc);
+                mcp_call_free(call);
+            }
+        }
+
+        {   /* on_request cannot answer (mcp_request_reply_error). 2025-11-25: the server gets the
+               error once and the tool ends (the SDK: an isError result). 2026-07-28: mcp.h leaves
+               the answer out of inputResponses and retries, the server asks again for what is
+               missing (as the spec says it should), and on_request is asked 8 times before the
+               call fails with MCP_ERR_PROTOCOL "The server asked for more input 8 times" */
+            mcp_call *call;
+            mq.mode = ANSWER_ERROR; mq.asked = 0;
+            call = mcp_client_send_tool(c, "ask-name", "{}", NULL, &err);
+            if (call) {
+                mcp_call_wait(call, 10000);
+                s = mcp_call_result(call, &doc, &err);
+                KNOWN_BUG_IF(modern_era, mq.asked == 1 && mcp_call_status(call) != MCP_AGAIN,
+                             "on_request replies with an error: asked %d time(s) (want 1, as in 2025-11-25), "
+                             "then %s: %.160s", mq.asked, mcp_status_str(s),
+                             s == MCP_OK ? tool_text(doc, text, sizeof text) : err.message);
+                if (s == MCP_OK) mcp_json_free(doc);
+                mcp_call_free(call);
+            } else CHECK(0, "ask-name sent: %s", err.message);
+            mq.mode = ANSWER_ACCEPT;
+        }
+    }
+    modern_more(c, modern_era, url != NULL, logpath);
+    CHECK(mcp_client_ping(c, &err) == MCP_OK, "ping (%s): ok", modern_era ? "server/discover" : "ping");
+    finish(c);
+    if (!url)     /* the server's own word on the era of each instance it made (its stderr) */
+        CHECK(pin ? st.legacy_instances == 1 && st.modern_instances == 0
+                  : st.modern_instances >= 1 && st.legacy_instances == 0,
+              "the server made %d modern and %d legacy instance(s) for this connection (its stderr)",
+              st.modern_instances, st.legacy_instances);
+}
+
+/* modern-server over stdio */
+static void modern_stdio(const char *pin)
+{
+    char label[96];
+    snprintf(label, sizeof label, pin ? "modern-server pinned to %s (stdio)" : "modern-server (stdio)", pin);
+    reset_state(label);
+    printf("== %s\n", label);
+    modern(NULL, pin, NULL);
+    count_line();
+}
+
+/* modern-server over Streamable HTTP: `node modern_server.mjs http` on a free port, the checks
+   negotiated (2026-07-28), then pinned to 2025-11-25, then stopped */
+static void modern_http(const char *tmpdir)
+{
+    char script[1200], url[128], label[96];
+    http_server sv;
+    char *log;
+    int gone, i;
+    modern_script(script, sizeof script);
+    for (i = 0; i < 2; i++) {
+        const char *pin = i ? "2025-11-25" : NULL;
+        snprintf(label, sizeof label, pin ? "modern-server pinned to %s (streamableHttp)"
+                                          : "modern-server (streamableHttp)", pin);
+        reset_state(label);
+        printf("== %s\n", label);
+        if (!http_server_start_cmd(&sv, "modern-server", script, "http",
+                                   i ? "modern-server-http-2025" : "modern-server-http", tmpdir)) {
+            count_line();
+            continue;
+        }
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", sv.port);
+        modern(url, pin, sv.log);
+        gone = http_server_stop(&sv);
+        CHECK(gone, "modern-server stopped: process group %s", gone ? "empty, no orphan" : "NOT empty");
+        log = read_whole(sv.log);
+        if (!pin)   /* MODERN_SERVER_VERBOSE: a line per request and per instance */
+            CHECK(log && log_count(log, "new modern instance") > 0 && !log_count(log, "new legacy instance") &&
+                  !log_count(log, "POST initialize"),
+                  "the server served every request in the modern era: %d modern instance(s), %d legacy, "
+                  "%d initialize", log_count(log, "new modern instance"), log_count(log, "new legacy instance"),
+                  log_count(log, "POST initialize"));
+        else
+            CHECK(log && log_count(log, "POST initialize") == 1 && log_count(log, "new legacy instance") > 0,
+                  "the server served the pinned client in the legacy era: %d initialize, %d legacy instance(s)",
+                  log_count(log, "POST initialize"), log_count(log, "new legacy instance"));
+        free(log);
+        if (s_failed || verbose) print_log_tail(&sv, verbose ? 100000 : 15);
+        count_line();
+    }
+}
+
 /* INTEROP_TRANSPORTS (space-separated) names the server-everything runs; unset: all. */
 static int wants(const char *transport)
 {
@@ -1122,6 +1678,10 @@ int main(int argc, char **argv)
         entry_point(pkgs[i], entry, sizeof entry);
         if (!file_exists(entry)) { printf("missing %s: run npm ci in %s\n", entry, interop_dir); missing++; }
     }
+    snprintf(entry, sizeof entry, "%s/node_modules/@modelcontextprotocol/server/dist/index.mjs", interop_dir);
+    if (!file_exists(entry)) { printf("missing %s: run npm ci in %s\n", entry, interop_dir); missing++; }
+    modern_script(entry, sizeof entry);
+    if (!file_exists(entry)) { printf("missing %s\n", entry); missing++; }
     if (missing) { printf("0 passed, %d failed\n", missing); return 1; }
     if (!(tmpdir = mkdtemp(tmpl))) { perror("mkdtemp"); printf("0 passed, 1 failed\n"); return 1; }
 
@@ -1138,8 +1698,13 @@ int main(int argc, char **argv)
     if (wants("sse")) everything_http(tmpdir, "sse");
     filesystem(tmpdir);
     memory(tmpdir);
+    if (wants("stdio")) { modern_stdio(NULL); modern_stdio("2025-11-25"); }
+    if (wants("streamableHttp")) modern_http(tmpdir);
 
     rm_tree(tmpdir);
+    if (known_bugs)
+        printf("interop: %d check(s) of known mcp.h bugs failed (BUG above; not counted: INTEROP_STRICT=1 "
+               "counts them)\n", known_bugs);
     printf("interop: %.1f s\n", (double)(mcp_time_ms() - t0) / 1000.0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Interop: mcp.h against the official MCP reference servers: server-everything over stdio,
-# Streamable HTTP and HTTP+SSE, server-filesystem and server-memory over stdio.
-# See tests/interop/interop.c.
+# Streamable HTTP and HTTP+SSE, server-filesystem and server-memory over stdio; and against
+# tests/interop/modern_server.mjs, a server on the official TypeScript SDK v2
+# (@modelcontextprotocol/server 2.4.0, protocol 2026-07-28 and the 2025 era), over stdio and
+# Streamable HTTP. See tests/interop/interop.c.
 #
 #   bash tests/interop/run.sh            from anywhere; exits non-zero on any failure
 #
 # 1. npm ci (from package-lock.json, exact versions) when node_modules is missing or was
 #    installed from another lock file (a hash of the lock file is kept in node_modules);
 # 2. builds build/interop with the strict flags;
-# 3. runs it: it starts server-everything's HTTP servers itself (`... streamableHttp` and
-#    `... sse` with PORT set to a free port, each in its own process group), waits until each
-#    accepts connections, and stops each after its checks. Its last line is "N passed, N failed";
-# 4. checks that no server-everything HTTP server of this folder is left running.
+# 3. runs it: it starts the HTTP servers itself (server-everything's `... streamableHttp` and
+#    `... sse`, and `node modern_server.mjs http`, with PORT set to a free port, each in its own
+#    process group), waits until each accepts connections, and stops each after its checks.
+#    Its last line is "N passed, N failed";
+# 4. checks that no HTTP server of this folder is left running.
 # Environment: CC (default cc), BUILD (default build), INTEROP_VERBOSE=1 (every stderr line,
 # request and notification, and the HTTP servers' output), INTEROP_TRANSPORTS (a subset of
-# "stdio streamableHttp sse" for server-everything).
+# "stdio streamableHttp sse" for server-everything and modern-server), INTEROP_STRICT=1 (the
+# checks of known mcp.h bugs, printed BUG and not counted, count as failures).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -39,6 +43,9 @@ entries_ok=1
 for pkg in server-everything server-filesystem server-memory; do
     [ -f "$here/node_modules/@modelcontextprotocol/$pkg/dist/index.js" ] || entries_ok=0
 done
+for pkg in server core; do
+    [ -f "$here/node_modules/@modelcontextprotocol/$pkg/dist/index.mjs" ] || entries_ok=0
+done
 if [ "$want" != "$have" ] || [ "$entries_ok" -ne 1 ]; then
     echo "interop: npm ci (node_modules missing or stale)"
     (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
@@ -47,7 +54,7 @@ else
     echo "interop: node_modules is up to date with package-lock.json"
 fi
 (cd "$here" && node -e '
-    for (const p of ["server-everything", "server-filesystem", "server-memory"]) {
+    for (const p of ["server-everything", "server-filesystem", "server-memory", "server", "core"]) {
         const j = require("./node_modules/@modelcontextprotocol/" + p + "/package.json");
         console.log("interop: " + j.name + " " + j.version);
     }')
@@ -71,13 +78,13 @@ if [[ "$mp$mf$lp$lf" =~ ^[0-9]+$ ]]; then last="$((lp + mp)) passed, $((lf + mf)
 # No orphans: interop.c stops its servers (and checks their process groups are empty); a
 # server of this folder still running now would be one it lost.
 if command -v pgrep >/dev/null 2>&1; then
-    left="$(pgrep -f "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)" || true)"
+    left="$(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio))" || true)"
     if [ -n "$left" ]; then
-        echo "interop: FAILED: server-everything HTTP server(s) still running after the run: pid(s) $(echo $left)"
+        echo "interop: FAILED: server(s) of $here still running after the run: pid(s) $(echo $left)"
         echo "0 passed, 1 failed"
         exit 1
     fi
-    echo "interop: no server-everything HTTP server left running"
+    echo "interop: no server-everything or modern-server process left running"
     echo "$last"
 fi
 exit "$rc"
