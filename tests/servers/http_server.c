@@ -122,13 +122,13 @@ enum {
     F_NOID = 1 << 14, F_DROP = 1 << 15, F_DROPNOID = 1 << 16, F_IDLE = 1 << 17, F_RACY = 1 << 18,
     F_HANG = 1 << 19, F_CROSS = 1 << 20, F_ABSEP = 1 << 21, F_PROBE404 = 1 << 22, F_PROBE405 = 1 << 23,
     F_PROBEJSON = 1 << 24, F_SSEONLY = 1 << 25, F_NODISCOVER = 1 << 26, F_V32022 = 1 << 27,
-    F_PROBE200 = 1 << 28
+    F_PROBE200 = 1 << 28, F_HDRBAD = 1 << 29
 };
 
 static const char *const flag_names[] = { "sse", "chunked", "until_close", "drip", "cut", "badchunk",
     "bighead", "manyhead", "ctype", "auth", "noget", "nodelete", "nosession", "prime", "noid", "drop",
     "dropnoid", "idle", "racy", "hang", "cross", "absep", "probe404", "probe405", "probejson", "sseonly",
-    "nodiscover", "v32022", "probe200", NULL };
+    "nodiscover", "v32022", "probe200", "hdrbad", NULL };
 
 static unsigned srv_flags;
 static int retry_ms = 150, idle_ms = 30;
@@ -1475,6 +1475,7 @@ static const char *const modern_tools[] = {
     "{\"name\":\"rounds\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}",
     "{\"name\":\"stateonly\",\"inputSchema\":{\"type\":\"object\"}}",
     "{\"name\":\"needs_sampling\",\"inputSchema\":{\"type\":\"object\"}}",
+    "{\"name\":\"oddask\",\"inputSchema\":{\"type\":\"object\"}}",
     "{\"name\":\"weird\",\"inputSchema\":{\"type\":\"object\"}}",
     "{\"name\":\"plain\",\"inputSchema\":{\"type\":\"object\"}}",
     "{\"name\":\"route\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
@@ -1504,7 +1505,7 @@ static const char *const modern_tools[] = {
     "{\"name\":\"gr\xc3\xbc\xc3\x9f\",\"inputSchema\":{\"type\":\"object\"}}",
     NULL
 };
-#define MODERN_PAGE1 18
+#define MODERN_PAGE1 19
 
 /* The Mcp-Param headers the server expects for route (the only tool with valid markings). */
 static const struct { const char *header; const char *path[2]; char type; } route_marks[] = {
@@ -1689,8 +1690,13 @@ static void tool_call_modern(ctx *x, const mcp_json *params)
         if (f->seen <= drops) {                       /* the stream breaks before the answer */
             stream *st = stream_get(x->stream);
             sse_write(x->k, st, ": working\n\n", 12);
-            x->k->close_after = 1; x->k->stream = 0;
             stats.drops++;
+            if (mcp_json_is_true(mcp_json_get(args, "clean"))) {   /* ended properly, but unanswered */
+                sse_end(x->k, st);
+                st->done = 1;
+            } else {
+                x->k->close_after = 1; x->k->stream = 0;
+            }
             stream_free(st);
             return;
         }
@@ -1748,6 +1754,8 @@ static void tool_call_modern(ctx *x, const mcp_json *params)
         if (!rs) { input_required(x, NULL, "only-state", 10); return; }
         if (!state_ok(x, params, "only-state", 10)) return;
         answer_text(x, "state only: ok");
+    } else if (!strcmp(name, "oddask")) {              /* input of a kind no client gives */
+        input_required(x, "\"x\":{\"method\":\"tasks/get\",\"params\":{}}", "odd", 3);
     } else if (!strcmp(name, "needs_sampling")) {
         answer_text(x, "ok");
     } else if (!strcmp(name, "weird")) {
@@ -1881,6 +1889,9 @@ static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const 
         snprintf(msg, sizeof msg, "Header mismatch: Mcp-Method header value '%.100s' does not match body value '%.100s'",
                  mm, method);
         http_rpc_error(k, 400, id, -32020, msg, NULL);
+    } else if (fl & F_HDRBAD) {                           /* as if something on the way changed it */
+        http_rpc_error(k, 400, id, -32020, "Header mismatch: Mcp-Name header value 'other' does not match body "
+                       "value 'this'", NULL);
     } else if (name_bad) {
         if (!mn) snprintf(msg, sizeof msg, "Header mismatch: the Mcp-Name header is required");
         else snprintf(msg, sizeof msg, "Header mismatch: Mcp-Name header value '%.200s' does not match body value '%.200s'",
