@@ -3875,6 +3875,8 @@ struct mcp_call {
     int rounds, reissued;                /* input_required rounds; re-sent after a broken stream */
     mcp_json_doc *errdoc;                /* a JSON-RPC error: its object, for its data */
     struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
+    struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
+    int refreshed;                       /* the tools/list refresh happened (once per call) */
 };
 
 #define MCP__NOWHERE ((size_t)-1)
@@ -4783,6 +4785,11 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
 
 #ifndef MCP_NO_HTTP
 static void mcp__modern_headers(mcp_client *c, const char *method, const char *params, size_t plen, mcp_buf *out);
+static int mcp__refresh_begin(mcp_client *c, mcp_call *call);
+static char *mcp__params(const char *k1, const char *v1, const char *k2, const char *raw2, size_t *len,
+                         mcp_error *err);
+static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc);
+static void mcp__refresh_free(mcp_call *call);
 #endif
 
 /* Sends a call's request under its current id: the params get the progress token and, in
@@ -4987,13 +4994,15 @@ MCPDEF mcp_status mcp_call_cancel(mcp_call *call, const char *reason)
 {
     mcp_client *c;
     int64_t id;
+    int gathering;
     if (!call) return MCP_ERR_INVALID;
     if (call->status != MCP_AGAIN) return call->status;
     if (call->is_init) return MCP_ERR_INVALID;          /* the spec forbids cancelling initialize */
     c = call->c; id = call->id;
+    gathering = call->mrtr != NULL;                      /* answered input_required: nothing in flight */
     if (reason) mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled: %.400s", reason);
     else mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled");
-    if (c) { mcp__remember_late(c, id); mcp__send_cancelled(c, id, reason); }
+    if (c && !gathering) { mcp__remember_late(c, id); mcp__send_cancelled(c, id, reason); }
     return MCP_OK;
 }
 
@@ -5013,6 +5022,9 @@ MCPDEF void mcp_call_free(mcp_call *call)
     mcp_json_free(call->doc);
     mcp_json_free(call->errdoc);
     MCP_FREE(call->own, NULL);
+#ifndef MCP_NO_HTTP
+    mcp__refresh_free(call);
+#endif
     MCP_FREE(call, NULL);
 }
 
@@ -5181,7 +5193,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
         if (!first) first = req;
     }
     if (!m->pending) { mcp__mrtr_finish(c, m); return; } /* only requestState: retry at once */
-    m->pending++;                                        /* held while the callbacks run */
+    m->pending++; m->refs++;                             /* held while the callbacks run */
     for (req = c->reqs; req; ) {
         mcp_request *next = req->next;
         int last = req == first;
@@ -5190,6 +5202,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
         req = next;
     }
     if (--m->pending == 0 && m->call) mcp__mrtr_finish(c, m);
+    mcp__mrtr_release(m);
 }
 
 static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind)
@@ -5220,6 +5233,9 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         doc->root = *er;                                 /* kept: its data (supported versions...) */
         call->errdoc = doc;
         call->err.rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+#ifndef MCP_NO_HTTP
+        if (mcp__refresh_begin(c, call)) return;
+#endif
         mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
         return;
     }
@@ -5235,6 +5251,9 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         mcp_json_free(doc);
         return;
     }
+#ifndef MCP_NO_HTTP
+    if (call->rf) { mcp__refresh_page(c, call, doc); return; }
+#endif
     mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
     doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
     call->doc = doc;
@@ -5312,11 +5331,11 @@ MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const cha
 {
     mcp_status st;
     if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply_error was given a NULL request.");
-    if (req->mrtr) {                                     /* no answer for this input: left out */
-        if (req->c && req->mrtr->call) {
-            mcp__log(req->c, "No answer for the server's %s request: %s.", req->method, message ? message : "error");
-            mcp__mrtr_answer(req->c, req->mrtr, NULL, 0, NULL);
-        }
+    if (req->mrtr) {   /* the server would only ask again: the call ends here (spec: no retry) */
+        if (req->c && req->mrtr->call)
+            mcp__call_fail(req->mrtr->call, MCP_ERR_CANCELLED, "The request was given up: the server needs an "
+                           "answer to its %.60s request, and on_request refused it (%.200s).",
+                           req->method ? req->method : "input", message ? message : "no reason given");
         mcp__request_free(req);
         mcp__ok(err);
         return MCP_OK;
@@ -6125,7 +6144,7 @@ static void mcp__x_end(mcp_client *c, mcp__conn *k)
         c->http.listen_off = 1;                           /* 405: it offers none, not an error */
     } else if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
         mcp__http_error_doc(call, x, msg, sizeof msg);
-        mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
+        if (!mcp__refresh_begin(c, call)) mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
     } else if (x->kind == MCP__X_SSE_GET) {
         if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
             call->err.http_status = x->status;
@@ -6458,6 +6477,69 @@ static int mcp__xhdr_tool(mcp_client *c, const mcp_json *tool, mcp_jw *specs)
     specs->stack[specs->depth - 1] = top;
     mcp__log(c, "Dropped the tool \"%.100s\" from tools/list: %s.", name, why);
     return 0;
+}
+
+/* HeaderMismatch (-32020) for a 2026-07-28 tools/call: the x-mcp-header markings were never
+   read or are stale. The same call object reads tools/list again, every page, keeps the new
+   markings, then sends the tools/call once more, as the spec asks of clients. */
+typedef struct mcp__refresh {
+    char *params;                        /* the tools/call's own params (NULL: none) */
+    mcp_jw specs;                        /* the markings read so far */
+    unsigned pages;
+} mcp__refresh;
+
+static void mcp__refresh_free(mcp_call *call)
+{
+    if (!call->rf) return;
+    MCP_FREE(call->rf->params, NULL);
+    mcp_jw_free(&call->rf->specs);
+    MCP_FREE(call->rf, NULL);
+    call->rf = NULL;
+}
+
+static int mcp__refresh_begin(mcp_client *c, mcp_call *call)
+{
+    mcp__refresh *rf;
+    if (!c->modern || c->d.transport != MCP_HTTP || call->refreshed || call->err.rpc_code != -32020 ||
+        strcmp(call->method, "tools/call") || !(rf = (mcp__refresh *)MCP_MALLOC(sizeof *rf, NULL)))
+        return 0;
+    memset(rf, 0, sizeof *rf);
+    if (call->params && !(rf->params = (char *)MCP_MALLOC(call->plen + 1, NULL))) { MCP_FREE(rf, NULL); return 0; }
+    if (call->params) memcpy(rf->params, call->params, call->plen + 1);
+    mcp_jw_init(&rf->specs, 0);
+    mcp_jw_obj_begin(&rf->specs);
+    call->rf = rf; call->refreshed = 1;
+    mcp__log(c, "The server reported MCP error -32020 for a tools/call; reading tools/list again for its headers.");
+    mcp__call_reissue(c, call, 0, "tools/list", NULL, NULL, NULL);
+    return 1;
+}
+
+static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
+{
+    mcp__refresh *rf = call->rf;
+    const mcp_json *r = mcp_json_get(mcp_json_root(doc), "result"), *tools = mcp_json_get(r, "tools");
+    const char *next = mcp_json_str(mcp_json_get(r, "nextCursor"));
+    char *t;
+    size_t i, tl;
+    mcp_error e;
+    for (i = 0; i < mcp_json_len(tools); i++) mcp__xhdr_tool(c, mcp_json_at(tools, i), &rf->specs);
+    if (next && *next && ++rf->pages < 1000) {           /* the next page */
+        t = mcp__params("cursor", next, NULL, NULL, NULL, &e);
+        mcp_json_free(doc);
+        if (t) mcp__call_reissue(c, call, 0, "tools/list", t, NULL, NULL);
+        else mcp__call_fail(call, e.status, "%s", e.message);
+        mcp_free(t);
+        return;
+    }
+    mcp_json_free(doc);
+    mcp_jw_obj_end(&rf->specs);
+    if ((t = mcp_jw_finish(&rf->specs, &tl, NULL)) != NULL) {
+        mcp_json_free(c->http.xhdr);
+        c->http.xhdr = mcp_json_parse(t, tl, NULL);
+        mcp_free(t);
+    }
+    mcp__call_reissue(c, call, 0, "tools/call", rf->params, NULL, NULL);
+    mcp__refresh_free(call);
 }
 
 /* 404 for a request that carried the session: a new initialize (once), then the request
@@ -6849,8 +6931,12 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         mcp__to_legacy(c, call);                         /* anything else: a legacy server */
         return;
     } else if (pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT)) {
+        char was[sizeof call->err.message];              /* the message is rewritten in place */
+        long rpc = call->err.rpc_code;
+        memcpy(was, call->err.message, sizeof was);
         mcp__fail(&call->err, call->status, "The server does not speak protocol version %s: server/discover "
-                  "got %.300s", c->d.protocol_version, call->err.message);
+                  "got %.300s", c->d.protocol_version, was);
+        call->err.rpc_code = rpc;
     }
     (void)modern_err;
     if (call->status == MCP_ERR_CLOSED && c->exited)
@@ -7309,7 +7395,7 @@ MCPDEF int mcp_client_next_timeout(const mcp_client *c)
 
 MCPDEF void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out)
 {
-    if (c && out) *out = c->stats;
+    if (out) { if (c) *out = c->stats; else memset(out, 0, sizeof *out); }
 }
 
 MCPDEF const char *mcp_client_protocol_version(const mcp_client *c) { return c ? c->version : NULL; }
@@ -7474,6 +7560,7 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
         }
     }
     mcp_jw_free(&specs);
+    if (xhdr) mcp__dispatch(c);                          /* the drop warnings, before we return */
 #endif
     if (st != MCP_OK) { mcp_jw_free(&out); return st; }
     text = mcp_jw_finish(&out, &len, err);

@@ -1193,12 +1193,12 @@ static void t_mrtr(void)
     srv_reset(&M);
     s.defer = 1;
     memset(&o, 0, sizeof o);
-    o.timeout_ms = 300;
+    o.timeout_ms = (int)LATE(300);
     call = mcp_client_send_tool(c, "elicit", "{}", &o, &err);
     for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
     EQL(s.nheld, 1);
     t0 = mcp_time_ms();
-    while (mcp_time_ms() - t0 < 500) mcp_client_poll(c, 20);
+    while (mcp_time_ms() - t0 < LATE(500)) mcp_client_poll(c, 20);
     EQST(mcp_call_status(call), MCP_AGAIN, err);
     answer(s.held[0]);
     s.nheld = 0;
