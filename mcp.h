@@ -4337,7 +4337,8 @@ struct mcp__xfer {
     mcp_buf req;                         /* the HTTP request, as sent */
     size_t sent;
     mcp__conn *conn;
-    int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting, had_session;
+    int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting;
+    unsigned had_session;                /* the session it was sent in (its sgen), 0: none */
     mcp_sse sp;
     mcp_buf in;                          /* a JSON body, or the start of an error body */
     char *last_id;                       /* resumption: the Last-Event-ID to send */
@@ -4350,6 +4351,7 @@ typedef struct mcp__http {
     int have_post, listen_off, listen_attempts, reiniting, closing, tried_sse;
     struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
     char *session;                       /* Mcp-Session-Id */
+    unsigned sgen;                       /* counts the sessions, so a late 404 is told apart */
     mcp__conn *conns;
     mcp__xfer *xfers;
     mcp__xfer *listener;
@@ -5811,7 +5813,7 @@ static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
         snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", c->version);   /* since 2025-06-18 */
         h[n++] = ver;
     }
-    x->had_session = c->http.session != NULL;
+    x->had_session = c->http.session ? c->http.sgen : 0;
     if (c->http.session) { snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", c->http.session); h[n++] = sid; }
     if (x->last_id) { snprintf(lei, sizeof lei, "Last-Event-ID: %.1000s", x->last_id); h[n++] = lei; }
     h[n] = NULL;
@@ -6224,6 +6226,7 @@ static void mcp__x_head(mcp_client *c, mcp__conn *k)
             MCP_FREE(c->http.session, NULL);
             c->http.session = (char *)MCP_MALLOC(i + 1, NULL);
             if (c->http.session) memcpy(c->http.session, sid, i + 1);
+            if (!++c->http.sgen) c->http.sgen = 1;
         }
     }
     if (x->status == 404 && x->had_session && x->kind == MCP__X_POST && !x->reinit && x->attempts == 0) {
@@ -6548,8 +6551,13 @@ static void mcp__http_reinit(mcp_client *c, mcp__xfer *x)
 {
     mcp_call *call;
     mcp_error e;
-    x->reinit = 0; x->waiting = 1; x->attempts = 1;
-    x->next = c->http.xfers; c->http.xfers = x;          /* parked until the new session */
+    x->reinit = 0; x->attempts = 1;
+    x->next = c->http.xfers; c->http.xfers = x;
+    if (!c->http.reiniting && c->http.session && x->had_session != c->http.sgen) {
+        mcp__x_start(c, x);                              /* sent in an older session: a new one is up */
+        return;
+    }
+    x->waiting = 1;                                      /* parked until the new session */
     if (c->http.reiniting) return;
     c->http.reiniting = 1;
     MCP_FREE(c->http.session, NULL);
