@@ -57,14 +57,11 @@
                          requests on stdio; its 2025 HTTP serving is stateless, so there the
                          elicitation, log level and cancellation are not checked).
 
-   Checks of known mcp.h bugs (KNOWN_BUG) print BUG and are not counted while they fail, so
-   that the run stays green; INTEROP_STRICT=1 counts them as failures.
-
    Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules and modern_server.mjs
                                   (default: tests/interop).
    Environment: INTEROP_VERBOSE=1 prints every stderr line, log line and notification (and
    the HTTP servers' own output); INTEROP_TRANSPORTS="stdio streamableHttp sse" picks which
-   server-everything and modern-server runs are done (default: all); INTEROP_STRICT=1.
+   server-everything and modern-server runs are done (default: all).
    Prints one count line per server and transport and "N passed, N failed" last; exits 1 on
    any failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -110,34 +107,6 @@ static void check(int ok, int line, const char *fmt, ...)
 }
 #define CHECK(cond, ...) check(!!(cond), __LINE__, __VA_ARGS__)
 
-/* A check for a known bug of mcp.h, reported and not yet fixed: while it fails it prints BUG
-   and counts apart (known_bugs), so that the run stays green; INTEROP_STRICT=1 counts it as a
-   failure. Once mcp.h is fixed it passes like any check: then make it a CHECK. */
-static int known_bugs, s_known_bugs0;   /* all servers; the count when the current one began */
-static void known_bug(int ok, int line, const char *fmt, ...)
-{
-    va_list ap;
-    const char *strict = getenv("INTEROP_STRICT");
-    if (ok || (strict && *strict && strcmp(strict, "0"))) {
-        char msg[600];
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        check(ok, line, "%s%s", msg, ok ? "  (the known mcp.h bug it checks for is fixed: make it a CHECK)" : "");
-        return;
-    }
-    printf("  BUG  ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("  (a known mcp.h bug, interop.c:%d; not counted, INTEROP_STRICT=1 counts it)\n", line);
-    known_bugs++;
-}
-#define KNOWN_BUG(cond, ...) known_bug(!!(cond), __LINE__, __VA_ARGS__)
-/* a known bug only where `where` holds (an era, a transport); a plain check elsewhere */
-#define KNOWN_BUG_IF(where, cond, ...) \
-    ((where) ? known_bug(!!(cond), __LINE__, __VA_ARGS__) : check(!!(cond), __LINE__, __VA_ARGS__))
-
 static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* ---- what the callbacks saw ------------------------------------------------------------------ */
@@ -166,7 +135,6 @@ static void reset_state(const char *name)
     memset(&st, 0, sizeof st);
     st.name = name;
     s_passed = s_failed = 0;
-    s_known_bugs0 = known_bugs;
 }
 
 static int log_has(int from, const char *needle)
@@ -459,9 +427,6 @@ static void finish(mcp_client *c)
 
 static void count_line(void)
 {
-    if (known_bugs > s_known_bugs0)
-        printf("%s: %d check(s) of known mcp.h bugs failed (BUG above, not counted)\n", st.name,
-               known_bugs - s_known_bugs0);
     printf("%s: %d passed, %d failed\n\n", st.name, s_passed, s_failed);
 }
 
@@ -1398,12 +1363,12 @@ static void modern(const char *url, const char *pin, const char *logpath)
 
     /* A tool called by name before any tools/list (as `mcpc URL call where region=...` does).
        Over 2026-07-28 HTTP its x-mcp-header marking asks for Mcp-Param-Region; mcp.h learns
-       the markings from tools/list only, so it sends none and the SDK answers 400 -32020
-       (HeaderMismatch). The spec: a client SHOULD then call tools/list and retry; mcp.h
-       returns the error. */
+       the markings from tools/list, so it sends none and the SDK answers 400 -32020
+       (HeaderMismatch); as the spec asks, mcp.h then reads tools/list and sends the call again,
+       with the header. */
     s = mcp_client_call_tool(c, "where", "{\"region\":\"us-west1\"}", &doc, &err);
-    KNOWN_BUG_IF(modern_era && url, s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "region=us-west1 query="),
-                 "where {region: us-west1} before any tools/list: %s", s == MCP_OK ? text : err.message);
+    CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "region=us-west1 query="),
+          "where {region: us-west1} before any tools/list: %s", s == MCP_OK ? text : err.message);
     if (s == MCP_OK) mcp_json_free(doc);
 
     /* tools */
@@ -1570,20 +1535,19 @@ static void modern(const char *url, const char *pin, const char *logpath)
         }
 
         {   /* on_request cannot answer (mcp_request_reply_error). 2025-11-25: the server gets the
-               error once and the tool ends (the SDK: an isError result). 2026-07-28: mcp.h leaves
-               the answer out of inputResponses and retries, the server asks again for what is
-               missing (as the spec says it should), and on_request is asked 8 times before the
-               call fails with MCP_ERR_PROTOCOL "The server asked for more input 8 times" */
+               error once and the tool ends (the SDK: an isError result). 2026-07-28: every input
+               request must be answered before the retry, and the server is not waiting for an
+               answer, so mcp.h gives the call up there (MCP_ERR_CANCELLED), asked once */
             mcp_call *call;
             mq.mode = ANSWER_ERROR; mq.asked = 0;
             call = mcp_client_send_tool(c, "ask-name", "{}", NULL, &err);
             if (call) {
                 mcp_call_wait(call, 10000);
                 s = mcp_call_result(call, &doc, &err);
-                KNOWN_BUG_IF(modern_era, mq.asked == 1 && mcp_call_status(call) != MCP_AGAIN,
-                             "on_request replies with an error: asked %d time(s) (want 1, as in 2025-11-25), "
-                             "then %s: %.160s", mq.asked, mcp_status_str(s),
-                             s == MCP_OK ? tool_text(doc, text, sizeof text) : err.message);
+                CHECK(mq.asked == 1 && mcp_call_status(call) != MCP_AGAIN &&
+                      (!modern_era || s == MCP_ERR_CANCELLED),
+                      "on_request replies with an error: asked %d time(s) (want 1), then %s: %.160s",
+                      mq.asked, mcp_status_str(s), s == MCP_OK ? tool_text(doc, text, sizeof text) : err.message);
                 if (s == MCP_OK) mcp_json_free(doc);
                 mcp_call_free(call);
             } else CHECK(0, "ask-name sent: %s", err.message);
@@ -1702,9 +1666,6 @@ int main(int argc, char **argv)
     if (wants("streamableHttp")) modern_http(tmpdir);
 
     rm_tree(tmpdir);
-    if (known_bugs)
-        printf("interop: %d check(s) of known mcp.h bugs failed (BUG above; not counted: INTEROP_STRICT=1 "
-               "counts them)\n", known_bugs);
     printf("interop: %.1f s\n", (double)(mcp_time_ms() - t0) / 1000.0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

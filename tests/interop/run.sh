@@ -17,8 +17,7 @@
 # 4. checks that no HTTP server of this folder is left running.
 # Environment: CC (default cc), BUILD (default build), INTEROP_VERBOSE=1 (every stderr line,
 # request and notification, and the HTTP servers' output), INTEROP_TRANSPORTS (a subset of
-# "stdio streamableHttp sse" for server-everything and modern-server), INTEROP_STRICT=1 (the
-# checks of known mcp.h bugs, printed BUG and not counted, count as failures).
+# "stdio streamableHttp sse" for server-everything and modern-server).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
