@@ -150,7 +150,7 @@
    | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines   | done       |
    | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE; TLS through a hook    | done       |
    | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25       | done       |
-   |   |             | protocol 2026-07-28 (the stateless era)                 | in progress|
+   |   |             | protocol 2026-07-28 (the stateless era), both at once   | done       |
 
    Layers 2-6 never touch the OS: bytes go in, values or events come out. Their types are
    public, caller-owned, zero-initialisable structs, usable without the client (the demo
@@ -409,22 +409,49 @@
    =============================================================================================
    14. PROTOCOL VERSIONS
    =============================================================================================
-   Supported: 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05, the era with an initialize
-   handshake. desc.protocol_version NULL offers the newest and accepts any of these in the
-   server's answer; a version set there is the only one accepted. Any other answer fails the
-   connect with MCP_ERR_PROTOCOL.
+   Two eras, one API. The calls, callbacks and server requests look the same in both; the
+   client picks the era when it connects.
 
-   Not yet: 2026-07-28, the stateless era (no handshake, server/discover, per-request
-   metadata, input_required results). It is being added behind the same API: the calls,
-   callbacks and requests from the server will look the same in both eras.
+   2026-07-28, the stateless era: no handshake. Each request carries the protocol version,
+   the client's capabilities and identity in params._meta; over HTTP also the headers
+   MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* (the tool's x-mcp-header
+   markings, learnt from tools/list; a tool whose markings are invalid is dropped from the
+   list with an on_log warning). There is no session, no GET stream and no DELETE.
+
+   2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05: the era with an initialize handshake.
+
+   desc.protocol_version NULL (the default): connect asks server/discover first, and waits
+   at most 3 s for it. A DiscoverResult means the stateless era (an error only a 2026-07-28
+   server gives fails the connect with it); -32022 listing 2025-era versions only, any other
+   error, or silence, means initialize as before, offering 2025-11-25 and accepting any of
+   the four. A version set there is the only one used:
+   "2026-07-28" never falls back, "2025-11-25" never probes. mcp_client_protocol_version
+   says which one was agreed.
+
+   What changes for the program in the stateless era:
+   - Requests from the server come as input_required results: each input request goes to
+     on_request like any server request; once every one is answered, the call is sent again
+     with the answers (a new id, the server's requestState echoed). The call's timeout is
+     paused while on_request holds a request (a person may be typing). At most 8 rounds.
+     A request refused with mcp_request_reply_error (or answered with invalid JSON) gives the
+     call up with MCP_ERR_CANCELLED: every input request needs an answer before the retry.
+   - HTTP 400 with -32020 (the headers did not match) on a tools/call: tools/list is read
+     again, every page, and the call is sent once more with the new markings.
+   - Errors -32020, -32021 (capabilities missing) and -32022 (version not supported) are
+     spelled out in err.message.
+   - mcp_client_set_log_level sets the level sent with every request; mcp_client_ping asks
+     server/discover; resources/subscribe does not exist (MCP_ERR_INVALID), and
+     subscriptions/listen, which replaces it, is not implemented yet.
+   - Cancelling over HTTP closes the request's stream; over stdio it sends
+     notifications/cancelled, unless the call was only gathering answers.
 
    =============================================================================================
    15. REVISIONS
    =============================================================================================
    0.1  (unreleased) base layer; JSON parser, accessors, writer and dump; JSON lines, HTTP/1.1
         and SSE framers; JSON-RPC engine; stdio, Streamable HTTP and HTTP+SSE transports with
-        a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25, blocking
-        and non-blocking.
+        a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25 and
+        2026-07-28 (chosen when connecting), blocking and non-blocking.
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
