@@ -279,6 +279,7 @@ static mcp_client *client_start(int sse, int port)
     d.transport = MCP_HTTP;
     d.url = url;
     d.headers = sse ? hdr_sse : NULL;
+    d.protocol_version = "2025-11-25";   /* the handshake era: no server/discover probe first */
     d.timeout_ms = 60000;
     if (!(c = mcp_client_new(&d, &err))) die("mcp_client_new: %s", err.message);
     if (mcp_client_connect(c, &err) != MCP_OK) die("connect: %s", err.message);

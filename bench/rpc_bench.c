@@ -293,6 +293,7 @@ static mcp_client *client_start(const char *log_arg)
     args[0] = log_arg; args[1] = NULL;
     d.command = server_path;
     d.args = log_arg ? args : NULL;
+    d.protocol_version = "2025-11-25";   /* the handshake era: no server/discover probe first */
     d.timeout_ms = 60000;
     d.env = server_env[0] ? server_env : NULL;
     if (!(c = mcp_client_new(&d, &err))) die("mcp_client_new: %s", err.message);
