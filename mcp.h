@@ -440,8 +440,17 @@
    - Errors -32020, -32021 (capabilities missing) and -32022 (version not supported) are
      spelled out in err.message.
    - mcp_client_set_log_level sets the level sent with every request; mcp_client_ping asks
-     server/discover; resources/subscribe does not exist (MCP_ERR_INVALID), and
-     subscriptions/listen, which replaces it, is not implemented yet.
+     server/discover.
+   - Notifications come only on a subscription: resources/subscribe and the GET stream are
+     gone (MCP_ERR_INVALID), mcp_client_listen(c, filter, opts, &err) opens one instead:
+
+         mcp_call *sub = mcp_client_listen(c, "{\"toolsListChanged\": true, "
+                                           "\"resourceSubscriptions\": [\"file:///a\"]}", NULL, &err);
+
+     on_notification then gets notifications/subscriptions/acknowledged (the filter the
+     server took) and what was asked for, each with params._meta
+     ["io.modelcontextprotocol/subscriptionId"] == mcp_call_id(sub). It has no timeout;
+     mcp_call_cancel(sub, NULL) ends it (and mcp_call_free). Several may be open at once.
    - Cancelling over HTTP closes the request's stream; over stdio it sends
      notifications/cancelled, unless the call was only gathering answers.
 
@@ -905,6 +914,14 @@ MCPAPI mcp_call  *mcp_client_send(mcp_client *c, const char *method, const char 
                                   const mcp_call_opts *opts, mcp_error *err);
 MCPAPI mcp_call  *mcp_client_send_tool(mcp_client *c, const char *name, const char *args_json,
                                        const mcp_call_opts *opts, mcp_error *err);
+/* 2026-07-28: subscriptions/listen, a stream of notifications until mcp_call_cancel (or the
+   server ends it: the call completes). notifications_json is the filter, e.g.
+   {"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]}. They come to
+   on_notification, params._meta["io.modelcontextprotocol/subscriptionId"] equal to
+   mcp_call_id(call); the first is notifications/subscriptions/acknowledged with the filter
+   the server accepted. No timeout unless opts sets one. Legacy era: MCP_ERR_INVALID. */
+MCPAPI mcp_call  *mcp_client_listen(mcp_client *c, const char *notifications_json,
+                                    const mcp_call_opts *opts, mcp_error *err);
 MCPAPI mcp_call  *mcp_client_connect_begin(mcp_client *c, mcp_error *err); /* done with the call */
 MCPAPI mcp_status mcp_call_status(const mcp_call *call);      /* MCP_AGAIN while in flight */
 /* The outcome: MCP_OK with *result (ownership passes to you; NULL the second time), or the
@@ -7520,6 +7537,31 @@ MCPDEF mcp_call *mcp_client_send_tool(mcp_client *c, const char *name, const cha
     return call;
 }
 
+MCPDEF mcp_call *mcp_client_listen(mcp_client *c, const char *notifications_json, const mcp_call_opts *opts,
+                                   mcp_error *err)
+{
+    mcp_call_opts o;
+    mcp_call *call;
+    char *p;
+    size_t len;
+    mcp_error local;
+    if (!err) err = &local;
+    if (mcp__can_send(c, "subscriptions/listen", err) != MCP_OK) return NULL;
+    if (!c->modern) {
+        mcp__fail(err, MCP_ERR_INVALID, "subscriptions/listen exists in protocol version 2026-07-28 only; this "
+                  "connection speaks %s: use mcp_client_subscribe (and desc.http_listen) instead.", c->version);
+        return NULL;
+    }
+    if (opts) o = *opts; else memset(&o, 0, sizeof o);
+    if (!o.timeout_ms) o.timeout_ms = -1;                /* a stream: open until cancelled */
+    if (!(p = mcp__params(NULL, NULL, "notifications", notifications_json ? notifications_json : "{}", &len, err)))
+        return NULL;
+    call = mcp__start(c, "subscriptions/listen", p, len, &o, 0, err);
+    mcp_free(p);
+    if (call) mcp__ok(err);
+    return call;
+}
+
 MCPDEF mcp_status mcp_client_call_tool(mcp_client *c, const char *name, const char *args_json,
                                       mcp_json_doc **result, mcp_error *err)
 {
@@ -7627,8 +7669,8 @@ MCPDEF mcp_status mcp_client_read_resource(mcp_client *c, const char *uri, mcp_j
 static mcp_status mcp__not_modern(mcp_client *c, const char *method, mcp_error *err)
 {
     if (!c || !c->modern) return MCP_OK;
-    return mcp__fail(err, MCP_ERR_INVALID, "%s does not exist in protocol version %s (subscriptions/listen "
-                     "replaces it).", method, c->version);
+    return mcp__fail(err, MCP_ERR_INVALID, "%s does not exist in protocol version %s: subscriptions/listen "
+                     "replaces it (mcp_client_listen).", method, c->version);
 }
 
 MCPDEF mcp_status mcp_client_subscribe(mcp_client *c, const char *uri, mcp_error *err)

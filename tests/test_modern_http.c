@@ -1485,8 +1485,8 @@ static void t_stateless(void)
     EQL(log_find(&M, "rpc", "ping", 0, NULL, 0), 0);
     st = mcp_client_subscribe(c, "file:///a.txt", &err);
     EQST(st, MCP_ERR_INVALID, err);
-    EQS(err.message, "resources/subscribe does not exist in protocol version 2026-07-28 (subscriptions/listen "
-                     "replaces it).");
+    EQS(err.message, "resources/subscribe does not exist in protocol version 2026-07-28: subscriptions/listen "
+                     "replaces it (mcp_client_listen).");
     st = mcp_client_request(c, "custom/thing", "{\"x\":1}", &doc, &err);   /* 404 with -32601 */
     EQST(st, MCP_ERR_HTTP, err);
     CHECK(doc == NULL);

@@ -1064,10 +1064,12 @@ static void t_typed_modern(void)
     mcp_client_get_stats(c, &s0);
     st = mcp_client_subscribe(c, "file:///a.txt", &err);
     EQST(st, MCP_ERR_INVALID, err);
-    EQS(err.message, "resources/subscribe does not exist in protocol version 2026-07-28 (subscriptions/listen replaces it).");
+    EQS(err.message, "resources/subscribe does not exist in protocol version 2026-07-28: subscriptions/listen replaces it "
+        "(mcp_client_listen).");
     st = mcp_client_unsubscribe(c, "file:///a.txt", &err);
     EQST(st, MCP_ERR_INVALID, err);
-    EQS(err.message, "resources/unsubscribe does not exist in protocol version 2026-07-28 (subscriptions/listen replaces it).");
+    EQS(err.message, "resources/unsubscribe does not exist in protocol version 2026-07-28: subscriptions/listen replaces it "
+        "(mcp_client_listen).");
     mcp_client_get_stats(c, &s1);
     CHECK(s1.sent == s0.sent);
     /* the generic request: ping is gone in 2026-07-28 (the server says so) */

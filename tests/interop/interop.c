@@ -128,6 +128,8 @@ static struct {
     int modern_instances, legacy_instances;   /* modern_server.mjs says so on stderr */
     int slow_cancelled;                 /* ... and when its slow tool was cancelled */
     double progress_last, progress_total; int progress_count;
+    long long sub_id; int sub_notes;    /* the last subscriptionId in _meta; how many carried one */
+    char ack[256];                      /* the filter notifications/subscriptions/acknowledged gave */
 } st;
 
 static void reset_state(const char *name)
@@ -161,6 +163,16 @@ static void on_notification(void *user, mcp_client *c, const char *method, const
         st.nnotes++;
     }
     if (i < MAX_SEEN) st.notes[i].count++;
+    {   /* 2026-07-28 subscriptions: which listen request each notification belongs to */
+        const mcp_json *sid = mcp_json_get(mcp_json_get(params, "_meta"), "io.modelcontextprotocol/subscriptionId");
+        int64_t v;
+        if (sid && mcp_json_int64(sid, &v)) { st.sub_id = (long long)v; st.sub_notes++; }
+        if (!strcmp(method, "notifications/subscriptions/acknowledged")) {
+            char *f = mcp_json_dump(mcp_json_get(params, "notifications"), 0, NULL);
+            snprintf(st.ack, sizeof st.ack, "%s", nn(f));
+            mcp_free(f);
+        }
+    }
     if (!strcmp(method, "notifications/message") && st.nlogs < 32) {
         const mcp_json *data = mcp_json_get(params, "data");
         char *dumped = NULL;
@@ -1216,6 +1228,65 @@ static int log_count(const char *text, const char *needle)
 
 /* Progress and log notifications on a request's own stream, cancellation, Mcp-Param-* headers
    from x-mcp-header and Mcp-Name for a URI outside plain ASCII, against the SDK's own checks. */
+/* Polls until pred() holds or ms pass; returns pred(). */
+static int poll_until(mcp_client *c, int (*pred)(void), int ms)
+{
+    int64_t end = mcp_time_ms() + ms;
+    while (!pred() && mcp_time_ms() < end) mcp_client_poll(c, 20);
+    return pred();
+}
+static int got_ack(void) { return st.ack[0] != 0; }
+static int got_changes(void)
+{
+    return note_count("notifications/tools/list_changed") > 0 && note_count("notifications/resources/list_changed") > 0;
+}
+
+/* subscriptions/listen (2026-07-28): the acknowledgment with the filter the server took, the
+   list_changed notifications the changed tool sends (stdio: one server instance; over HTTP each
+   request has its own, so only the acknowledgment comes), all tagged with the listen request's
+   id; a cancel ends it. In the legacy era mcp_client_listen is refused with a sentence. */
+static void modern_listen(mcp_client *c, int modern_era, int http)
+{
+    static const char filter[] = "{\"toolsListChanged\":true,\"resourcesListChanged\":true}";
+    char text[512];
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_call *sub;
+    mcp_status s;
+    int subs0;
+    st.ack[0] = 0; st.sub_id = -1;
+    sub = mcp_client_listen(c, filter, NULL, &err);
+    if (!modern_era) {
+        CHECK(!sub && err.status == MCP_ERR_INVALID && strstr(err.message, "2026-07-28 only"),
+              "mcp_client_listen in the legacy era: %s", sub ? "sent" : err.message);
+        if (sub) mcp_call_free(sub);
+        return;
+    }
+    CHECK(sub != NULL, "subscriptions/listen sent: %s", sub ? "ok" : err.message);
+    if (!sub) return;
+    poll_until(c, got_ack, 5000);                       /* before CHECK: its arguments print the state */
+    CHECK(got_ack() && st.sub_id == (long long)mcp_call_id(sub) &&
+          strstr(st.ack, "\"toolsListChanged\":true") && !strstr(st.ack, "promptsListChanged"),
+          "acknowledged, subscriptionId %lld (the listen request is %lld), filter %s", st.sub_id,
+          (long long)mcp_call_id(sub), st.ack[0] ? st.ack : "(none)");
+    CHECK(mcp_call_status(sub) == MCP_AGAIN, "the subscription stays open: %s", mcp_status_str(mcp_call_status(sub)));
+    subs0 = st.sub_notes;
+    if ((doc = call_ok(c, "changed", "{}", text, sizeof text))) mcp_json_free(doc);
+    if (!http) {
+        poll_until(c, got_changes, 5000);
+        CHECK(got_changes() && st.sub_notes >= subs0 + 2 && st.sub_id == (long long)mcp_call_id(sub) &&
+              note_count("notifications/prompts/list_changed") == 0,
+              "tools and resources list_changed came on the subscription (%d tagged), prompts not (not asked): "
+              "tools %d, resources %d, prompts %d", st.sub_notes - subs0, note_count("notifications/tools/list_changed"),
+              note_count("notifications/resources/list_changed"), note_count("notifications/prompts/list_changed"));
+    }
+    CHECK(mcp_call_cancel(sub, "done listening") == MCP_OK, "the subscription cancelled");
+    s = mcp_call_result(sub, NULL, &err);
+    CHECK(s == MCP_ERR_CANCELLED, "listen ends with %s: %s", mcp_status_str(s), err.message);
+    mcp_call_free(sub);
+    if ((doc = call_ok(c, "echo", "{\"message\":\"after listen\"}", text, sizeof text))) mcp_json_free(doc);
+}
+
 static void modern_more(mcp_client *c, int modern_era, int http, const char *logpath)
 {
     char text[4096];
@@ -1377,10 +1448,10 @@ static void modern(const char *url, const char *pin, const char *logpath)
     if (s == MCP_OK) {
         arr = mcp_json_get(mcp_json_root(doc), "tools");
         print_names("tools", arr, "name");
-        CHECK(mcp_json_len(arr) == 7 && has_named(arr, "name", "echo") && has_named(arr, "name", "add") &&
+        CHECK(mcp_json_len(arr) == 8 && has_named(arr, "name", "changed") && has_named(arr, "name", "echo") && has_named(arr, "name", "add") &&
               has_named(arr, "name", "ask-name") && has_named(arr, "name", "survey") &&
               has_named(arr, "name", "count") && has_named(arr, "name", "slow") && has_named(arr, "name", "where"),
-              "the 7 tools are listed: echo, add, ask-name, survey, count, slow, where");
+              "the 8 tools are listed: echo, add, ask-name, survey, count, slow, where, changed");
         mcp_json_free(doc);
     }
     if (modern_era) {   /* one page through the generic request: the whole result, cache hint included */
@@ -1555,6 +1626,7 @@ static void modern(const char *url, const char *pin, const char *logpath)
         }
     }
     modern_more(c, modern_era, url != NULL, logpath);
+    modern_listen(c, modern_era, url != NULL);
     CHECK(mcp_client_ping(c, &err) == MCP_OK, "ping (%s): ok", modern_era ? "server/discover" : "ping");
     finish(c);
     if (!url)     /* the server's own word on the era of each instance it made (its stderr) */

@@ -28,6 +28,8 @@
 //                                           request is cancelled first
 //              where {region, query?}    -> "region=R query=Q"; region is marked
 //                                           x-mcp-header "Region" (Mcp-Param-Region on HTTP)
+//              changed {}                -> sends tools, resources and prompts list_changed
+//                                           (to the subscriptions/listen streams that asked)
 //   resource   modern://info             text/plain
 //   template   modern://greeting/{name}  text/plain
 //   prompt     greet {name, style?}      one user message
@@ -264,6 +266,21 @@ function makeServer(ctx) {
             })
         },
         async ({ region, query }) => text(`region=${region} query=${query ?? ''}`)
+    );
+
+    server.registerTool(
+        'changed',
+        {
+            title: 'Changed',
+            description: 'Tells listeners that the tool, resource and prompt lists changed',
+            inputSchema: fromJsonSchema({ type: 'object', properties: {} })
+        },
+        async () => {
+            server.sendToolListChanged();
+            server.sendResourceListChanged();
+            server.sendPromptListChanged();
+            return text('Sent list_changed for tools, resources and prompts.');
+        }
     );
 
     server.registerResource(
