@@ -32,7 +32,11 @@
                       session, protocol version, Last-Event-ID, Authorization, JSON-RPC method,
                       status, time), history, sessions, reset (log, history and counters),
                       expire (forget every session), capture (record the bytes of the next
-                      tools/call request and of its whole response), last (them, as JSON).
+                      tools/call request and of its whole response), last (them, as JSON),
+                      cancels (ids of 2026-07-28 requests whose stream the client closed),
+                      listens (the open subscriptions/listen streams: [{id, filter}]).
+                      stats counts listens (opened), listen_closed (closed by the client) and
+                      listen_ended (ended by the server with end_listen).
 
    Flags: from --mode=a,b (every request), from the request header "X-Test-Mode: a,b" (one
    client's requests), or from "_mode" in a tools/call's arguments (that call only):
@@ -93,6 +97,17 @@
      history               text = a JSON array of every notification the server received and
                            every reply to its requests ({"reply": msg})
      stats                 text = what /debug/stats says
+   2026-07-28 (--era=modern, or a modern request to --era=dual) adds subscriptions/listen: the
+   answer is an SSE stream that stays open, first notifications/subscriptions/acknowledged
+   (_meta io.modelcontextprotocol/subscriptionId = the request's id; notifications = the filter's
+   supported part: toolsListChanged, resourcesListChanged, resourceSubscriptions, never
+   promptsListChanged), then what the tools below fire; closing it counts as a cancel. Tools
+   (not in tools/list):
+     fire {what, uri}      what: tools, resources, prompts (list_changed) or updated (resources/
+                           updated for uri): written on every open listen stream whose filter
+                           asked for it, tagged with that stream's id; text "sent N"
+     end_listen            every open listen stream gets its result {"resultType":"complete",
+                           "_meta":{subscriptionId}} and ends; text "ended N"
    An unknown tool gets the JSON-RPC error -32602 "Unknown tool: NAME". */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -271,6 +286,7 @@ static long nlog;                      /* records ever made (the ring keeps the 
 static struct {
     long conns, open, max_open, requests, posts, gets, deletes, sse_gets, inits, racy, resumes, drops;
     long modern, discovers, rejects, cancels;
+    long listens, listen_closed, listen_ended;   /* subscriptions/listen: opened, closed by the client, ended by us */
 } stats;
 
 static mcp_buf cancels;                /* ids of modern requests whose stream the client closed */
@@ -294,10 +310,11 @@ static char *stats_json(void)
     char *d;
     buf_fmt(&b, "{\"conns\":%ld,\"open\":%ld,\"max_open\":%ld,\"requests\":%ld,\"posts\":%ld,\"gets\":%ld,"
                 "\"deletes\":%ld,\"sse_gets\":%ld,\"inits\":%ld,\"racy\":%ld,\"resumes\":%ld,\"drops\":%ld,"
-                "\"modern\":%ld,\"discovers\":%ld,\"rejects\":%ld,\"cancels\":%ld}",
+                "\"modern\":%ld,\"discovers\":%ld,\"rejects\":%ld,\"cancels\":%ld,\"listens\":%ld,"
+                "\"listen_closed\":%ld,\"listen_ended\":%ld}",
             stats.conns, stats.open, stats.max_open, stats.requests, stats.posts, stats.gets, stats.deletes,
             stats.sse_gets, stats.inits, stats.racy, stats.resumes, stats.drops, stats.modern, stats.discovers,
-            stats.rejects, stats.cancels);
+            stats.rejects, stats.cancels, stats.listens, stats.listen_closed, stats.listen_ended);
     d = xstrndup(b.data, b.len);
     mcp_buf_free(&b);
     return d;
@@ -532,6 +549,7 @@ typedef struct stream {
     int id, kind, conn, ids, resumable, done, nev, json;
     int modern;                        /* 2026-07-28: no event ids, results carry resultType */
     char *rid;                         /* modern: the request's id (JSON text) */
+    char *filter;                      /* subscriptions/listen: the accepted filter (JSON text); NULL else */
     sess *s;
     unsigned flags;
     char *extra;                       /* headers for a JSON answer (Mcp-Session-Id) */
@@ -579,6 +597,7 @@ static void stream_free(stream *st)
     if (st->s && st->s->stream == st->id) st->s->stream = 0;
     free(st->extra);
     free(st->rid);
+    free(st->filter);
     mcp_buf_free(&st->kept);
     free(st->kept_at);
     free(st);
@@ -627,6 +646,7 @@ static void stream_detach(int sid)
     st->conn = 0;
     if (st->modern && st->kind == S_POST && !st->done) {   /* 2026-07-28: the client cancelled */
         stats.cancels++;
+        if (st->filter) stats.listen_closed++;
         if (cancels.len) buf_add(&cancels, ",", 1);
         buf_str(&cancels, st->rid ? st->rid : "null");
         items_drop(sid);
@@ -1259,6 +1279,16 @@ static void debug_request(conn *k, const req *rq)
         buf_str(&b, "]");
         body = xstrndup(b.data, b.len);
         mcp_buf_free(&b);
+    } else if (!strcmp(p, "listens")) {             /* the open subscriptions/listen streams */
+        mcp_buf b = {0};
+        stream *st;
+        buf_str(&b, "[");
+        for (st = streams; st; st = st->next)
+            if (st->filter && !st->done)
+            { buf_fmt(&b, "%s{\"id\":%.100s,\"filter\":", b.len > 1 ? "," : "", st->rid); buf_str(&b, st->filter); buf_str(&b, "}"); }
+        buf_str(&b, "]");
+        body = xstrndup(b.data, b.len);
+        mcp_buf_free(&b);
     } else if (!strcmp(p, "sessions")) {
         mcp_buf b = {0};
         sess *s;
@@ -1579,7 +1609,8 @@ static int check_params(const req *rq, const mcp_json *params, char *msg, size_t
 static int modern_method(const char *m)
 {
     static const char *const known[] = { "server/discover", "tools/list", "tools/call", "resources/list",
-        "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", NULL };
+        "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete",
+        "subscriptions/listen", NULL };
     int i;
     for (i = 0; known[i]; i++) if (!strcmp(m, known[i])) return 1;
     return 0;
@@ -1602,6 +1633,7 @@ static int wants_stream_modern(const char *method, const mcp_json *params)
 {
     const mcp_json *meta = mcp_json_get(params, "_meta");
     const char *tool = mcp_json_str(mcp_json_get(params, "name"));
+    if (!strcmp(method, "subscriptions/listen")) return 1;   /* a stream that stays open */
     if (strcmp(method, "tools/call") || !tool) return 0;
     if (!strcmp(tool, "flaky")) return 1;
     if (!strcmp(tool, "notify"))
@@ -1660,6 +1692,125 @@ static int state_ok(const ctx *x, const mcp_json *params, const char *want, size
     snprintf(m, sizeof m, "requestState was changed: %.200s", rs ? mcp_json_str(rs) ? mcp_json_str(rs) : "(not a string)" : "(none)");
     send_error(x->stream, x->id, -32602, m);
     return 0;
+}
+
+/* ---- subscriptions/listen: long-lived SSE streams of change notifications ---------------------- */
+
+/* Opens one: the stream (SSE, already headed) stays open; the first event is the acknowledgment
+   with the supported subset of the filter (no promptsListChanged). */
+static void listen_open(const ctx *x, const mcp_json *params)
+{
+    const mcp_json *f = mcp_json_get(params, "notifications"), *u = mcp_json_get(f, "resourceSubscriptions");
+    stream *st = stream_get(x->stream);
+    mcp_jw w;
+    mcp_buf b = {0};
+    char *t;
+    size_t i;
+    if (!st) return;
+    if (mcp_json_typeof(f) != MCP_JSON_OBJECT || (u && mcp_json_typeof(u) != MCP_JSON_ARRAY)) {
+        send_error(x->stream, x->id, -32602, "Invalid params: notifications must be an object");
+        return;
+    }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    if (mcp_json_is_true(mcp_json_get(f, "toolsListChanged"))) { mcp_jw_key(&w, "toolsListChanged"); mcp_jw_bool(&w, 1); }
+    if (mcp_json_is_true(mcp_json_get(f, "resourcesListChanged"))) { mcp_jw_key(&w, "resourcesListChanged"); mcp_jw_bool(&w, 1); }
+    if (u) {
+        mcp_jw_key(&w, "resourceSubscriptions");
+        mcp_jw_arr_begin(&w);
+        for (i = 0; i < mcp_json_len(u); i++)
+            if (mcp_json_typeof(mcp_json_at(u, i)) == MCP_JSON_STRING) mcp_jw_value(&w, mcp_json_at(u, i));
+        mcp_jw_arr_end(&w);
+    }
+    mcp_jw_obj_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    st->filter = xstrdup(t ? t : "{}");
+    mcp_free(t);
+    stats.listens++;
+    buf_fmt(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":"
+                "{\"io.modelcontextprotocol/subscriptionId\":%.100s},\"notifications\":", st->rid);
+    buf_str(&b, st->filter);
+    buf_str(&b, "}}");
+    stream_send(st->id, b.data, b.len, 0);
+    mcp_buf_free(&b);
+}
+
+/* Does the filter ask for it? what: tools, resources, prompts or updated (with uri). */
+static int listen_wants(const stream *st, const char *what, const char *uri)
+{
+    mcp_json_doc *d = mcp_json_parse(st->filter, strlen(st->filter), NULL);
+    const mcp_json *f = mcp_json_root(d), *u;
+    int yes = 0;
+    size_t i;
+    if (!strcmp(what, "tools")) yes = mcp_json_is_true(mcp_json_get(f, "toolsListChanged"));
+    else if (!strcmp(what, "resources")) yes = mcp_json_is_true(mcp_json_get(f, "resourcesListChanged"));
+    else if (!strcmp(what, "prompts")) yes = mcp_json_is_true(mcp_json_get(f, "promptsListChanged"));
+    else if (!strcmp(what, "updated") && uri) {
+        u = mcp_json_get(f, "resourceSubscriptions");
+        for (i = 0; !yes && i < mcp_json_len(u); i++) yes = mcp_json_str(mcp_json_at(u, i)) && !strcmp(mcp_json_str(mcp_json_at(u, i)), uri);
+    }
+    mcp_json_free(d);
+    return yes;
+}
+
+/* The open listen streams' ids (0-terminated, at most n - 1). */
+static int listen_streams(int *ids, int n)
+{
+    stream *st;
+    int k = 0;
+    for (st = streams; st && k < n - 1; st = st->next)
+        if (st->filter && !st->done && conn_get(st->conn)) ids[k++] = st->id;
+    ids[k] = 0;
+    return k;
+}
+
+/* tool fire {what, uri}: the notification on every open listen stream that asked for it, each
+   tagged with its own subscription id; the number of streams written to. */
+static int listen_fire(const char *what, const char *uri)
+{
+    int ids[64], i, sent = 0;
+    stream *st;
+    mcp_buf b = {0};
+    char *u;
+    const char *method = !strcmp(what, "tools") ? "notifications/tools/list_changed"
+                       : !strcmp(what, "resources") ? "notifications/resources/list_changed"
+                       : !strcmp(what, "prompts") ? "notifications/prompts/list_changed"
+                       : !strcmp(what, "updated") ? "notifications/resources/updated" : NULL;
+    if (!method) return -1;
+    listen_streams(ids, 64);
+    for (i = 0; ids[i]; i++) {
+        if (!(st = stream_get(ids[i])) || !listen_wants(st, what, uri)) continue;
+        b.len = 0;
+        buf_fmt(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/"
+                    "subscriptionId\":%.100s}", method, st->rid);
+        if (!strcmp(what, "updated")) { u = jstr(uri, strlen(uri)); buf_str(&b, ",\"uri\":"); buf_str(&b, u); free(u); }
+        buf_str(&b, "}}");
+        stream_send(st->id, b.data, b.len, 0);
+        sent++;
+    }
+    mcp_buf_free(&b);
+    return sent;
+}
+
+/* tool end_listen: every open listen stream ends gracefully (its result, then the stream's end). */
+static int listen_end_all(void)
+{
+    int ids[64], i, n = 0;
+    stream *st;
+    char r[160];
+    listen_streams(ids, 64);
+    for (i = 0; ids[i]; i++) {
+        if (!(st = stream_get(ids[i]))) continue;
+        snprintf(r, sizeof r, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%.100s}}", st->rid);
+        {
+            char *rid = xstrdup(st->rid);
+            send_result(st->id, rid, r);          /* adds resultType complete; frees the stream */
+            free(rid);
+        }
+        stats.listen_ended++;
+        n++;
+    }
+    return n;
 }
 
 static void tool_call_modern(ctx *x, const mcp_json *params)
@@ -1758,6 +1909,15 @@ static void tool_call_modern(ctx *x, const mcp_json *params)
         input_required(x, "\"x\":{\"method\":\"tasks/get\",\"params\":{}}", "odd", 3);
     } else if (!strcmp(name, "needs_sampling")) {
         answer_text(x, "ok");
+    } else if (!strcmp(name, "fire")) {                /* subscriptions/listen: a change happens */
+        const char *what = mcp_json_str(mcp_json_get(args, "what")), *uri = mcp_json_str(mcp_json_get(args, "uri"));
+        int n = what ? listen_fire(what, uri) : -1;
+        if (n < 0) { send_error(x->stream, x->id, -32602, "fire needs what: tools, resources, prompts or updated"); return; }
+        snprintf(text, sizeof text, "sent %d", n);
+        answer_text(x, text);
+    } else if (!strcmp(name, "end_listen")) {
+        snprintf(text, sizeof text, "ended %d", listen_end_all());
+        answer_text(x, text);
     } else if (!strcmp(name, "weird")) {
         send_result(x->stream, x->id, "{\"resultType\":\"task\",\"taskId\":\"t1\"}");
     } else if (!strcmp(name, "plain")) {
@@ -1819,6 +1979,7 @@ static void handle_modern(ctx *x, const char *method, const mcp_json *params)
     else if (!strcmp(method, "tools/list")) list_tools_modern(x, params);
     else if (!strcmp(method, "tools/call")) tool_call_modern(x, params);
     else if (!strcmp(method, "resources/read")) read_resource_modern(x, params);
+    else if (!strcmp(method, "subscriptions/listen")) listen_open(x, params);
     else handle_request(x, method, params);        /* lists, prompts, completion: as before */
 }
 
