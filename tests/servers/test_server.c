@@ -90,6 +90,17 @@
      requests              text = a JSON array of every request received so far, this one
                            included: {"id", "method", and name, uri, _meta, requestState,
                            inputResponses when the params have them}
+     fire {what, uri}      2026-07-28 only: what "tools", "resources", "prompts" or "updated"
+                           (with uri): notifications/tools/list_changed, resources/list_changed,
+                           prompts/list_changed or resources/updated {uri} on every open
+                           subscription whose accepted filter has it (updated: lists the uri),
+                           each with params._meta io.modelcontextprotocol/subscriptionId = that
+                           listen's id; then answers "sent N" (N notifications, in opening order)
+     end_listen {id}       2026-07-28 only: ends every subscription (or only the listen with that
+                           id) with the result {"resultType":"complete","_meta":
+                           {"io.modelcontextprotocol/subscriptionId":ID}}; answers "ended N"
+     subscriptions         2026-07-28 only: text = [{"id", "notifications": the accepted filter}]
+                           of the open subscriptions, in opening order
    In 2026-07-28, ask sends its request back as input_required (key "ask", requestState "ask")
    and the retry's text is {"result": inputResponses.ask} or {"error":"no answer"};
    resources/read "mrtr://gated" and prompts/get "gated" need an elicitation (key "confirm",
@@ -128,7 +139,15 @@
                            resources/subscribe/unsubscribe get -32601; an unknown resource is
                            -32602 with data {uri}; notify sends notifications/message only when
                            the request's _meta has io.modelcontextprotocol/logLevel (at or above
-                           it), and no list_changed
+                           it), and no list_changed. subscriptions/listen {notifications} (not
+                           an object: -32602) is acknowledged at once with notifications/
+                           subscriptions/acknowledged, _meta io.modelcontextprotocol/subscriptionId
+                           = the request's id and notifications = the subset served:
+                           toolsListChanged, resourcesListChanged, resourceSubscriptions (the
+                           strings; each as --caps allows), never promptsListChanged; it then stays
+                           open (several at once) until notifications/cancelled for its id, which
+                           drops it and writes "test_server: subscription ID cancelled" to stderr,
+                           or end_listen
      --era=dual            both: server/discover and requests with _meta (or any request before
                            initialize) are served as 2026-07-28, initialize starts a legacy session
                            in which requests without _meta are served as legacy
@@ -189,6 +208,14 @@ static const char *cur_method;       /* ... and its method */
 static int initialized;              /* dual: initialize came, requests without _meta are legacy */
 static int discover_count;           /* server/discover requests answered so far */
 static mcp_buf reqlog;               /* items of the "requests" array, comma-separated */
+
+typedef struct listen_sub {          /* 2026-07-28: an open subscriptions/listen */
+    char *id;                        /* the request's id as JSON text: the subscriptionId */
+    int tools, resources;            /* toolsListChanged, resourcesListChanged accepted */
+    mcp_json_doc *uris;              /* resourceSubscriptions accepted (an array), or NULL */
+    struct listen_sub *next;
+} listen_sub;
+static listen_sub *listens;          /* in the order they were opened */
 
 static const char *const levels[] = { "debug", "info", "notice", "warning", "error", "critical",
                                       "alert", "emergency", NULL };
@@ -1303,6 +1330,193 @@ static int gate(const char *id, const mcp_json *params, const char *what, int *d
     return 0;
 }
 
+/* ---- 2026-07-28: subscriptions/listen -------------------------------------------------------- */
+
+static void listen_free(listen_sub *l)
+{
+    free(l->id); mcp_json_free(l->uris); free(l);
+}
+
+/* params._meta with the subscription's id, as the start of a params object: {"_meta":{...} */
+static void sub_meta(mcp_jw *w, const char *id)
+{
+    mcp_jw_key(w, "_meta"); mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "io.modelcontextprotocol/subscriptionId"); mcp_jw_raw(w, id, strlen(id));
+    mcp_jw_obj_end(w);
+}
+
+/* The accepted filter: toolsListChanged, resourcesListChanged and resourceSubscriptions (with
+   the caps that serve them); never promptsListChanged. */
+static void write_filter(mcp_jw *w, const listen_sub *l)
+{
+    mcp_jw_obj_begin(w);
+    if (l->tools) { mcp_jw_key(w, "toolsListChanged"); mcp_jw_bool(w, 1); }
+    if (l->resources) { mcp_jw_key(w, "resourcesListChanged"); mcp_jw_bool(w, 1); }
+    if (l->uris) { mcp_jw_key(w, "resourceSubscriptions"); mcp_jw_value(w, mcp_json_root(l->uris)); }
+    mcp_jw_obj_end(w);
+}
+
+static void send_jw(mcp_jw *w)
+{
+    char *t = mcp_jw_finish(w, NULL, NULL);
+    if (!t) { err_str("test_server: send_jw failed\n"); _exit(3); }
+    send_str(t);
+    mcp_free(t);
+}
+
+/* subscriptions/listen: acknowledged with the subset taken, then kept open until cancelled or
+   ended with end_listen. */
+static void on_listen(const char *id, const mcp_json *params)
+{
+    const mcp_json *f = mcp_json_get(params, "notifications"), *rs;
+    listen_sub *l, **pp;
+    mcp_jw w;
+    size_t i;
+    if (mcp_json_typeof(f) != MCP_JSON_OBJECT) {
+        send_error(id, -32602, "Invalid params: notifications must be an object");
+        return;
+    }
+    l = (listen_sub *)calloc(1, sizeof *l);
+    if (!l) { perror("calloc"); _exit(3); }
+    l->id = xstrdup(id);
+    l->tools = has_cap("tools") && mcp_json_is_true(mcp_json_get(f, "toolsListChanged"));
+    l->resources = has_cap("resources") && mcp_json_is_true(mcp_json_get(f, "resourcesListChanged"));
+    rs = mcp_json_get(f, "resourceSubscriptions");
+    if (has_cap("resources") && has_cap("subscribe") && mcp_json_typeof(rs) == MCP_JSON_ARRAY) {
+        mcp_jw_init(&w, 0);
+        mcp_jw_arr_begin(&w);
+        for (i = 0; i < mcp_json_len(rs); i++)
+            if (mcp_json_typeof(mcp_json_at(rs, i)) == MCP_JSON_STRING) mcp_jw_value(&w, mcp_json_at(rs, i));
+        mcp_jw_arr_end(&w);
+        {
+            size_t n;
+            char *t = mcp_jw_finish(&w, &n, NULL);
+            l->uris = t ? mcp_json_parse(t, n, NULL) : NULL;
+            mcp_free(t);
+        }
+    }
+    for (pp = &listens; *pp; pp = &(*pp)->next) {}
+    *pp = l;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+    mcp_jw_key(&w, "method"); mcp_jw_str(&w, "notifications/subscriptions/acknowledged");
+    mcp_jw_key(&w, "params"); mcp_jw_obj_begin(&w);
+    sub_meta(&w, id);
+    mcp_jw_key(&w, "notifications"); write_filter(&w, l);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    send_jw(&w);
+}
+
+/* notifications/cancelled for a listen: the subscription is dropped (and said on stderr) */
+static void listen_cancelled(const char *rid)
+{
+    listen_sub **pp, *l;
+    for (pp = &listens; (l = *pp) != NULL; pp = &l->next)
+        if (!strcmp(l->id, rid)) {
+            *pp = l->next;
+            err_str("test_server: subscription ");
+            err_str(rid);
+            err_str(" cancelled\n");
+            listen_free(l);
+            return;
+        }
+}
+
+static int uri_listed(const listen_sub *l, const char *uri)
+{
+    const mcp_json *a = mcp_json_root(l->uris);
+    size_t i;
+    for (i = 0; uri && i < mcp_json_len(a); i++)
+        if (!strcmp(mcp_json_str(mcp_json_at(a, i)), uri)) return 1;
+    return 0;
+}
+
+/* fire {what, uri}: the notification on every subscription that took it; text "sent N" */
+static void tool_fire(const char *id, const mcp_json *args)
+{
+    const char *what = mcp_json_str(mcp_json_get(args, "what"));
+    const char *uri = mcp_json_str(mcp_json_get(args, "uri"));
+    const char *method;
+    listen_sub *l;
+    mcp_jw w;
+    int sent = 0, want;
+    char buf[64];
+    if (!what) what = "";
+    if (!strcmp(what, "tools")) method = "notifications/tools/list_changed";
+    else if (!strcmp(what, "resources")) method = "notifications/resources/list_changed";
+    else if (!strcmp(what, "prompts")) method = "notifications/prompts/list_changed";
+    else if (!strcmp(what, "updated") && uri) method = "notifications/resources/updated";
+    else { send_error(id, -32602, "fire: what is tools, resources, prompts or updated (with a uri)"); return; }
+    for (l = listens; l; l = l->next) {
+        want = what[0] == 't' ? l->tools : what[0] == 'r' ? l->resources : what[0] == 'u' ? uri_listed(l, uri) : 0;
+        if (!want) continue;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, method);
+        mcp_jw_key(&w, "params"); mcp_jw_obj_begin(&w);
+        sub_meta(&w, l->id);
+        if (what[0] == 'u') { mcp_jw_key(&w, "uri"); mcp_jw_str(&w, uri); }
+        mcp_jw_obj_end(&w);
+        mcp_jw_obj_end(&w);
+        send_jw(&w);
+        sent++;
+    }
+    snprintf(buf, sizeof buf, "sent %d", sent);
+    answer_text(id, buf);
+}
+
+/* end_listen {id}: each subscription (or only that one) ends with its completion result */
+static void tool_end_listen(const char *id, const mcp_json *args)
+{
+    const mcp_json *only = mcp_json_get(args, "id");
+    char *oid = only ? dump(only) : NULL, buf[64];
+    listen_sub **pp, *l;
+    mcp_jw w;
+    int ended = 0;
+    for (pp = &listens; (l = *pp) != NULL; ) {
+        if (oid && strcmp(oid, l->id)) { pp = &l->next; continue; }
+        *pp = l->next;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+        mcp_jw_key(&w, "id"); mcp_jw_raw(&w, l->id, strlen(l->id));
+        mcp_jw_key(&w, "result"); mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "resultType"); mcp_jw_str(&w, "complete");
+        sub_meta(&w, l->id);
+        mcp_jw_obj_end(&w);
+        mcp_jw_obj_end(&w);
+        send_jw(&w);
+        listen_free(l);
+        ended++;
+    }
+    free(oid);
+    snprintf(buf, sizeof buf, "ended %d", ended);
+    answer_text(id, buf);
+}
+
+/* subscriptions: text = [{"id": ID, "notifications": the accepted filter}, ...] */
+static void tool_subscriptions(const char *id)
+{
+    listen_sub *l;
+    mcp_jw w;
+    char *t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_arr_begin(&w);
+    for (l = listens; l; l = l->next) {
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "id"); mcp_jw_raw(&w, l->id, strlen(l->id));
+        mcp_jw_key(&w, "notifications"); write_filter(&w, l);
+        mcp_jw_obj_end(&w);
+    }
+    mcp_jw_arr_end(&w);
+    t = mcp_jw_finish(&w, NULL, NULL);
+    answer_text(id, t ? t : "[]");
+    mcp_free(t);
+}
+
 static void tool_call(const char *id, const mcp_json *params)
 {
     const char *name = mcp_json_str(mcp_json_get(params, "name"));
@@ -1394,6 +1608,13 @@ static void tool_call(const char *id, const mcp_json *params)
         else send_error(id, -32602, "mrtr is a 2026-07-28 tool (input_required)");
     } else if (!strcmp(name, "whoami")) {
         tool_whoami(id, params);
+    } else if (!strcmp(name, "fire") || !strcmp(name, "end_listen") || !strcmp(name, "subscriptions")) {
+        if (!cur_modern) {
+            snprintf(buf, sizeof buf, "%s is a 2026-07-28 tool (subscriptions/listen)", name);
+            send_error(id, -32602, buf);
+        } else if (name[0] == 'f') tool_fire(id, args);
+        else if (name[0] == 'e') tool_end_listen(id, args);
+        else tool_subscriptions(id);
     } else if (!strcmp(name, "badresult")) {
         const char *type = mcp_json_str(mcp_json_get(args, "type"));
         mcp_jw w;
@@ -1545,6 +1766,7 @@ static void on_notification(const mcp_json *m)
                 item_free(it);
             }
         }
+        listen_cancelled(rid);
         free(rid);
     }
 }
@@ -1746,6 +1968,7 @@ static void on_request(const mcp_json *m)
         if (check_meta(id, method, params)) {
             cur_modern = 1; cur_meta = mcp_json_get(params, "_meta"); cur_method = method;
             if (!strcmp(method, "server/discover")) discover(id);
+            else if (!strcmp(method, "subscriptions/listen")) on_listen(id, params);
             else if (!strcmp(method, "ping") || !strcmp(method, "logging/setLevel") ||
                      !strcmp(method, "resources/subscribe") || !strcmp(method, "resources/unsubscribe"))
                 send_error(id, -32601, "Method not found");      /* gone in 2026-07-28 */
@@ -1934,6 +2157,7 @@ int main(int argc, char **argv)
     mcp_jsonl_free(&fr);
     while (items) { item *it = items; items = it->next; item_free(it); }
     for (i = 0; i < nsubs; i++) free(subs[i]);
+    while (listens) { listen_sub *l = listens; listens = l->next; listen_free(l); }
     mcp_buf_free(&history);
     mcp_buf_free(&reqlog);
     free(init_params);
