@@ -32,7 +32,13 @@
        notifications/cancelled;
      no Mcp-Session-Id, no GET stream (even with http_listen), no DELETE at close; ping, log
        level and subscribe in the modern era; 404 for an unknown method; the -32020, -32021 and
-       -32022 sentences, with http_status and rpc_code.
+       -32022 sentences, with http_status and rpc_code;
+     subscriptions/listen (mcp_client_listen): the acknowledgment with the request's id and the
+       filter the server took (prompts dropped); notifications fired by tool calls (other POSTs)
+       reach the stream that asked for them, tagged with its id, and only that one; open past
+       a 200 ms client default timeout; mcp_call_cancel closes the stream (the server counts
+       it), a graceful end by the server completes the call with MCP_OK; a dual-era server in
+       2026-07-28; the legacy era refuses it with MCP_ERR_INVALID before sending anything.
 
    Usage: test_modern_http [DATA_DIR [SERVER]]   SERVER: the HTTP test server; default: env
    MCP_TEST_HTTP_SERVER, else http_server beside env MCP_TEST_SERVER, else build/http_server.
@@ -1539,6 +1545,208 @@ static void t_sentences(void)
     g_end(&g);
 }
 
+/* ---- 9. subscriptions/listen: a stream that stays open ------------------------------------------------ */
+
+/* Polls until the callbacks saw n notifications (or 3 s pass); the count. */
+static int wait_notes(mcp_client *c, const seen *s, int n)
+{
+    int64_t end = mcp_time_ms() + LATE(3000);
+    while (s->notes < n && mcp_time_ms() < end) mcp_client_poll(c, 10);
+    return s->notes;
+}
+
+/* Polls until the server's counter is want (or 2 s pass); its last value. */
+static long wait_stat(mcp_client *c, const srv *sv, const char *key, long want)
+{
+    int64_t end = mcp_time_ms() + LATE(2000);
+    long v;
+    while ((v = stat_of(sv, key)) != want && mcp_time_ms() < end) { if (c) mcp_client_poll(c, 10); else nap(10); }
+    return v;
+}
+
+static void t_listen(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_call *a, *b;
+    mcp_json_doc *doc = NULL;
+    const mcp_json *meta;
+    char want[512], got[128], ida[32], idb[32], *h;
+    long long na, nb;
+    int64_t t0;
+    g_begin(&g, "subscriptions/listen");
+    desc_for(&d, &s, M.url, NULL);
+    d.timeout_ms = 200;                                  /* a small default: listen has none */
+    c = open_client(&d);
+    srv_reset(&M);
+    /* one for tools and a resource (prompts asked for, but not supported), one for the resource list */
+    t0 = mcp_time_ms();
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true,\"promptsListChanged\":true,"
+                             "\"resourceSubscriptions\":[\"file:///a.txt\"]}", NULL, &err);
+    CHECKF(a != NULL, "mcp_client_listen: %s", err.message);
+    if (!a) { mcp_client_free(c); g_end(&g); return; }
+    EQST(err.status, MCP_OK, err);
+    na = (long long)mcp_call_id(a);
+    snprintf(ida, sizeof ida, "%lld", na);
+    EQL(wait_notes(c, &s, 1), 1);
+    EQS(s.note[0], "notifications/subscriptions/acknowledged");
+    snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld},\"notifications\":"
+             "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"file:///a.txt\"]}}", na);
+    EQS(s.note_params[0], want);
+    EQS(nth_field(&M, "subscriptions/listen", 0, "id"), ida);         /* the request as the server saw it */
+    EQS(nth_field(&M, "subscriptions/listen", 0, "mmethod"), "subscriptions/listen");
+    EQS(nth_field(&M, "subscriptions/listen", 0, "method"), "POST");
+    EQL(mcp_call_status(a), MCP_AGAIN);
+    b = mcp_client_listen(c, "{\"resourcesListChanged\":true}", NULL, &err);
+    CHECKF(b != NULL, "mcp_client_listen: %s", err.message);
+    if (!b) { mcp_call_free(a); mcp_client_free(c); g_end(&g); return; }
+    nb = (long long)mcp_call_id(b);
+    snprintf(idb, sizeof idb, "%lld", nb);
+    CHECK(na != nb);
+    EQL(wait_notes(c, &s, 2), 2);
+    EQS(s.note[1], "notifications/subscriptions/acknowledged");
+    snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld},\"notifications\":"
+             "{\"resourcesListChanged\":true}}", nb);
+    EQS(s.note_params[1], want);
+    h = dbg(&M, "listens");
+    snprintf(want, sizeof want, "[{\"id\":%lld,\"filter\":{\"resourcesListChanged\":true}},{\"id\":%lld,\"filter\":"
+             "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"file:///a.txt\"]}}]", nb, na);
+    EQS(h, want);
+    free(h);
+    EQL(stat_of(&M, "listens"), 2);
+    /* changes, fired by tool calls (other POSTs): each reaches only the stream that asked for it */
+    st = tool(c, "fire", "{\"what\":\"tools\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 1");
+    EQL(wait_notes(c, &s, 3), 3);
+    EQS(s.note[2], "notifications/tools/list_changed");
+    snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld}}", na);
+    EQS(s.note_params[2], want);
+    st = tool(c, "fire", "{\"what\":\"resources\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 1");
+    EQL(wait_notes(c, &s, 4), 4);
+    EQS(s.note[3], "notifications/resources/list_changed");
+    snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld}}", nb);
+    EQS(s.note_params[3], want);
+    st = tool(c, "fire", "{\"what\":\"updated\",\"uri\":\"file:///a.txt\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 1");
+    EQL(wait_notes(c, &s, 5), 5);
+    EQS(s.note[4], "notifications/resources/updated");
+    snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld},\"uri\":\"file:///a.txt\"}", na);
+    EQS(s.note_params[4], want);
+    /* nobody asked for these (prompts was asked for, but not acknowledged) */
+    st = tool(c, "fire", "{\"what\":\"updated\",\"uri\":\"file:///b.txt\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 0");
+    st = tool(c, "fire", "{\"what\":\"prompts\"}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 0");
+    st = tool(c, "fire", "{\"what\":\"tools\"}", big, sizeof big, &err);   /* behind them on a's stream */
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 1");
+    EQL(wait_notes(c, &s, 6), 6);
+    EQS(s.note[5], "notifications/tools/list_changed");
+    snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld}}", na);
+    EQS(s.note_params[5], want);
+    /* no timeout: still open well past the client's 200 ms default */
+    while (mcp_time_ms() - t0 < 500) mcp_client_poll(c, 10);
+    EQL(mcp_call_status(a), MCP_AGAIN);
+    EQL(mcp_call_status(b), MCP_AGAIN);
+    st = mcp_call_result(a, &doc, &err);
+    EQST(st, MCP_AGAIN, err);
+    CHECK(doc == NULL);
+    EQL(stat_of(&M, "listens"), 2);
+    EQL(stat_of(&M, "listen_closed"), 0);
+    /* cancelled: the stream closes, and the server sees it */
+    CHECK(mcp_call_cancel(a, NULL) == MCP_OK);
+    EQL(mcp_call_status(a), MCP_ERR_CANCELLED);
+    st = mcp_call_result(a, NULL, &err);
+    EQST(st, MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled");
+    mcp_call_free(a);
+    EQL(wait_stat(c, &M, "listen_closed", 1), 1);
+    snprintf(want, sizeof want, "[%s]", ida);
+    wait_cancels(c, &M, want, got, sizeof got);
+    EQS(got, want);
+    h = dbg(&M, "listens");
+    snprintf(want, sizeof want, "[{\"id\":%lld,\"filter\":{\"resourcesListChanged\":true}}]", nb);
+    EQS(h, want);
+    free(h);
+    st = tool(c, "fire", "{\"what\":\"tools\"}", big, sizeof big, &err);   /* nobody listens for it now */
+    EQST(st, MCP_OK, err);
+    EQS(big, "sent 0");
+    EQL(mcp_call_status(b), MCP_AGAIN);                              /* the other one is untouched */
+    /* the server ends the other gracefully: the call completes */
+    st = tool(c, "end_listen", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "ended 1");
+    st = mcp_call_wait(b, (int)LATE(3000));
+    EQST(st, MCP_OK, err);
+    st = mcp_call_result(b, &doc, &err);
+    EQST(st, MCP_OK, err);
+    CHECK(doc != NULL);
+    meta = mcp_json_get(mcp_json_root(doc), "_meta");
+    CHECKF(mcp_json_typeof(mcp_json_get(meta, "io.modelcontextprotocol/subscriptionId")) == MCP_JSON_NUMBER &&
+           (long long)mcp_json_num(mcp_json_get(meta, "io.modelcontextprotocol/subscriptionId")) == nb,
+           "the end's result names subscription %lld", nb);
+    mcp_json_free(doc);
+    mcp_call_free(b);
+    EQL(s.notes, 6);                                                 /* nothing more came */
+    EQL(stat_of(&M, "listen_ended"), 1);
+    EQL(stat_of(&M, "listen_closed"), 1);
+    h = dbg(&M, "listens");
+    EQS(h, "[]");
+    free(h);
+    EQL(log_find(&M, "rpc", "notifications/cancelled", 0, NULL, 0), 0);   /* HTTP: closing is the cancel */
+    h = dbg(&M, "history");
+    EQS(h, "[]");
+    free(h);
+    st = tool(c, "echo", "{}", big, sizeof big, &err);              /* the client goes on */
+    EQST(st, MCP_OK, err);
+    mcp_client_free(c);
+    CHECK(s.closes == 1);
+    g_end(&g);
+
+    g_begin(&g, "listen: dual and legacy eras");
+    desc_for(&d, &s, D.url, NULL);                                   /* a dual-era server, spoken to in 2026-07-28 */
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    srv_reset(&D);
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(a != NULL, "mcp_client_listen: %s", err.message);
+    if (a) {
+        EQL(wait_notes(c, &s, 1), 1);
+        EQS(s.note[0], "notifications/subscriptions/acknowledged");
+        snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld},\"notifications\":"
+                 "{\"toolsListChanged\":true}}", (long long)mcp_call_id(a));
+        EQS(s.note_params[0], want);
+        mcp_call_cancel(a, NULL);
+        mcp_call_free(a);
+        EQL(wait_stat(c, &D, "listen_closed", 1), 1);
+    }
+    mcp_client_free(c);
+    desc_for(&d, &s, S.url, NULL);                                   /* the handshake era has none */
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    srv_reset(&S);
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECK(a == NULL);
+    EQST(err.status, MCP_ERR_INVALID, err);
+    CHECK(!strncmp(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only", 62));
+    EQS(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only; this connection speaks "
+                     "2025-11-25: use mcp_client_subscribe (and desc.http_listen) instead.");
+    if (a) mcp_call_free(a);
+    EQL(log_find(&S, "rpc", "subscriptions/listen", 0, NULL, 0), 0);    /* nothing was sent */
+    mcp_client_free(c);
+    g_end(&g);
+}
+
 int main(int argc, char **argv)
 {
     const char *srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
@@ -1577,6 +1785,7 @@ int main(int argc, char **argv)
     t_cancel();
     t_stateless();
     t_sentences();
+    t_listen();
 
     srv_stop(&M); srv_stop(&S); srv_stop(&D);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));
