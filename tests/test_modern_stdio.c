@@ -25,7 +25,11 @@
    prompts/get; a cancel while answers are gathered); the sentences for -32020, -32021, -32022
    and resource not found (-32602 and -32002); cancellation and timeouts sending
    notifications/cancelled; one program run unchanged against a legacy, a modern and a dual
-   server with the same output; and the test server's own 2026-07-28 checks, over raw pipes.
+   server with the same output; the test server's own 2026-07-28 checks, over raw pipes; and
+   subscriptions/listen (the acknowledgment with the filter the server took, two at once each
+   with only its own notifications and id, resources/updated only for the uri asked, no timeout
+   past the client's, a timeout set in opts, mcp_call_cancel and mcp_call_free sending
+   notifications/cancelled, the server's graceful end, the legacy era's refusal).
 
    Usage: test_modern_stdio [DATA_DIR [SERVER]]   SERVER: the test server binary; default: env
    MCP_TEST_SERVER, else build/test_server. Upper time bounds are multiplied by 10 under
@@ -1904,6 +1908,263 @@ static void t_server_self(void)
     g_end(&g);
 }
 
+/* ---- 8. subscriptions/listen ------------------------------------------------------------------ */
+
+#define SUB_KEY "io.modelcontextprotocol/subscriptionId"
+
+static int64_t note_sub[MAXREC];     /* each notification's params._meta subscriptionId (-1: none) */
+static char listen_stderr[4096];     /* the server's stderr lines, each ended by '\n' */
+
+static void cb_sub_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
+{
+    seen *s = (seen *)user;
+    if (s->notes < MAXREC) note_sub[s->notes] = int_of(mcp_json_get(mcp_json_get(params, "_meta"), SUB_KEY));
+    cb_note(user, c, method, params);
+}
+
+static void cb_stderr(void *user, mcp_client *c, const char *line, size_t len)
+{
+    size_t k = strlen(listen_stderr);
+    (void)user; (void)c;
+    snprintf(listen_stderr + k, sizeof listen_stderr - k, "%.*s\n", (int)len, line);
+}
+
+/* polls until s->notes reaches n, at most LATE(2000) ms */
+static void notes_wait(mcp_client *c, seen *s, int n)
+{
+    int64_t t0 = mcp_time_ms();
+    while (s->notes < n && mcp_time_ms() - t0 < LATE(2000)) mcp_client_poll(c, 20);
+}
+
+/* notification i is `method` on subscription `id` with exactly these params */
+static void note_is(const seen *s, int i, const char *method, int64_t id, const char *params)
+{
+    mcp_json_doc *d = mcp_json_parse(s->note_params[i], strlen(s->note_params[i]), NULL);
+    EQS(s->note[i], method);
+    CHECKF(note_sub[i] == id, "notification %d (%s): subscriptionId %lld, want %lld", i, s->note[i],
+           (long long)note_sub[i], (long long)id);
+    CHECKF(d && json_eq(mcp_json_root(d), params), "notification %d: params %s, want %s", i, s->note_params[i], params);
+    mcp_json_free(d);
+}
+
+/* the fire tool: its text must be want, and exactly the notifications it sent arrived by then */
+static void fire(mcp_client *c, seen *s, const char *args, const char *want)
+{
+    char out[128];
+    mcp_error err;
+    mcp_status st;
+    s->notes = 0;
+    st = tool(c, "fire", args, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, want);
+}
+
+/* the server's open subscriptions (the subscriptions tool) equal want */
+static void server_subs(mcp_client *c, const char *want)
+{
+    mcp_error err;
+    mcp_json_doc *d = tool_json(c, "subscriptions", NULL, &err);
+    CHECKF(d != NULL, "the subscriptions tool: %s", err.message);
+    EQJ(mcp_json_root(d), want);
+    mcp_json_free(d);
+}
+
+static void t_listen(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_call *a, *b, *t, *f;
+    mcp_call_opts o;
+    mcp_json_doc *r = NULL;
+    mcp_client_stats s0, s1;
+    int64_t ida, idb, idt, idf, t0;
+    char want[1024], p[512];
+    const char *args[] = { "--era=modern", NULL };
+    const char *legacy[] = { "--era=legacy", NULL };
+    g_begin(&g, "subscriptions/listen, modern stdio");
+    desc_for(&d, &s, args);
+    d.on_notification = cb_sub_note;
+    d.on_stderr = cb_stderr;
+    d.timeout_ms = (int)LATE(200);                 /* the client's timeout: listen has none */
+    listen_stderr[0] = 0;
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+
+    /* acknowledged with the subset served: promptsListChanged dropped */
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true,\"promptsListChanged\":true,"
+                             "\"resourceSubscriptions\":[\"file:///a\"]}", NULL, &err);
+    CHECKF(a != NULL, "listen: %s", err.message);
+    EQST(err.status, MCP_OK, err);
+    if (!a) { mcp_client_free(c); g_end(&g); return; }
+    ida = mcp_call_id(a);
+    notes_wait(c, &s, 1);
+    EQI(s.notes, 1);
+    snprintf(want, sizeof want, "{\"_meta\":{\"" SUB_KEY "\":%lld},\"notifications\":{\"toolsListChanged\":true,"
+             "\"resourceSubscriptions\":[\"file:///a\"]}}", (long long)ida);
+    note_is(&s, 0, "notifications/subscriptions/acknowledged", ida, want);
+    EQI(mcp_call_status(a), MCP_AGAIN);
+
+    /* a second one at once, with another filter and its own id */
+    s.notes = 0;
+    b = mcp_client_listen(c, "{\"toolsListChanged\":false,\"resourcesListChanged\":true,"
+                             "\"resourceSubscriptions\":[\"file:///b\"]}", NULL, &err);
+    CHECKF(b != NULL, "listen: %s", err.message);
+    if (!b) { mcp_call_free(a); mcp_client_free(c); g_end(&g); return; }
+    idb = mcp_call_id(b);
+    CHECK(idb != ida);
+    notes_wait(c, &s, 1);
+    EQI(s.notes, 1);
+    snprintf(want, sizeof want, "{\"_meta\":{\"" SUB_KEY "\":%lld},\"notifications\":{\"resourcesListChanged\":true,"
+             "\"resourceSubscriptions\":[\"file:///b\"]}}", (long long)idb);
+    note_is(&s, 0, "notifications/subscriptions/acknowledged", idb, want);
+    snprintf(want, sizeof want, "[{\"id\":%lld,\"notifications\":{\"toolsListChanged\":true,\"resourceSubscriptions\":"
+             "[\"file:///a\"]}},{\"id\":%lld,\"notifications\":{\"resourcesListChanged\":true,\"resourceSubscriptions\":"
+             "[\"file:///b\"]}}]", (long long)ida, (long long)idb);
+    server_subs(c, want);
+
+    /* each subscription gets only what it asked for, tagged with its own id; the notifications
+       precede the tool's answer on the pipe, so they have all arrived when it returns */
+    snprintf(p, sizeof p, "{\"_meta\":{\"" SUB_KEY "\":%lld}}", (long long)ida);
+    fire(c, &s, "{\"what\":\"tools\"}", "sent 1");
+    EQI(s.notes, 1);
+    note_is(&s, 0, "notifications/tools/list_changed", ida, p);
+    snprintf(p, sizeof p, "{\"_meta\":{\"" SUB_KEY "\":%lld}}", (long long)idb);
+    fire(c, &s, "{\"what\":\"resources\"}", "sent 1");
+    EQI(s.notes, 1);
+    note_is(&s, 0, "notifications/resources/list_changed", idb, p);
+    fire(c, &s, "{\"what\":\"prompts\"}", "sent 0");       /* asked for by a, but not served */
+    EQI(s.notes, 0);
+    /* resources/updated only for the subscribed uri */
+    snprintf(p, sizeof p, "{\"_meta\":{\"" SUB_KEY "\":%lld},\"uri\":\"file:///a\"}", (long long)ida);
+    fire(c, &s, "{\"what\":\"updated\",\"uri\":\"file:///a\"}", "sent 1");
+    EQI(s.notes, 1);
+    note_is(&s, 0, "notifications/resources/updated", ida, p);
+    snprintf(p, sizeof p, "{\"_meta\":{\"" SUB_KEY "\":%lld},\"uri\":\"file:///b\"}", (long long)idb);
+    fire(c, &s, "{\"what\":\"updated\",\"uri\":\"file:///b\"}", "sent 1");
+    EQI(s.notes, 1);
+    note_is(&s, 0, "notifications/resources/updated", idb, p);
+    fire(c, &s, "{\"what\":\"updated\",\"uri\":\"file:///c\"}", "sent 0");
+    EQI(s.notes, 0);
+
+    /* no timeout: still open well past the client's 200 ms, and no cancel was sent */
+    t0 = mcp_time_ms();
+    while (mcp_time_ms() - t0 < LATE(500)) mcp_client_poll(c, 50);
+    EQI(mcp_call_status(a), MCP_AGAIN);
+    EQI(mcp_call_status(b), MCP_AGAIN);
+    CHECKF(!strstr(history(c), "notifications/cancelled"), "history: %s", big);
+    /* ... unless opts sets one: it times out, and the server is told */
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = 150;
+    s.notes = 0;
+    t = mcp_client_listen(c, "{\"toolsListChanged\":true}", &o, &err);
+    CHECKF(t != NULL, "listen: %s", err.message);
+    idt = mcp_call_id(t);
+    t0 = mcp_time_ms();
+    st = mcp_call_wait(t, (int)LATE(3000));
+    EQST(st, MCP_ERR_TIMEOUT, err);
+    CHECKF(mcp_time_ms() - t0 >= 140 && mcp_time_ms() - t0 < LATE(1000), "timed out after %lld ms",
+           (long long)(mcp_time_ms() - t0));
+    st = mcp_call_result(t, NULL, &err);
+    EQST(st, MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 150ms");
+    mcp_call_free(t);
+    EQI(s.notes, 1);                               /* its acknowledgment came first */
+    EQI(note_sub[0], idt);
+    snprintf(want, sizeof want, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+             "\"reason\":\"Request timeout after 150ms\"}}]", (long long)idt);
+    EQS(history(c), want);
+    snprintf(want, sizeof want, "[{\"id\":%lld,\"notifications\":{\"toolsListChanged\":true,\"resourceSubscriptions\":"
+             "[\"file:///a\"]}},{\"id\":%lld,\"notifications\":{\"resourcesListChanged\":true,\"resourceSubscriptions\":"
+             "[\"file:///b\"]}}]", (long long)ida, (long long)idb);
+    server_subs(c, want);
+
+    /* mcp_call_cancel: MCP_ERR_CANCELLED, notifications/cancelled, and nothing more for it */
+    mcp_client_get_stats(c, &s0);
+    CHECK(mcp_call_cancel(b, "done listening") == MCP_OK);
+    st = mcp_call_result(b, NULL, &err);
+    EQST(st, MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: done listening");
+    mcp_call_free(b);
+    snprintf(want, sizeof want, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+             "\"reason\":\"Request timeout after 150ms\"}},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+             "\"params\":{\"requestId\":%lld,\"reason\":\"done listening\"}}]", (long long)idt, (long long)idb);
+    EQS(history(c), want);
+    snprintf(want, sizeof want, "[{\"id\":%lld,\"notifications\":{\"toolsListChanged\":true,\"resourceSubscriptions\":"
+             "[\"file:///a\"]}}]", (long long)ida);
+    server_subs(c, want);
+    fire(c, &s, "{\"what\":\"resources\"}", "sent 0");
+    EQI(s.notes, 0);
+    fire(c, &s, "{\"what\":\"updated\",\"uri\":\"file:///b\"}", "sent 0");
+    EQI(s.notes, 0);
+    snprintf(want, sizeof want, "test_server: subscription %lld cancelled\n", (long long)idb);
+    t0 = mcp_time_ms();
+    while (!strstr(listen_stderr, want) && mcp_time_ms() - t0 < LATE(2000)) mcp_client_poll(c, 20);
+    CHECKF(strstr(listen_stderr, want) != NULL, "stderr: \"%s\", want a line \"%s\"", listen_stderr, want);
+    mcp_client_get_stats(c, &s1);
+    EQI(s1.unknown_ids - s0.unknown_ids, 0);
+    /* the one still open still works */
+    snprintf(p, sizeof p, "{\"_meta\":{\"" SUB_KEY "\":%lld}}", (long long)ida);
+    fire(c, &s, "{\"what\":\"tools\"}", "sent 1");
+    EQI(s.notes, 1);
+    note_is(&s, 0, "notifications/tools/list_changed", ida, p);
+
+    /* mcp_call_free on an open one cancels it too */
+    s.notes = 0;
+    f = mcp_client_listen(c, "{\"resourcesListChanged\":true}", NULL, &err);
+    CHECKF(f != NULL, "listen: %s", err.message);
+    idf = mcp_call_id(f);
+    notes_wait(c, &s, 1);
+    EQI(s.notes, 1);
+    EQI(note_sub[0], idf);
+    mcp_call_free(f);
+    snprintf(want, sizeof want, "[{\"id\":%lld,\"notifications\":{\"toolsListChanged\":true,\"resourceSubscriptions\":"
+             "[\"file:///a\"]}}]", (long long)ida);
+    server_subs(c, want);
+    snprintf(want, sizeof want, "\"requestId\":%lld", (long long)idf);
+    CHECKF(strstr(history(c), want) != NULL, "history: %s, want a cancel for %lld", big, (long long)idf);
+
+    /* a graceful end from the server: MCP_OK with its result */
+    {
+        char out[64];
+        st = tool(c, "end_listen", NULL, out, sizeof out, &err);
+        EQST(st, MCP_OK, err);
+        EQS(out, "ended 1");
+    }
+    EQI(mcp_call_status(a), MCP_OK);
+    st = mcp_call_result(a, &r, &err);
+    EQST(st, MCP_OK, err);
+    snprintf(want, sizeof want, "{\"resultType\":\"complete\",\"_meta\":{\"" SUB_KEY "\":%lld}}", (long long)ida);
+    EQJ(mcp_json_root(r), want);
+    mcp_json_free(r);
+    mcp_call_free(a);
+    server_subs(c, "[]");
+    mcp_client_get_stats(c, &s1);
+    EQI(s1.unknown_ids, 0);
+    mcp_client_free(c);
+
+    /* the legacy era has no subscriptions/listen: refused without sending anything */
+    desc_for(&d, &s, legacy);
+    c = open_client(&d);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    mcp_client_get_stats(c, &s0);
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECK(a == NULL);
+    EQST(err.status, MCP_ERR_INVALID, err);
+    CHECKF(!strncmp(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only",
+                    strlen("subscriptions/listen exists in protocol version 2026-07-28 only")), "message: %s", err.message);
+    EQS(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only; this connection speaks "
+                     "2025-11-25: use mcp_client_subscribe (and desc.http_listen) instead.");
+    mcp_client_get_stats(c, &s1);
+    EQI(s1.sent - s0.sent, 0);
+    mcp_call_free(a);
+    mcp_client_free(c);
+    g_end(&g);
+}
+
 int main(int argc, char **argv)
 {
     static char abs_server[PATH_MAX];
@@ -1938,6 +2199,7 @@ int main(int argc, char **argv)
     t_cancel_modern();
     t_same_program();
     t_server_self();
+    t_listen();
 
     {
         char p[PATH_MAX + 32];
