@@ -451,6 +451,9 @@
      server took) and what was asked for, each with params._meta
      ["io.modelcontextprotocol/subscriptionId"] == mcp_call_id(sub). It has no timeout;
      mcp_call_cancel(sub, NULL) ends it (and mcp_call_free). Several may be open at once.
+     Over HTTP a stream that breaks is listened to again (a new id, a new acknowledgment);
+     two breaks without an acknowledgment between them end it with MCP_ERR_PROTOCOL. A
+     server that ends it gracefully completes the call (MCP_OK).
    - Cancelling over HTTP closes the request's stream; over stdio it sends
      notifications/cancelled, unless the call was only gathering answers.
 
@@ -5444,6 +5447,10 @@ static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
     } else if (!strcmp(method, "notifications/cancelled")) {
         for (r = c->reqs; r; r = r->next)
             if (mcp_json_equal(r->id, mcp_json_get(p, "requestId"))) r->cancelled = 1;
+    } else if (!strcmp(method, "notifications/subscriptions/acknowledged") &&
+               mcp_json_int64(mcp_json_get(mcp_json_get(p, "_meta"), "io.modelcontextprotocol/subscriptionId"), &tok) &&
+               (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
+        call->reissued = 0;                              /* listening again: a later break may re-listen */
     }
     if (c->d.on_notification) c->d.on_notification(c->d.user, c, method, p);
     mcp_json_free(doc);
