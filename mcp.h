@@ -4589,6 +4589,7 @@ static mcp_status mcp__fail_closed(mcp_error *err)
 
 static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
 static void mcp__mrtr_release(mcp__mrtr *m);
+static void mcp__request_free(mcp_request *req);
 static void mcp__list_text(const mcp_json *list, char *out, size_t n);
 static mcp_status mcp__build_meta(mcp_client *c, const char *version);
 #ifndef MCP_NO_HTTP
@@ -4819,12 +4820,21 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
     call->err.rpc_code = code; call->err.http_status = http; call->err.sys_errno = sys;
     if (call->mrtr) {                                    /* answers still coming: not needed now */
         mcp__mrtr *m = call->mrtr;
+        mcp_request *r;
+        for (r = c ? c->reqs : NULL; r; r = r->next)     /* held by the program: it can tell */
+            if (r->mrtr == m) r->cancelled = 1;
         call->mrtr = NULL; m->call = NULL;
         mcp__mrtr_release(m);
     }
     va_start(ap, fmt);
     vsnprintf(call->err.message, sizeof call->err.message, fmt, ap);
     va_end(ap);
+    if (call->rf && st != MCP_ERR_CANCELLED) {           /* it failed while re-reading tools/list */
+        char was[sizeof call->err.message];
+        memcpy(was, call->err.message, sizeof was);
+        snprintf(call->err.message, sizeof call->err.message, "The tools/call got MCP error -32020 (its HTTP "
+                 "headers did not match), and reading tools/list again failed: %.380s", was);
+    }
     call->status = st;
 #ifndef MCP_NO_HTTP
     if (c && c->d.transport != MCP_STDIO) mcp__http_call_ended(c, call->id);   /* drop its stream */
@@ -5246,7 +5256,8 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     for (req = c->reqs; req; ) {
         mcp_request *next = req->next;
         int last = req == first;
-        if (req->mrtr == m && !req->cancelled) { req->cancelled = 0; c->d.on_request(c->d.user, c, req); }
+        if (req->mrtr == m && !m->call) mcp__request_free(req);    /* the call ended: never asked */
+        else if (req->mrtr == m && !req->cancelled) c->d.on_request(c->d.user, c, req);
         if (last) break;
         req = next;
     }

@@ -1282,6 +1282,35 @@ static void t_mrtr(void)
     mcp_client_get_stats(c, &s1);
     EQI(s1.sent - s0.sent, 1);                           /* the first request only: no retry */
     EQS(history(c), "[]");
+    /* refused by the first callback: the other input requests are never handed out */
+    s.errors_left = 1; s.reqs = 0;
+    t = mrtr(c, "{\"inputs\":\"re\"}", &err, &st);                 /* on_request sees e first */
+    EQST(st, MCP_ERR_CANCELLED, err);
+    CHECK(t == NULL);
+    EQI(s.reqs, 1);
+    EQS(s.req[0], "elicitation/create");
+    s.mode = REQ_ANSWER;
+    /* held, then one refused: the others the program holds say they are cancelled, and their
+       replies are dropped */
+    s.mode = REQ_HOLD; s.nheld = 0; s.reqs = 0;
+    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"esr\"}", NULL, &err);
+    for (i = 0; i < 200 && s.nheld < 3; i++) mcp_client_poll(c, 10);
+    EQI(s.nheld, 3);
+    if (s.nheld == 3) {
+        mcp_client_get_stats(c, &s0);
+        CHECK(!mcp_request_cancelled(s.held[1]) && !mcp_request_cancelled(s.held[2]));
+        EQST(mcp_request_reply_error(s.held[0], -1, "no", &err), MCP_OK, err);
+        EQST(mcp_call_status(call), MCP_ERR_CANCELLED, err);
+        CHECK(mcp_request_cancelled(s.held[1]) && mcp_request_cancelled(s.held[2]));
+        EQST(mcp_request_reply(s.held[1], canned(mcp_request_method(s.held[1]), mcp_request_params(s.held[1]), 0), &err),
+             MCP_OK, err);
+        EQST(mcp_request_reply_error(s.held[2], -1, "late", &err), MCP_OK, err);
+        for (i = 0; i < 5; i++) mcp_client_poll(c, 10);
+        mcp_client_get_stats(c, &s1);
+        EQI(s1.sent - s0.sent, 0);
+    }
+    s.nheld = 0;
+    mcp_call_free(call);
     s.mode = REQ_ANSWER;
 
     /* deferred: the program answers later, from its own loop; the timeout waits meanwhile */
