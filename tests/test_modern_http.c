@@ -38,7 +38,11 @@
        reach the stream that asked for them, tagged with its id, and only that one; open past
        a 200 ms client default timeout; mcp_call_cancel closes the stream (the server counts
        it), a graceful end by the server completes the call with MCP_OK; a dual-era server in
-       2026-07-28; the legacy era refuses it with MCP_ERR_INVALID before sending anything.
+       2026-07-28; the legacy era refuses it with MCP_ERR_INVALID before sending anything;
+     a listen stream the server breaks: listened to again with a new id, acknowledged under it,
+       notifications tagged with it reach the call; three breaks, each re-listen acknowledged,
+       and the call lives on; a re-listen broken before its acknowledgment ends the call with
+       MCP_ERR_PROTOCOL ("the stream broke twice", the last id), and nothing more is sent.
 
    Usage: test_modern_http [DATA_DIR [SERVER]]   SERVER: the HTTP test server; default: env
    MCP_TEST_HTTP_SERVER, else http_server beside env MCP_TEST_SERVER, else build/http_server.
@@ -1747,6 +1751,138 @@ static void t_listen(void)
     g_end(&g);
 }
 
+/* The acknowledgment's params for subscription id with this filter (JSON text). */
+static const char *ack_params(char *out, size_t n, long long id, const char *filter)
+{
+    snprintf(out, n, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld},\"notifications\":%s}", id, filter);
+    return out;
+}
+
+static void t_listen_breaks(void)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    mcp_call *a, *b;
+    long long ids[4], id0, id1;
+    char want[512], got[128], idt[32], *h;
+    int k, j, n;
+    g_begin(&g, "listen: broken streams re-listened");
+    desc_for(&d, &s, M.url, NULL);
+    d.timeout_ms = 200;
+    c = open_client(&d);
+    srv_reset(&M);
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(a != NULL, "mcp_client_listen: %s", err.message);
+    if (!a) { mcp_client_free(c); g_end(&g); return; }
+    ids[0] = (long long)mcp_call_id(a);
+    EQL(wait_notes(c, &s, 1), 1);
+    EQS(s.note[0], "notifications/subscriptions/acknowledged");
+    EQS(s.note_params[0], ack_params(want, sizeof want, ids[0], "{\"toolsListChanged\":true}"));
+    n = 1;
+    /* three breaks: each time listened to again under a new id, acknowledged, and served */
+    for (k = 1; k <= 3; k++) {
+        st = tool(c, "drop_listen", NULL, big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+        EQS(big, "dropped 1");
+        EQL(wait_notes(c, &s, n + 1), n + 1);
+        EQS(s.note[n], "notifications/subscriptions/acknowledged");
+        ids[k] = (long long)mcp_call_id(a);
+        for (j = 0; j < k; j++) CHECKF(ids[k] != ids[j], "break %d: id %lld again (after break %d)", k, ids[k], j);
+        EQS(s.note_params[n], ack_params(want, sizeof want, ids[k], "{\"toolsListChanged\":true}"));
+        n++;
+        EQL(mcp_call_status(a), MCP_AGAIN);
+        st = mcp_call_result(a, NULL, &err);
+        EQST(st, MCP_AGAIN, err);
+        EQL(log_find(&M, "rpc", "subscriptions/listen", 0, NULL, 0), k + 1);
+        snprintf(idt, sizeof idt, "%lld", ids[k]);
+        EQS(nth_field(&M, "subscriptions/listen", k, "id"), idt);       /* the re-listen as the server saw it */
+        EQS(nth_field(&M, "subscriptions/listen", k, "mmethod"), "subscriptions/listen");
+        h = dbg(&M, "listens");
+        snprintf(want, sizeof want, "[{\"id\":%lld,\"filter\":{\"toolsListChanged\":true}}]", ids[k]);
+        EQS(h, want);
+        free(h);
+        st = tool(c, "fire", "{\"what\":\"tools\"}", big, sizeof big, &err);
+        EQST(st, MCP_OK, err);
+        EQS(big, "sent 1");
+        EQL(wait_notes(c, &s, n + 1), n + 1);
+        EQS(s.note[n], "notifications/tools/list_changed");
+        snprintf(want, sizeof want, "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%lld}}", ids[k]);
+        EQS(s.note_params[n], want);
+        n++;
+    }
+    EQL(stat_of(&M, "listen_dropped"), 3);
+    EQL(stat_of(&M, "listens"), 4);
+    EQL(stat_of(&M, "listen_refused"), 0);
+    EQL(stat_of(&M, "listen_closed"), 0);                           /* the server broke them, not the client */
+    EQL(stat_of(&M, "cancels"), 0);
+    EQL(log_with(&M, "lei"), 0);                                    /* no resuming */
+    CHECK(s.closes == 0);
+    /* cancelled after all that: the stream of the latest id closes, and the server sees it */
+    CHECK(mcp_call_cancel(a, NULL) == MCP_OK);
+    EQL(mcp_call_status(a), MCP_ERR_CANCELLED);
+    mcp_call_free(a);
+    EQL(wait_stat(c, &M, "listen_closed", 1), 1);
+    snprintf(want, sizeof want, "[%lld]", ids[3]);
+    wait_cancels(c, &M, want, got, sizeof got);
+    EQS(got, want);
+    /* a re-listen broken before its acknowledgment: two breaks in a row end the call */
+    b = mcp_client_listen(c, "{\"resourcesListChanged\":true}", NULL, &err);
+    CHECKF(b != NULL, "mcp_client_listen: %s", err.message);
+    if (!b) { mcp_client_free(c); g_end(&g); return; }
+    id0 = (long long)mcp_call_id(b);
+    for (j = 0; j < 4; j++) CHECK(id0 != ids[j]);
+    EQL(wait_notes(c, &s, n + 1), n + 1);
+    EQS(s.note[n], "notifications/subscriptions/acknowledged");
+    EQS(s.note_params[n], ack_params(want, sizeof want, id0, "{\"resourcesListChanged\":true}"));
+    n++;
+    st = tool(c, "drop_listen", "{\"refuse_next\":1}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    EQS(big, "dropped 1");
+    st = mcp_call_wait(b, (int)LATE(3000));
+    EQL(st, MCP_ERR_PROTOCOL);
+    EQL(mcp_call_status(b), MCP_ERR_PROTOCOL);
+    id1 = (long long)mcp_call_id(b);
+    CHECKF(id1 != id0, "the re-listen's id %lld is not new", id1);
+    st = mcp_call_result(b, NULL, &err);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    EQL(err.http_status, 0);
+    snprintf(want, sizeof want, "No response received for request ID %lld (the stream broke twice)", id1);
+    EQS(err.message, want);
+    mcp_call_free(b);
+    EQL(wait_stat(c, &M, "listen_refused", 1), 1);
+    snprintf(idt, sizeof idt, "%lld", id1);
+    EQS(nth_field(&M, "subscriptions/listen", 5, "id"), idt);           /* the refused re-listen */
+    for (j = 0; j < 10; j++) mcp_client_poll(c, 10);
+    EQL(log_find(&M, "rpc", "subscriptions/listen", 0, NULL, 0), 6);    /* no third one */
+    EQL(s.notes, n);                                                     /* no acknowledgment for it */
+    EQL(stat_of(&M, "listens"), 5);
+    EQL(stat_of(&M, "listen_dropped"), 4);
+    EQL(stat_of(&M, "cancels"), 1);
+    h = dbg(&M, "listens");
+    EQS(h, "[]");
+    free(h);
+    /* the refusal was for one listen only: the next is acknowledged */
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(a != NULL, "mcp_client_listen: %s", err.message);
+    if (a) {
+        EQL(wait_notes(c, &s, n + 1), n + 1);
+        EQS(s.note[n], "notifications/subscriptions/acknowledged");
+        EQS(s.note_params[n], ack_params(want, sizeof want, (long long)mcp_call_id(a), "{\"toolsListChanged\":true}"));
+        EQL(mcp_call_status(a), MCP_AGAIN);
+        mcp_call_free(a);
+        EQL(wait_stat(c, &M, "listen_closed", 2), 2);
+    }
+    st = tool(c, "echo", "{}", big, sizeof big, &err);                 /* the client goes on */
+    EQST(st, MCP_OK, err);
+    mcp_client_free(c);
+    CHECK(s.closes == 1);
+    g_end(&g);
+}
+
 int main(int argc, char **argv)
 {
     const char *srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
@@ -1786,6 +1922,7 @@ int main(int argc, char **argv)
     t_stateless();
     t_sentences();
     t_listen();
+    t_listen_breaks();
 
     srv_stop(&M); srv_stop(&S); srv_stop(&D);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));

@@ -35,8 +35,9 @@
                       tools/call request and of its whole response), last (them, as JSON),
                       cancels (ids of 2026-07-28 requests whose stream the client closed),
                       listens (the open subscriptions/listen streams: [{id, filter}]).
-                      stats counts listens (opened), listen_closed (closed by the client) and
-                      listen_ended (ended by the server with end_listen).
+                      stats counts listens (opened), listen_closed (closed by the client),
+                      listen_ended (ended by the server with end_listen), listen_dropped (broken
+                      by drop_listen) and listen_refused (dropped unacknowledged, refuse_next).
 
    Flags: from --mode=a,b (every request), from the request header "X-Test-Mode: a,b" (one
    client's requests), or from "_mode" in a tools/call's arguments (that call only):
@@ -108,6 +109,11 @@
                            asked for it, tagged with that stream's id; text "sent N"
      end_listen            every open listen stream gets its result {"resultType":"complete",
                            "_meta":{subscriptionId}} and ends; text "ended N"
+     drop_listen {refuse_next}
+                           every open listen stream breaks: its connection closes, no result,
+                           no last chunk; text "dropped N". refuse_next: the next that many
+                           listen POSTs get the SSE head, then their connection closes (no
+                           acknowledgment; /debug/reset forgets the count)
    An unknown tool gets the JSON-RPC error -32602 "Unknown tool: NAME". */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -287,7 +293,10 @@ static struct {
     long conns, open, max_open, requests, posts, gets, deletes, sse_gets, inits, racy, resumes, drops;
     long modern, discovers, rejects, cancels;
     long listens, listen_closed, listen_ended;   /* subscriptions/listen: opened, closed by the client, ended by us */
+    long listen_dropped, listen_refused;         /* broken by drop_listen; dropped before the acknowledgment */
 } stats;
+
+static int refuse_listens;             /* drop_listen's refuse_next: listen POSTs still to drop unacknowledged */
 
 static mcp_buf cancels;                /* ids of modern requests whose stream the client closed */
 
@@ -311,10 +320,11 @@ static char *stats_json(void)
     buf_fmt(&b, "{\"conns\":%ld,\"open\":%ld,\"max_open\":%ld,\"requests\":%ld,\"posts\":%ld,\"gets\":%ld,"
                 "\"deletes\":%ld,\"sse_gets\":%ld,\"inits\":%ld,\"racy\":%ld,\"resumes\":%ld,\"drops\":%ld,"
                 "\"modern\":%ld,\"discovers\":%ld,\"rejects\":%ld,\"cancels\":%ld,\"listens\":%ld,"
-                "\"listen_closed\":%ld,\"listen_ended\":%ld}",
+                "\"listen_closed\":%ld,\"listen_ended\":%ld,\"listen_dropped\":%ld,\"listen_refused\":%ld}",
             stats.conns, stats.open, stats.max_open, stats.requests, stats.posts, stats.gets, stats.deletes,
             stats.sse_gets, stats.inits, stats.racy, stats.resumes, stats.drops, stats.modern, stats.discovers,
-            stats.rejects, stats.cancels, stats.listens, stats.listen_closed, stats.listen_ended);
+            stats.rejects, stats.cancels, stats.listens, stats.listen_closed, stats.listen_ended,
+            stats.listen_dropped, stats.listen_refused);
     d = xstrndup(b.data, b.len);
     mcp_buf_free(&b);
     return d;
@@ -1309,6 +1319,7 @@ static void debug_request(conn *k, const req *rq)
         nflakes = 0;
         memset(flakes, 0, sizeof flakes);
         ask_seq = 0;
+        refuse_listens = 0;
         {
             conn *c2;
             for (c2 = conns; c2; c2 = c2->next) c2->logi = -1;
@@ -1707,6 +1718,13 @@ static void listen_open(const ctx *x, const mcp_json *params)
     char *t;
     size_t i;
     if (!st) return;
+    if (refuse_listens > 0) {                     /* drop_listen's refuse_next: broken before the acknowledgment */
+        refuse_listens--;
+        stats.listen_refused++;
+        x->k->close_after = 1; x->k->stream = 0;  /* the head goes out, then the connection closes */
+        stream_free(st);
+        return;
+    }
     if (mcp_json_typeof(f) != MCP_JSON_OBJECT || (u && mcp_json_typeof(u) != MCP_JSON_ARRAY)) {
         send_error(x->stream, x->id, -32602, "Invalid params: notifications must be an object");
         return;
@@ -1808,6 +1826,26 @@ static int listen_end_all(void)
             free(rid);
         }
         stats.listen_ended++;
+        n++;
+    }
+    return n;
+}
+
+/* tool drop_listen: every open listen stream breaks (its connection closes: no result, no last
+   chunk; not a cancel by the client). */
+static int listen_drop_all(void)
+{
+    int ids[64], i, n = 0;
+    stream *st;
+    conn *k;
+    listen_streams(ids, 64);
+    for (i = 0; ids[i]; i++) {
+        if (!(st = stream_get(ids[i]))) continue;
+        k = conn_get(st->conn);
+        items_drop(st->id);
+        stream_free(st);                          /* clears k->stream: the close is no cancel */
+        if (k) conn_close(k);
+        stats.listen_dropped++;
         n++;
     }
     return n;
@@ -1917,6 +1955,11 @@ static void tool_call_modern(ctx *x, const mcp_json *params)
         answer_text(x, text);
     } else if (!strcmp(name, "end_listen")) {
         snprintf(text, sizeof text, "ended %d", listen_end_all());
+        answer_text(x, text);
+    } else if (!strcmp(name, "drop_listen")) {         /* the listen streams break; refuse_next: so do the next */
+        const mcp_json *rn = mcp_json_get(args, "refuse_next");
+        if (rn) refuse_listens = (int)mcp_json_num(rn);
+        snprintf(text, sizeof text, "dropped %d", listen_drop_all());
         answer_text(x, text);
     } else if (!strcmp(name, "weird")) {
         send_result(x->stream, x->id, "{\"resultType\":\"task\",\"taskId\":\"t1\"}");
