@@ -6566,7 +6566,8 @@ static int mcp__refresh_begin(mcp_client *c, mcp_call *call)
 {
     mcp__refresh *rf;
     if (!c->modern || c->d.transport != MCP_HTTP || call->refreshed || call->err.rpc_code != -32020 ||
-        strcmp(call->method, "tools/call") || !(rf = (mcp__refresh *)MCP_MALLOC(sizeof *rf, NULL)))
+        strcmp(call->method, "tools/call") || call->rounds ||   /* an input_required retry: its answers */
+        !(rf = (mcp__refresh *)MCP_MALLOC(sizeof *rf, NULL)))     /* would be lost on the resend */
         return 0;
     memset(rf, 0, sizeof *rf);
     if (call->params && !(rf->params = (char *)MCP_MALLOC(call->plen + 1, NULL))) { MCP_FREE(rf, NULL); return 0; }
