@@ -435,6 +435,8 @@
      paused while on_request holds a request (a person may be typing). At most 8 rounds.
      A request refused with mcp_request_reply_error (or answered with invalid JSON) gives the
      call up with MCP_ERR_CANCELLED: every input request needs an answer before the retry.
+     Once a call is given up (or cancelled), its other input requests are not handed out, and
+     those already held say mcp_request_cancelled (still reply to free them).
    - HTTP 400 with -32020 (the headers did not match) on a tools/call: tools/list is read
      again, every page, and the call is sent once more with the new markings.
    - Errors -32020, -32021 (capabilities missing) and -32022 (version not supported) are
