@@ -143,13 +143,13 @@ enum {
     F_NOID = 1 << 14, F_DROP = 1 << 15, F_DROPNOID = 1 << 16, F_IDLE = 1 << 17, F_RACY = 1 << 18,
     F_HANG = 1 << 19, F_CROSS = 1 << 20, F_ABSEP = 1 << 21, F_PROBE404 = 1 << 22, F_PROBE405 = 1 << 23,
     F_PROBEJSON = 1 << 24, F_SSEONLY = 1 << 25, F_NODISCOVER = 1 << 26, F_V32022 = 1 << 27,
-    F_PROBE200 = 1 << 28, F_HDRBAD = 1 << 29
+    F_PROBE200 = 1 << 28, F_HDRBAD = 1 << 29, F_LISTFAIL = 1 << 30
 };
 
 static const char *const flag_names[] = { "sse", "chunked", "until_close", "drip", "cut", "badchunk",
     "bighead", "manyhead", "ctype", "auth", "noget", "nodelete", "nosession", "prime", "noid", "drop",
     "dropnoid", "idle", "racy", "hang", "cross", "absep", "probe404", "probe405", "probejson", "sseonly",
-    "nodiscover", "v32022", "probe200", "hdrbad", NULL };
+    "nodiscover", "v32022", "probe200", "hdrbad", "listfail", NULL };
 
 static unsigned srv_flags;
 static int retry_ms = 150, idle_ms = 30;
@@ -2105,6 +2105,8 @@ static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const 
         http_rpc_error(k, 400, id, -32020, msg, NULL);
     } else if (!modern_method(method) || (!strcmp(method, "server/discover") && (fl & F_NODISCOVER))) {
         http_rpc_error(k, 404, id, -32601, "Method not found", NULL);
+    } else if ((fl & F_LISTFAIL) && !strcmp(method, "tools/list")) {
+        http_rpc_error(k, 500, id, -32603, "Internal error: the tool list is unavailable", NULL);
     } else {
         const char *p, *q;
         int missing = 0;
