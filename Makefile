@@ -75,7 +75,7 @@ ifneq ($(wildcard tests/tls_test.c),)
 TEST_BINS += $(B)/tls_test
 endif
 endif
-HDRS       = mcp.h tests/test.h
+HDRS       = mcp.h tests/test.h tests/http_srv.h
 
 .PHONY: all test demo asan valgrind check fuzz bench interop conformance clean help
 
