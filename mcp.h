@@ -2045,6 +2045,65 @@ static uint64_t mcp__str_special8(const unsigned char *p)
     return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
 }
 
+/* The string scanners' fast path: 32 bytes a step with the compiler's portable vector types
+   (SSE2 on x86-64, NEON on ARM, plain words elsewhere), 8 with SWAR where there are none.
+   MCP_NO_VECTOR turns the vector path off. A byte is special when it is '"', '\\', below
+   0x20 or from 0x80 up: as a signed char, the last two are one comparison (< 0x20). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__) && !defined(MCP_NO_VECTOR)
+#define MCP__VECTOR 1
+typedef signed char mcp__i8x16 __attribute__((vector_size(16)));
+
+static MCP__INLINE mcp__i8x16 mcp__special16(const unsigned char *p, int ascii_only)
+{
+    mcp__i8x16 x;
+    memcpy(&x, p, 16);
+    if (ascii_only) return x < 0;
+    return (x == '"') | (x == '\\') | (x < 0x20);
+}
+
+/* First byte of 32 with its mask byte set; the mask is 0 or -1 per byte. */
+static MCP__INLINE size_t mcp__first16x2(mcp__i8x16 a, mcp__i8x16 b)
+{
+    uint64_t m[4];
+    int i;
+    memcpy(m, &a, 16); memcpy(m + 2, &b, 16);
+    for (i = 0; i < 3 && !m[i]; i++) {}
+    return (size_t)i * 8 + (size_t)MCP__FIRST_BYTE(m[i]);
+}
+#endif
+
+/* p advanced past the bytes that need no attention in a string (see mcp__special16); with
+   ascii_only, past the bytes below 0x80. It stops at the first byte that may need it or in
+   the last 7 bytes before end: the caller's byte loop decides from there. */
+static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, const unsigned char *end,
+                                                     int ascii_only)
+{
+    uint64_t m, x;
+#ifdef MCP__VECTOR
+    while (end - p >= 64) {
+        mcp__i8x16 a = mcp__special16(p, ascii_only), b = mcp__special16(p + 16, ascii_only);
+        mcp__i8x16 c = mcp__special16(p + 32, ascii_only), d = mcp__special16(p + 48, ascii_only);
+        mcp__i8x16 o = (a | b) | (c | d);
+        memcpy(&m, &o, 8); memcpy(&x, (const char *)&o + 8, 8);
+        if (m | x) break;
+        p += 64;
+    }
+    while (end - p >= 32) {
+        mcp__i8x16 a = mcp__special16(p, ascii_only), b = mcp__special16(p + 16, ascii_only), o = a | b;
+        memcpy(&m, &o, 8); memcpy(&x, (const char *)&o + 8, 8);
+        if (m | x) return p + mcp__first16x2(a, b);
+        p += 32;
+    }
+#endif
+    while (end - p >= 8) {
+        if (ascii_only) { memcpy(&x, p, 8); m = x & 0x8080808080808080u; }
+        else m = mcp__str_special8(p);
+        if (m) return p + MCP__FIRST_BYTE(m);
+        p += 8;
+    }
+    return p;
+}
+
 static int mcp__hex4(const unsigned char *p, unsigned *out)
 {
     unsigned v = 0, c, i;
@@ -2123,11 +2182,7 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
     char *out;
     long olen;
     for (;;) {
-        uint64_t m;
-        while (p + 8 <= end) {
-            if ((m = mcp__str_special8(p)) != 0) { p += MCP__FIRST_BYTE(m); break; }
-            p += 8;
-        }
+        p = mcp__str_skip(p, end, 0);
         if (MCP__UNLIKELY(p >= end)) {
             mcp__perr(ps, MCP_ERR_PARSE, s - 1, "unterminated string");
             return NULL;
@@ -2704,26 +2759,9 @@ MCPDEF mcp_status mcp_jw_arr_begin(mcp_jw *w) { return mcp__jw_begin(w, 0); }
 MCPDEF mcp_status mcp_jw_obj_end(mcp_jw *w) { return mcp__jw_end(w, 1); }
 MCPDEF mcp_status mcp_jw_arr_end(mcp_jw *w) { return mcp__jw_end(w, 0); }
 
-/* Is s[0..n) valid UTF-8? ASCII runs are skipped 8 bytes at a time. */
-static int mcp__utf8_valid(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    uint64_t x;
-    int k;
-    while (p < end) {
-        if (end - p >= 8) {
-            memcpy(&x, p, 8);
-            if (!(x & 0x8080808080808080u)) { p += 8; continue; }
-        }
-        if (*p < 0x80) { p++; continue; }
-        if (!(k = mcp__utf8_seq(p, end))) return 0;
-        p += k;
-    }
-    return 1;
-}
-
-/* Escapes and writes a quoted string of valid UTF-8 (callers check text they did not parse). */
-static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n)
+/* The string quoted and escaped, its UTF-8 checked on the way; invalid UTF-8 fails the writer and takes its text back to
+   `undo` (a misuse writes nothing, not even the comma before it). */
+static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, size_t undo)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *end = p + n, *run;
@@ -2737,12 +2775,14 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n)
     *o++ = '"';
     while (p < end) {
         run = p;
-        while (p + 8 <= end && !mcp__str_special8(p)) p += 8;
+        p = mcp__str_skip(p, end, 0);
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
         memcpy(o, run, (size_t)(p - run)); o += p - run;
         if (p >= end) break;
-        if (*p >= 0x80) {   /* valid UTF-8 already: copy the whole non-ASCII run */
-            while (p < end && *p >= 0x80) *o++ = (char)*p++;
+        if (*p >= 0x80) {   /* checked here, in the one pass over the text */
+            int k = mcp__utf8_seq(p, end);
+            if (!k) { w->len = undo; mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8"); return; }
+            while (k--) *o++ = (char)*p++;
             continue;
         }
         *o++ = '\\';
@@ -2767,18 +2807,19 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n)
 MCPDEF mcp_status mcp_jw_keyn(mcp_jw *w, const char *key, size_t len)
 {
     unsigned char *top;
+    size_t before;
     if (w->status != MCP_OK) return w->status;
     if (!key) return mcp__jw_fail(w, MCP_ERR_INVALID, "a NULL key");
     if (w->depth == 0 || !(w->stack[w->depth - 1] & MCP__JW_OBJ))
         return mcp__jw_fail(w, MCP_ERR_INVALID, "a key outside an object");
     top = &w->stack[w->depth - 1];
     if (*top & MCP__JW_KEY) return mcp__jw_fail(w, MCP_ERR_INVALID, "a key where a value is due");
-    if (!mcp__utf8_valid(key, len)) return mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8");
+    before = w->len;
     if (*top & MCP__JW_ITEMS) mcp__jw_put(w, ",", 1);
     *top |= MCP__JW_ITEMS | MCP__JW_KEY;
     if (w->pretty) mcp__jw_indent(w, w->depth);
-    mcp__jw_quoted(w, key, len);
-    mcp__jw_put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
+    mcp__jw_quoted(w, key, len, before);
+    if (w->status == MCP_OK) mcp__jw_put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
     return w->status;
 }
 
@@ -2789,11 +2830,10 @@ MCPDEF mcp_status mcp_jw_key(mcp_jw *w, const char *key)
 
 MCPDEF mcp_status mcp_jw_strn(mcp_jw *w, const char *s, size_t len)
 {
+    size_t before = w->len;
     if (!s) return mcp_jw_null(w);
-    if (w->status == MCP_OK && !mcp__utf8_valid(s, len))
-        return mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8");
     if (!mcp__jw_pre_value(w)) return w->status;
-    mcp__jw_quoted(w, s, len);
+    mcp__jw_quoted(w, s, len, before);
     mcp__jw_post_value(w);
     return w->status;
 }
@@ -2857,7 +2897,7 @@ MCPDEF mcp_status mcp_jw_value(mcp_jw *w, const mcp_json *v)
             case MCP_JSON_NULL: mcp_jw_null(w); break;
             case MCP_JSON_BOOL: mcp_jw_bool(w, (int)x->u.i); break;
             case MCP_JSON_STRING:
-                if (mcp__jw_pre_value(w)) { mcp__jw_quoted(w, x->u.s, x->len); mcp__jw_post_value(w); }
+                if (mcp__jw_pre_value(w)) { mcp__jw_quoted(w, x->u.s, x->len, w->len); mcp__jw_post_value(w); }
                 break;
             case MCP_JSON_NUMBER:
                 if (x->flags & MCP__NUM_INT) mcp_jw_int(w, x->u.i);
@@ -3626,6 +3666,21 @@ static mcp_status mcp__sse_fail(mcp_sse *p, mcp_status st, const char *what)
 {
     p->_status = st; p->what = what;
     return st;
+}
+
+/* Is s[0..n) valid UTF-8? ASCII runs go by at the scanner's pace. */
+static int mcp__utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    int k;
+    while (p < end) {
+        p = mcp__str_skip(p, end, 1);
+        if (p >= end) break;
+        if (*p < 0x80) { p++; continue; }
+        if (!(k = mcp__utf8_seq(p, end))) return 0;
+        p += k;
+    }
+    return 1;
 }
 
 /* The WHATWG UTF-8 decoder's output for a line that is not valid UTF-8: each maximal invalid
@@ -5197,7 +5252,7 @@ static void mcp__mrtr_answer(mcp_client *c, mcp__mrtr *m, const char *key, size_
 {
     if (key) {                                           /* "key": result, as one more member */
         if (m->answers.len) mcp__jw_put(&m->answers, ",", 1);
-        mcp__jw_quoted(&m->answers, key, keylen);
+        mcp__jw_quoted(&m->answers, key, keylen, m->answers.len);
         mcp__jw_put(&m->answers, ":", 1);
         if (result) {
             char *t = mcp_json_dump(result, 0, NULL);

@@ -295,8 +295,12 @@ static void echo_child(const char *unused)
         ssize_t r = read(0, buf, sizeof buf), i;
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return;
-        for (i = 0; i < r; i++)
-            if (buf[i] == '\n') write_all(1, 0, echo_response, echo_response_len);
+        for (i = 0; i < r; i++) {               /* memchr: the floor, not a byte loop */
+            const char *nl = (const char *)memchr(buf + i, '\n', (size_t)(r - i));
+            if (!nl) break;
+            i = nl - buf;
+            write_all(1, 0, echo_response, echo_response_len);
+        }
     }
 }
 
