@@ -4710,7 +4710,13 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_erro
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO) {
         if (c->io.in_fd < 0) return mcp__fail_closed(err);
-        if (mcp_buf_append(&c->io.out, c->w.buf, c->w.len) != MCP_OK)
+        if (!c->io.out.len) {                          /* nothing queued: the text moves, not a copy */
+            char *b = c->io.out.data;
+            size_t cap = c->io.out.cap;
+            c->io.out.data = c->w.buf; c->io.out.cap = c->w.cap; c->io.out.len = c->w.len;
+            c->io.out_off = 0;
+            c->w.buf = b; c->w.cap = cap; c->w.len = 0;
+        } else if (mcp_buf_append(&c->io.out, c->w.buf, c->w.len) != MCP_OK)
             return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
         c->stats.sent++;
         if (flush) mcp__flush(c);
@@ -4721,23 +4727,27 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_erro
     return mcp__fail(err, MCP_ERR_INVALID, "This transport is not available in this build.");
 }
 
-/* JSON text the library has already checked, inserted as it is; CR and LF (which valid JSON
-   holds only as whitespace) become spaces so the text stays on one line. */
+/* CR and LF, which valid JSON holds only as whitespace, become spaces: the text of a call's
+   params (mcp__start) stays on one line, as stdio's framing needs. */
+static void mcp__one_line(char *o, size_t len)
+{
+    char *e = o + len, *q;
+    for (q = o; (q = (char *)memchr(q, '\n', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+    for (q = o; (q = (char *)memchr(q, '\r', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+}
+
+/* JSON text the library has already checked, inserted as it is. */
 static mcp_status mcp__jw_raw_trusted(mcp_jw *w, const char *json, size_t len)
 {
-    char *o, *e, *q;
     if (!mcp__jw_pre_value(w) || !mcp__jw_room(w, len)) return w->status;
-    o = w->buf + w->len;
-    memcpy(o, json, len);
-    for (e = o + len, q = o; (q = (char *)memchr(q, '\n', (size_t)(e - q))) != NULL; ) *q++ = ' ';
-    for (q = o; (q = (char *)memchr(q, '\r', (size_t)(e - q))) != NULL; ) *q++ = ' ';
+    memcpy(w->buf + w->len, json, len);
     w->len += len;
     mcp__jw_post_value(w);
     return w->status;
 }
 
-/* Like mcp_jw_raw, but the text goes in as written once it is checked: for the library's
-   own messages, where the layout does not matter and the second pass would. */
+/* Like mcp_jw_raw, but the text goes in as written once it is checked: for the params the
+   library builds, where the layout does not matter and the second pass would. */
 static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
 {
     mcp_json_doc *doc;
@@ -4952,7 +4962,11 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->is_init = is_init;
     call->method = (char *)(call + 1);                   /* method and params live after it */
     memcpy(call->method, method, ml + 1);
-    if (params) { call->params = call->method + ml + 1; memcpy(call->params, params, plen); call->params[plen] = 0; }
+    if (params) {
+        call->params = call->method + ml + 1;
+        memcpy(call->params, params, plen); call->params[plen] = 0;
+        mcp__one_line(call->params, plen);
+    }
     call->plen = params ? plen : 0;
     call->id = ++c->rpc.next_id;
     tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms ? c->d.timeout_ms : 30000;
