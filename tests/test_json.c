@@ -18,6 +18,10 @@
     8. Accessors and conventions (NULL safety, duplicates, the document owns its strings).
     9. The writer: every function, exact compact and pretty text, escaping, misuse.
    10. Strictness odds and ends, big arrays and objects.
+   11. Strings at the scanners' block boundaries: every kind of special byte (escapes, raw
+       control characters, DEL, valid and invalid UTF-8) at every position of strings of
+       0..200 bytes, at every alignment, read and written against byte-loop references;
+       random strings written and read back.
 
    Usage: test_json [DATA_DIR]   (default tests/data; MCP_TEST_QUICK=1 shrinks the loops,
    MCP_TEST_SEED=N changes the random seed) */
@@ -2302,6 +2306,521 @@ static void test_strict(void)
     free(b);
 }
 
+/* ---- 11. strings at the scanners' block boundaries --------------------------------------------- */
+
+/* mcp.h's string scanners (the parser, the writer's escaping and UTF-8 check) pass over plain
+   bytes 64, 32 and 8 at a time before a byte loop decides; a mistake at a block edge would
+   pass every test above that has its special bytes at the usual places. Here every kind of
+   special byte is put at every position of strings of 0..200 bytes, read and written, and
+   compared with plain byte-loop references. These tests have their own fixed seed
+   (MCP_TEST_SEED does not move them). */
+
+static uint64_t sb_state;
+static uint64_t sb_rnd(void)   /* splitmix64, like rnd() */
+{
+    uint64_t z = (sb_state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+static unsigned sb_rndn(unsigned n) { return (unsigned)(sb_rnd() % n); }
+
+static unsigned sb_shown;   /* failures described on stderr, at most 10 per run */
+#define SB_SHOW(...) do { if (sb_shown++ < 10) fprintf(stderr, __VA_ARGS__); } while (0)
+
+static int ref_hex4(const unsigned char *p, unsigned *out)
+{
+    unsigned v = 0, i, d;
+    for (i = 0; i < 4; i++) {
+        if (p[i] >= '0' && p[i] <= '9') d = p[i] - '0';
+        else if (p[i] >= 'a' && p[i] <= 'f') d = p[i] - 'a' + 10u;
+        else if (p[i] >= 'A' && p[i] <= 'F') d = p[i] - 'A' + 10u;
+        else return 0;
+        v = v << 4 | d;
+    }
+    *out = v;
+    return 1;
+}
+
+static size_t ref_put_utf8(unsigned cp, unsigned char *o)
+{
+    if (cp < 0x80) { o[0] = (unsigned char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (unsigned char)(0xC0 | cp >> 6); o[1] = (unsigned char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | cp >> 12); o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | cp >> 18); o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)); o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Is s[0..n) valid UTF-8 (control characters included)? */
+static int ref_utf8_all(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    int k;
+    while (i < n) {
+        if (!(k = ref_utf8(s + i, n - i))) return 0;
+        i += (size_t)k;
+    }
+    return 1;
+}
+
+/* The reference string reader, one byte at a time. c[0..n) is the text between the quotes
+   (the generators never put a raw '"' in it nor end it with a lone backslash). Accepted:
+   returns -1 with the value in out[0..*olen). Refused: returns the offset of the error in c,
+   the parser's sentence in msg. As in mcp.h, the bytes are checked in a first pass over the
+   whole string and the \u escapes when they are decoded, in a second one. */
+static long ref_string(const unsigned char *c, size_t n, unsigned char *out, size_t *olen, char *msg)
+{
+    size_t i = 0, o = 0;
+    unsigned cp, lo, e;
+    int k;
+    while (i < n) {
+        if (c[i] == '\\') {
+            e = c[i + 1];
+            if (e == 0 || !strchr("\"\\/bfnrtu", (int)e)) {
+                if (e >= 0x21 && e < 0x7F) sprintf(msg, "invalid escape '\\%c' in a string", (int)e);
+                else sprintf(msg, "invalid escape (backslash before byte 0x%02X) in a string", e);
+                return (long)i;
+            }
+            i += 2;
+        } else if (c[i] < 0x20) {
+            sprintf(msg, "control character U+%04X must be escaped in a string", (unsigned)c[i]);
+            return (long)i;
+        } else if (!(k = ref_utf8(c + i, n - i))) {
+            sprintf(msg, "invalid UTF-8 (byte 0x%02X) in a string", (unsigned)c[i]);
+            return (long)i;
+        } else i += (size_t)k;
+    }
+    for (i = 0; i < n;) {
+        if (c[i] != '\\') { out[o++] = c[i++]; continue; }
+        e = c[i + 1];
+        if (e != 'u') {
+            out[o++] = (unsigned char)(e == 'b' ? 8 : e == 'f' ? 12 : e == 'n' ? 10 : e == 'r' ? 13 : e == 't' ? 9 : e);
+            i += 2;
+            continue;
+        }
+        if (n - i < 6 || !ref_hex4(c + i + 2, &cp)) { sprintf(msg, "a \\u escape needs four hex digits"); return (long)i; }
+        if (cp >= 0xDC00 && cp <= 0xDFFF) { sprintf(msg, "lone low surrogate \\u%04X in a string", cp); return (long)i; }
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (n - i < 12 || c[i + 6] != '\\' || c[i + 7] != 'u' || !ref_hex4(c + i + 8, &lo) || lo < 0xDC00 ||
+                lo > 0xDFFF) {
+                sprintf(msg, "high surrogate \\u%04X is not followed by a low surrogate", cp);
+                return (long)i;
+            }
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            i += 6;
+        }
+        i += 6;
+        o += ref_put_utf8(cp, out + o);
+    }
+    *olen = o;
+    return -1;
+}
+
+/* The parser's sentence for an error at doc[pos]: lines counted at '\n', columns in characters. */
+static void ref_error(const char *doc, size_t pos, const char *msg, char *want, size_t cap)
+{
+    unsigned long line = 1, col = 1;
+    size_t i;
+    for (i = 0; i < pos; i++) {
+        if (doc[i] == '\n') { line++; col = 1; }
+        else if (((unsigned char)doc[i] & 0xC0) != 0x80) col++;
+    }
+    snprintf(want, cap, "JSON parse error at line %lu, column %lu (byte %lu): %s", line, col, (unsigned long)pos, msg);
+}
+
+/* Parses the string content c[0..n) in a document: `pre` spaces, then the string alone (wrap 0),
+   in an array (1), as an object's value (2) or key (3), then `post` spaces; compares with the
+   reference: the same bytes, or the same sentence at the same place. 1 if they agree. */
+static int sb_parse_one(const unsigned char *c, size_t n, int wrap, size_t pre, size_t post)
+{
+    static const char *const open[4] = {"", "[", "{\"k\":", "{"}, *const close[4] = {"", "]", "}", ":0}"};
+    char doc[640], msg[128], want[700];
+    unsigned char ref[320];
+    size_t at, len = 0, rl = 0, kl = 0;
+    long bad;
+    mcp_error err;
+    mcp_json_doc *d;
+    const mcp_json *r;
+    const char *got = NULL;
+    int ok;
+    memset(doc, ' ', pre); len = pre;
+    memcpy(doc + len, open[wrap], strlen(open[wrap])); len += strlen(open[wrap]);
+    doc[len++] = '"';
+    at = len;
+    memcpy(doc + len, c, n); len += n;
+    doc[len++] = '"';
+    memcpy(doc + len, close[wrap], strlen(close[wrap])); len += strlen(close[wrap]);
+    memset(doc + len, ' ', post); len += post;
+    bad = ref_string(c, n, ref, &rl, msg);
+    memset(&err, 0x55, sizeof err);
+    d = parse_n(doc, len, NULL, &err);
+    r = mcp_json_root(d);
+    if (bad < 0) {
+        if (wrap == 3) got = mcp_json_key_at(r, 0, &kl);
+        else {
+            if (wrap == 1) r = mcp_json_at(r, 0);
+            else if (wrap == 2) r = mcp_json_get(r, "k");
+            got = mcp_json_str(r);
+            kl = mcp_json_len(r);
+        }
+        ok = d && err.status == MCP_OK && got && kl == rl && memcmp(got, ref, rl) == 0 && got[rl] == 0;
+        if (!ok) SB_SHOW("  %s\n    read as %s\n    want    %s\n", show(doc, len),
+                         d ? (got ? show(got, kl) : "(no string)") : err.message, show((const char *)ref, rl));
+    } else {
+        ref_error(doc, at + (size_t)bad, msg, want, sizeof want);
+        ok = !d && err.status == MCP_ERR_PARSE && strcmp(err.message, want) == 0;
+        if (!ok) SB_SHOW("  %s\n    got  %s\n    want %s\n", show(doc, len), d ? "(accepted)" : err.message, want);
+    }
+    mcp_json_free(d);
+    return ok;
+}
+
+/* The special pieces put into a string. The JSON text ones for the parser; a piece with
+   several forms takes them in turn; at_end pieces go only at the end of the string. */
+typedef struct { const char *form[10]; int at_end; } sb_piece;
+static const sb_piece sb_json_pieces[] = {
+    {{"\\\""}, 0}, {{"\\\\"}, 0}, {{"\\/"}, 0}, {{"\\n", "\\b", "\\f", "\\r", "\\t"}, 0},
+    {{"\\u00e9", "\\u00E9", "\\u0000", "\\u001f", "\\u007F", "\\u0022", "\\u005c"}, 0},
+    {{"\\u20AC", "\\u0800", "\\uffff", "\\uD7FF", "\\uE000"}, 0},
+    {{"\\ud83d\\ude00", "\\uDBFF\\uDFFF", "\\uD800\\uDC00"}, 0},
+    {{"\x7F"}, 0},                                                     /* DEL: allowed raw */
+    {{"\xC3\xA9", "\xC2\x80", "\xDF\xBF"}, 0},                         /* valid UTF-8 */
+    {{"\xE2\x82\xAC", "\xE0\xA0\x80", "\xED\x9F\xBF", "\xEE\x80\x80", "\xEF\xBF\xBF"}, 0},
+    {{"\xF0\x9F\x98\x80", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF", "\xF3\xBF\xBF\xBF"}, 0},
+    {{"\x80", "\xBF"}, 0},                                             /* invalid UTF-8 */
+    {{"\xC0\x80", "\xC1\xBF", "\xE0\x9F\xBF"}, 0},
+    {{"\xED\xA0\x80", "\xED\xBF\xBF"}, 0},
+    {{"\xF5", "\xF5\x80\x80\x80", "\xF4\x90\x80\x80", "\xF8\x88\x80\x80\x80", "\xFF"}, 0},
+    {{"\xC3" "a", "\xE2\x82" "a", "\xF0\x9F\x98" "a", "\xE2" "\xC3\xA9"}, 0},   /* cut short */
+    {{"\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xE2", "\xF0"}, 1},         /* cut short by the end */
+    {{"\\x", "\\U", "\\'", "\\ ", "\\\x7F", "\\\x01", "\\\xC3\xA9"}, 0}, /* bad escapes */
+    {{"\\u12g4", "\\u00", "\\ud800", "\\udc00", "\\ud83d\\u0041", "\\uDBFF\\n"}, 0},
+    {{"\\u12", "\\ud83d", "\\ud83d\\ude0"}, 1},
+};
+
+/* The filler around the pieces: printable ASCII (never '"' or '\\'), bytes next to the
+   special ones included. */
+static const char sb_filler[] = "The quick brown fox! #$%&'()*+,-./0123456789:;<=>?@[]^_`{|}~ \x7F" "abcXYZ";
+
+static void sb_content(unsigned char *c, size_t len, size_t k, const char *piece, size_t pl, int ctl)
+{
+    size_t i;
+    for (i = 0; i < len; i++) c[i] = (unsigned char)sb_filler[(i * 7 + len) % (sizeof sb_filler - 1)];
+    if (ctl >= 0) c[k] = (unsigned char)ctl;
+    else if (pl) memcpy(c + k, piece, pl);
+}
+
+static void test_string_parse_blocks(void)
+{
+    size_t len, k, i, pl, maxlen = quick ? 80 : 200, nk = sizeof sb_json_pieces / sizeof sb_json_pieces[0];
+    unsigned long runs = 0, bad = 0, pre, wrap;
+    unsigned char c[320];
+    sb_state = 0x5EED5EED12345678u;
+    /* every piece at every position of every length; the document's alignment, wrapping and
+       trailing spaces (how far the end of the input is) drawn at random */
+    for (len = 0; len <= maxlen; len++)
+        for (i = 0; i <= nk; i++)                        /* i == nk: a raw control character */
+            for (k = 0; k < len; k++) {
+                const char *piece = NULL;
+                uint64_t r = sb_rnd();
+                int ctl = -1;
+                if (i == nk) { ctl = (int)((k * 5 + len) % 32); pl = 1; }
+                else {
+                    const sb_piece *p = &sb_json_pieces[i];
+                    int nf = 0;
+                    while (nf < 10 && p->form[nf]) nf++;
+                    piece = p->form[(k + len) % (size_t)nf];
+                    pl = strlen(piece);
+                    if (pl > len - k || (p->at_end && k != len - pl)) continue;
+                }
+                sb_content(c, len, k, piece, pl, ctl);
+                runs++;
+                if (!sb_parse_one(c, len, (int)(r & 3), (size_t)(r >> 8) % 64, (size_t)(r >> 16) % 80)) bad++;
+            }
+    /* every alignment (0..63 spaces before) and wrapping for strings around 32 and 64 bytes,
+       with a raw control character, an escape, a 4-byte character and a lone continuation byte
+       at every position */
+    {
+        static const size_t lens[] = {0, 1, 8, 9, 31, 33, 63, 64, 65, 72};
+        static const char *const few[] = {NULL, "\\n", "\xF0\x9F\x98\x80", "\x80"};
+        size_t li, fi;
+        for (pre = 0; pre < 64; pre += quick ? 7 : 1)
+            for (wrap = 0; wrap < 4; wrap++)
+                for (li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                    for (fi = 0; fi < 4; fi++)
+                        for (len = lens[li], k = 0; k < len; k++) {
+                            pl = few[fi] ? strlen(few[fi]) : 1;
+                            if (pl > len - k) continue;
+                            sb_content(c, len, k, few[fi], pl, few[fi] ? -1 : (int)(k % 32));
+                            runs++;
+                            if (!sb_parse_one(c, len, (int)wrap, pre, (size_t)((k + pre) % 72))) bad++;
+                        }
+    }
+    CHECKF(bad == 0, "strings with special bytes at every position: %lu of %lu read wrongly", bad, runs);
+    CHECK(runs > (quick ? 5000ul : 100000ul));
+
+    /* plain strings of every length at every alignment and distance from the end */
+    bad = runs = 0;
+    for (len = 0; len <= 140; len++)
+        for (pre = 0; pre < 64; pre += 9)
+            for (k = 0; k < 72; k += quick ? 13 : 3) {
+                sb_content(c, len, 0, NULL, 0, -1);
+                if (len) c[0] = (unsigned char)sb_filler[len % (sizeof sb_filler - 1)];
+                runs++;
+                if (!sb_parse_one(c, len, (int)((len + pre) & 3), pre, k)) bad++;
+            }
+    CHECKF(bad == 0, "plain strings: %lu of %lu read wrongly", bad, runs);
+
+    /* random mixtures: several pieces (any kind) and non-ASCII filler in one string */
+    bad = runs = 0;
+    for (i = 0; i < (quick ? 3000u : 30000u); i++) {
+        size_t want = sb_rndn(201), n = 0, specials = sb_rndn(4);
+        unsigned per = 1 + sb_rndn(40);
+        while (n < want) {
+            unsigned r = sb_rndn(per * 3);
+            if (r == 0 && specials) {
+                const sb_piece *p = &sb_json_pieces[sb_rndn((unsigned)nk)];
+                int nf = 0;
+                const char *f;
+                while (nf < 10 && p->form[nf]) nf++;
+                f = p->form[sb_rndn((unsigned)nf)];
+                pl = strlen(f);
+                if (n + pl > want || (p->at_end && n + pl != want)) continue;
+                memcpy(c + n, f, pl); n += pl; specials--;
+            } else if (r == 1 && specials) {
+                c[n++] = (unsigned char)sb_rndn(32); specials--;
+            } else if (r == 2 && n + 3 <= want) {
+                memcpy(c + n, "\xE2\x82\xAC", 3); n += 3;
+            } else c[n++] = (unsigned char)sb_filler[sb_rndn(sizeof sb_filler - 1)];
+        }
+        runs++;
+        if (!sb_parse_one(c, n, (int)sb_rndn(4), sb_rndn(64), sb_rndn(80))) bad++;
+    }
+    CHECKF(bad == 0, "random strings: %lu of %lu read wrongly", bad, runs);
+}
+
+/* Writes s[0..n) (from an exact-size heap copy) with mcp_jw_strn (as_key 0) or mcp_jw_keyn
+   (1) into w (reset, compact or pretty), as the first item or member (ctx 0; a value ctx 0 is
+   the top-level value) or after one (ctx 1). Valid UTF-8: the text so far must be exactly
+   what the reference escaper gives; otherwise the call fails with the sentence and writes
+   nothing, not even the separator. 1 if so. */
+static int sb_write_one(mcp_jw *w, const unsigned char *s, size_t n, int as_key, int ctx)
+{
+    char want[2200], head[32];
+    size_t hl, wl, before;
+    char *copy = exact_copy((const char *)s, n);
+    mcp_status st;
+    mcp_error err;
+    int ok;
+    mcp_jw_reset(w);
+    if (as_key) {
+        mcp_jw_obj_begin(w);
+        if (ctx) { mcp_jw_key(w, "a"); mcp_jw_int(w, 1); }
+        strcpy(head, !ctx ? "{" : w->pretty ? "{\n  \"a\": 1" : "{\"a\":1");
+    } else {
+        if (ctx) { mcp_jw_arr_begin(w); mcp_jw_int(w, 1); }
+        strcpy(head, !ctx ? "" : w->pretty ? "[\n  1" : "[1");
+    }
+    hl = strlen(head);
+    before = w->len;
+    st = as_key ? mcp_jw_keyn(w, copy, n) : mcp_jw_strn(w, copy, n);
+    if (ref_utf8_all(s, n)) {
+        memcpy(want, head, hl); wl = hl;
+        if (ctx) want[wl++] = ',';
+        if (w->pretty && (ctx || as_key)) { memcpy(want + wl, "\n  ", 3); wl += 3; }
+        wl += ref_escape(s, n, want + wl);
+        if (as_key) { memcpy(want + wl, w->pretty ? ": " : ":", w->pretty ? 2u : 1u); wl += w->pretty ? 2u : 1u; }
+        ok = st == MCP_OK && before == hl && w->len == wl && memcmp(w->buf, want, wl) == 0;
+        if (!ok) SB_SHOW("  %s(%s) %s:\n    wrote %s\n    want  %s\n", as_key ? "mcp_jw_keyn" : "mcp_jw_strn",
+                         show((const char *)s, n), w->pretty ? "pretty" : "compact",
+                         show(w->buf ? w->buf : "", w->len), show(want, wl));
+    } else {
+        ok = st == MCP_ERR_INVALID && before == hl && w->len == hl && (!hl || memcmp(w->buf, head, hl) == 0) &&
+             mcp_jw_status(w, &err) == MCP_ERR_INVALID &&
+             strcmp(err.message, "JSON writer error: a string that is not valid UTF-8.") == 0;
+        if (!ok) SB_SHOW("  %s(%s) %s after %s: status %d, wrote %s\n", as_key ? "mcp_jw_keyn" : "mcp_jw_strn",
+                         show((const char *)s, n), w->pretty ? "pretty" : "compact", show(head, hl), (int)st,
+                         show(w->buf ? w->buf : "", w->len));
+    }
+    free(copy);
+    return ok;
+}
+
+static void test_string_write_blocks(void)
+{
+    /* raw bytes for the writer: to be escaped, copied, or refused (invalid UTF-8) */
+    static const sb_piece raw[] = {
+        {{"\""}, 0}, {{"\\"}, 0}, {{"/"}, 0}, {{"\x7F"}, 0},
+        {{"\xC3\xA9", "\xC2\x80", "\xDF\xBF"}, 0},
+        {{"\xE2\x82\xAC", "\xE0\xA0\x80", "\xED\x9F\xBF", "\xEE\x80\x80", "\xEF\xBF\xBF"}, 0},
+        {{"\xF0\x9F\x98\x80", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF"}, 0},
+        {{"\x80", "\xBF"}, 0}, {{"\xC0\x80", "\xC1\xBF", "\xE0\x9F\xBF"}, 0}, {{"\xED\xA0\x80", "\xED\xBF\xBF"}, 0},
+        {{"\xF5", "\xF5\x80\x80\x80", "\xF4\x90\x80\x80", "\xF8\x88\x80\x80\x80", "\xFF"}, 0},
+        {{"\xC3" "a", "\xE2\x82" "a", "\xF0\x9F\x98" "a", "\xE2" "\xC3\xA9", "\xC3\x80\x80"}, 0},
+        {{"\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xE2", "\xF0"}, 1},
+    };
+    size_t len, k, i, pl, maxlen = quick ? 80 : 200, nk = sizeof raw / sizeof raw[0];
+    unsigned long runs = 0, bad = 0, ctr = 0;
+    unsigned char c[320];
+    mcp_jw w[2];
+    mcp_jw_init(&w[0], 0);
+    mcp_jw_init(&w[1], 1);
+    for (len = 0; len <= maxlen; len++)
+        for (i = 0; i <= nk; i++)                        /* i == nk: a control character */
+            for (k = 0; k < (len ? len : 1); k++) {
+                const char *piece = NULL;
+                int ctl = -1, nf = 0;
+                if (i == nk) { ctl = (int)((k * 5 + len) % 32); pl = 1; }
+                else {
+                    while (nf < 10 && raw[i].form[nf]) nf++;
+                    piece = raw[i].form[(k + len) % (size_t)nf];
+                    pl = strlen(piece);
+                }
+                if (pl > len - k || (i < nk && raw[i].at_end && k != len - pl)) {
+                    if (len) continue;
+                    pl = 0; ctl = -1; piece = "";           /* len 0: the empty string */
+                }
+                sb_content(c, len, k, piece, pl, ctl);
+                ctr++;
+                runs += 2;
+                if (!sb_write_one(&w[ctr & 1], c, len, 0, (int)(ctr >> 1 & 1))) bad++;
+                if (!sb_write_one(&w[ctr >> 2 & 1], c, len, 1, (int)(ctr >> 3 & 1))) bad++;
+            }
+    mcp_jw_free(&w[0]);
+    mcp_jw_free(&w[1]);
+    CHECKF(bad == 0, "writing strings with special bytes at every position: %lu of %lu wrong", bad, runs);
+    CHECK(runs > (quick ? 5000ul : 100000ul));
+
+    /* invalid UTF-8 at every position of a 150-byte string, in all eight places */
+    bad = runs = 0;
+    mcp_jw_init(&w[0], 0);
+    mcp_jw_init(&w[1], 1);
+    for (k = 0; k < 150; k++) {
+        int p, key, ctx;
+        sb_content(c, 150, k, "\xF0\x9F\x98", 3, -1);
+        if (k + 3 < 150) c[k + 3] = 'z';
+        for (p = 0; p < 2; p++)
+            for (key = 0; key < 2; key++)
+                for (ctx = 0; ctx < 2; ctx++) {
+                    runs++;
+                    if (!sb_write_one(&w[p], c, k + 3 <= 150 ? 150 : k + 3, key, ctx)) bad++;
+                }
+    }
+    mcp_jw_free(&w[0]);
+    mcp_jw_free(&w[1]);
+    CHECKF(bad == 0, "invalid UTF-8 at every position: %lu of %lu wrong", bad, runs);
+}
+
+/* Random valid strings (ASCII, '"', '\\', control characters, DEL, 2-, 3- and 4-byte UTF-8)
+   of up to 300 bytes, with a fixed seed: written as a value and as a key, read back, the same
+   bytes; dumped, the reference's escaping. The first tenth again all in one document. */
+static void test_string_roundtrip_blocks(void)
+{
+    static unsigned char s[310];
+    static char esc[310 * 6 + 8];
+    size_t i, n, nkept = 0, count = quick ? 2000 : 20000;
+    unsigned long bad = 0;
+    char **kept = (char **)calloc(count / 10, sizeof *kept);
+    size_t *kept_len = (size_t *)calloc(count / 10, sizeof *kept_len);
+    mcp_jw all;
+    if (!kept || !kept_len) exit(2);
+    sb_state = 0xC0FFEE0123456789u;
+    mcp_jw_init(&all, 1);
+    mcp_jw_arr_begin(&all);
+    for (i = 0; i < count; i++) {
+        size_t want = sb_rndn(301), kl = 0, len, el;
+        unsigned ascii = sb_rndn(101);   /* how much plain ASCII, in percent */
+        mcp_jw w;
+        mcp_json_doc *d;
+        const mcp_json *r, *v;
+        const char *k;
+        char *t, *dump;
+        int ok;
+        n = 0;
+        for (;;) {
+            unsigned char tok[4];
+            size_t tl;
+            unsigned pick = sb_rndn(100), cp;
+            if (pick < ascii) { tok[0] = (unsigned char)(0x20 + sb_rndn(95)); tl = 1; }
+            else if ((pick = sb_rndn(10)) < 2) { tok[0] = (unsigned char)"\"\\/\x7F"[sb_rndn(4)]; tl = 1; }
+            else if (pick < 4) { tok[0] = (unsigned char)sb_rndn(32); tl = 1; }
+            else {
+                static const unsigned lo[3] = {0x80, 0x800, 0x10000}, hi[3] = {0x7FF, 0xFFFF, 0x10FFFF};
+                unsigned b = sb_rndn(3);
+                do cp = lo[b] + sb_rndn(hi[b] - lo[b] + 1); while (cp >= 0xD800 && cp <= 0xDFFF);
+                tl = ref_put_utf8(cp, tok);
+            }
+            if (n + tl > want) break;
+            memcpy(s + n, tok, tl); n += tl;
+        }
+        mcp_jw_init(&w, (int)(i & 1));
+        mcp_jw_arr_begin(&w);
+        mcp_jw_int(&w, (int64_t)i);
+        mcp_jw_strn(&w, (const char *)s, n);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "x"); mcp_jw_null(&w);
+        mcp_jw_keyn(&w, (const char *)s, n); mcp_jw_int(&w, 0);
+        mcp_jw_obj_end(&w);
+        mcp_jw_arr_end(&w);
+        t = mcp_jw_finish(&w, &len, NULL);
+        d = t ? parse_n(t, len, NULL, NULL) : NULL;
+        r = mcp_json_root(d);
+        v = mcp_json_at(r, 1);
+        k = mcp_json_key_at(mcp_json_at(r, 2), 1, &kl);
+        ok = d && mcp_json_len(r) == 3 && mcp_json_len(v) == n && mcp_json_str(v) &&
+             memcmp(mcp_json_str(v), s, n) == 0 && mcp_json_str(v)[n] == 0 && k && kl == n && memcmp(k, s, n) == 0;
+        el = ref_escape(s, n, esc);
+        dump = ok ? mcp_json_dump(v, 0, &len) : NULL;
+        ok = ok && dump && len == el && memcmp(dump, esc, el) == 0;
+        if (!ok) { bad++; SB_SHOW("  round trip of %s: %s\n", show((const char *)s, n), t ? show(t, strlen(t)) : "(not written)"); }
+        mcp_free(dump);
+        mcp_free(t);
+        mcp_json_free(d);
+        if (nkept < count / 10) {
+            kept[nkept] = exact_copy((const char *)s, n);
+            kept_len[nkept++] = n;
+            mcp_jw_strn(&all, (const char *)s, n);
+        }
+    }
+    CHECKF(bad == 0, "random strings: %lu of %lu did not survive writing and reading", bad, (unsigned long)count);
+    {   /* the kept ones in one pretty document */
+        size_t bl;
+        char *bt;
+        mcp_json_doc *d;
+        const mcp_json *r;
+        int ok;
+        mcp_jw_arr_end(&all);
+        bt = mcp_jw_finish(&all, &bl, NULL);
+        d = bt ? parse_n(bt, bl, NULL, NULL) : NULL;
+        r = mcp_json_root(d);
+        ok = d && mcp_json_len(r) == nkept;
+        for (i = 0; i < nkept; i++) {
+            const mcp_json *v = mcp_json_at(r, i);
+            ok = ok && mcp_json_len(v) == kept_len[i] && mcp_json_str(v) && memcmp(mcp_json_str(v), kept[i], kept_len[i]) == 0;
+            free(kept[i]);
+        }
+        CHECKF(ok, "%lu random strings in one document were not read back", (unsigned long)nkept);
+        mcp_json_free(d);
+        mcp_free(bt);
+        free(kept);
+        free(kept_len);
+    }
+}
+
+static void test_string_blocks(void)
+{
+    double t0 = now_s();
+    test_string_parse_blocks();
+    test_string_write_blocks();
+    test_string_roundtrip_blocks();
+    printf("string block tests: %.2f s\n", now_s() - t0);
+}
+
 /* ---- last: a NULL text of length 0 ------------------------------------------------------------- */
 
 /* mcp_json_parse(NULL, 0) is an empty text (only NULL with a nonzero length is refused as
@@ -2338,6 +2857,7 @@ int main(int argc, char **argv)
     test_accessors();
     test_writer();
     test_strict();
+    test_string_blocks();
     printf("before the NULL-text check: %d passed, %d failed\n", t_pass, t_fail);
     test_null_text();   /* last: aborts under UBSan until mcp.h is fixed */
     return TEST_DONE();
