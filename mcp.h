@@ -3797,6 +3797,16 @@ static const char *mcp__find_eol(const char *s, const char *end)
 {
     const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
     uint64_t x, a, b;
+#ifdef MCP__VECTOR
+    while (end - s >= 32) {                        /* long data lines: 32 bytes a step */
+        mcp__i8x16 v, w, o;
+        memcpy(&v, s, 16); memcpy(&w, s + 16, 16);
+        o = (v == '\n') | (v == '\r') | (w == '\n') | (w == '\r');
+        memcpy(&a, &o, 8); memcpy(&b, (const char *)&o + 8, 8);
+        if (a | b) break;
+        s += 32;
+    }
+#endif
     while (end - s >= 8) {
         memcpy(&x, s, 8);
         a = x ^ (ones * '\n'); b = x ^ (ones * '\r');
