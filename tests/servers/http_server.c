@@ -251,12 +251,50 @@ static char *jstr(const char *s, size_t n)
     return d;
 }
 
-/* memmem, which POSIX lacks */
+/* Compact JSON of v in a buffer reused by every call (valid until the next one): no allocation
+   per message. "null" (n = 4) if it cannot be written, as dump() says. */
+static const char *dump_tmp(const mcp_json *v, size_t *n)
+{
+    static mcp_jw w;
+    const char *t;
+    mcp_jw_reset(&w);
+    mcp_jw_value(&w, v);
+    if (v && (t = mcp_jw_text(&w, n)) != NULL) return t;
+    *n = 4;
+    return "null";
+}
+
+/* Appends the JSON string literal of s (as jstr, through a reused writer). */
+static void buf_jstr(mcp_buf *b, const char *s, size_t n)
+{
+    static mcp_jw w;
+    const char *t;
+    size_t tn;
+    mcp_jw_reset(&w);
+    mcp_jw_strn(&w, s, n);
+    if ((t = mcp_jw_text(&w, &tn)) != NULL) buf_add(b, t, tn);
+    else buf_add(b, "\"\"", 2);
+}
+
+/* Appends n in decimal (base 10) or hex (base 16), as %lu / %lx write it. */
+static void buf_num(mcp_buf *b, unsigned long n, unsigned base)
+{
+    char t[24];
+    size_t i = sizeof t;
+    do { t[--i] = "0123456789abcdef"[n % base]; n /= base; } while (n);
+    buf_add(b, t + i, sizeof t - i);
+}
+
+/* memmem, which POSIX lacks: memchr finds the candidates */
 static const char *find(const char *h, size_t hn, const char *n, size_t nn)
 {
-    size_t i;
-    for (i = 0; nn && i + nn <= hn; i++)
-        if (h[i] == n[0] && !memcmp(h + i, n, nn)) return h + i;
+    const char *p = h, *end;
+    if (!nn || hn < nn) return NULL;
+    end = h + hn;
+    while ((size_t)(end - p) >= nn && (p = (const char *)memchr(p, n[0], (size_t)(end - p) - nn + 1)) != NULL) {
+        if (!memcmp(p, n, nn)) return p;
+        p++;
+    }
     return NULL;
 }
 
@@ -308,9 +346,11 @@ static void history_add(const char *json)
     buf_str(&history, json);
 }
 
-static void copy_field(char *dst, size_t n, const char *src)
+static void copy_field(char *dst, size_t n, const char *src)   /* as snprintf "%s", truncating */
 {
-    snprintf(dst, n, "%s", src ? src : "");
+    size_t l = src ? strnlen(src, n - 1) : 0;
+    if (l) memcpy(dst, src, l);
+    dst[l] = 0;
 }
 
 static char *stats_json(void)
@@ -405,6 +445,13 @@ static void out_add(conn *k, const void *p, size_t n)
 
 static void out_str(conn *k, const char *s) { out_add(k, s, strlen(s)); }
 
+static void out_num(conn *k, unsigned long n, unsigned base)
+{
+    size_t at = k->out.len;
+    buf_num(&k->out, n, base);
+    if (k->capture) buf_add(&cap_resp, k->out.data + at, k->out.len - at);
+}
+
 static void out_fmt(conn *k, const char *fmt, ...)
 {
     char tmp[2048];
@@ -472,8 +519,9 @@ static void head(conn *k, int status, const char *reason, const char *ctype, con
                  char framing, size_t len, unsigned fl)
 {
     int i;
-    out_fmt(k, "HTTP/1.1 %d %s\r\n", status, reason);
-    if (ctype) out_fmt(k, "Content-Type: %s\r\n", ctype);
+    out_str(k, "HTTP/1.1 "); out_num(k, (unsigned long)status, 10); out_str(k, " ");
+    out_str(k, reason); out_str(k, "\r\n");
+    if (ctype) { out_str(k, "Content-Type: "); out_str(k, ctype); out_str(k, "\r\n"); }
     if (extra) out_str(k, extra);
     if (fl & F_BIGHEAD) {
         static char pad[1001];
@@ -481,7 +529,7 @@ static void head(conn *k, int status, const char *reason, const char *ctype, con
         for (i = 0; i < 70; i++) out_fmt(k, "X-Pad-%d: %s\r\n", i, pad);
     }
     if (fl & F_MANYHEAD) for (i = 0; i < 150; i++) out_fmt(k, "X-Many-%d: v\r\n", i);
-    if (framing == 'L') out_fmt(k, "Content-Length: %lu\r\n", (unsigned long)len);
+    if (framing == 'L') { out_str(k, "Content-Length: "); out_num(k, (unsigned long)len, 10); out_str(k, "\r\n"); }
     else if (framing == 'C') out_str(k, "Transfer-Encoding: chunked\r\n");
     else { out_str(k, "Connection: close\r\n"); k->close_after = 1; }
     out_str(k, "\r\n");
@@ -494,7 +542,7 @@ static void chunk(conn *k, const char *p, size_t n, int ext)
     static int piece;
     if (!n) return;
     if (ext) out_fmt(k, "%lx;piece=%d;note=\"a b\"\r\n", (unsigned long)n, ++piece);
-    else out_fmt(k, "%lx\r\n", (unsigned long)n);
+    else { out_num(k, (unsigned long)n, 16); out_str(k, "\r\n"); }
     out_add(k, p, n);
     out_str(k, "\r\n");
 }
@@ -674,15 +722,15 @@ static void stream_detach(int sid)
 
 static void sse_head(conn *k, const stream *st, const char *extra)
 {
-    mcp_buf h = {0};
+    static mcp_buf h;                            /* reused */
     int ca;
+    h.len = 0;
     buf_str(&h, "Cache-Control: no-cache\r\n");
     if (extra) buf_str(&h, extra);
     buf_add(&h, "", 1);
     ca = k->close_after;
     head(k, 200, "OK", "text/event-stream", h.data, (st->flags & F_UNTIL_CLOSE) ? 'X' : 'C', 0, st->flags);
     k->close_after = ca;                         /* until close: only when the stream ends */
-    mcp_buf_free(&h);
 }
 
 static void sse_write(conn *k, const stream *st, const char *text, size_t n)
@@ -712,20 +760,24 @@ static void keep_event(stream *st, const char *ev, size_t n)
     buf_add(&st->kept, "", 1);
 }
 
-/* An event on a stream: id "S-N" (unless noid), then data. */
-static void stream_event(stream *st, const char *fields, const char *data, size_t n)
+/* An event on a stream: id "S-N" (unless noid), then data. last: the stream is freed right
+   after it has been sent on its connection, so nobody can ask for it again: not kept. */
+static void stream_event(stream *st, const char *fields, const char *data, size_t n, int last)
 {
-    mcp_buf e = {0};
+    static mcp_buf e;                            /* reused */
     conn *k = conn_get(st->conn);
+    e.len = 0;
     st->nev++;
-    if (st->ids) buf_fmt(&e, "id: %d-%d\n", st->id, st->nev);
+    if (st->ids) {
+        buf_str(&e, "id: "); buf_num(&e, (unsigned long)st->id, 10);
+        buf_str(&e, "-"); buf_num(&e, (unsigned long)st->nev, 10); buf_str(&e, "\n");
+    }
     if (fields) buf_str(&e, fields);
     if (data) { buf_str(&e, "data: "); buf_add(&e, data, n); buf_str(&e, "\n"); }
     else buf_str(&e, "data:\n");
     buf_str(&e, "\n");
-    if (st->resumable) keep_event(st, e.data, e.len);
+    if (st->resumable && !(last && k)) keep_event(st, e.data, e.len);
     if (k) sse_write(k, st, e.data, e.len);
-    mcp_buf_free(&e);
 }
 
 static void stream_send(int sid, const char *msg, size_t n, int final);
@@ -749,7 +801,7 @@ static void stream_send(int sid, const char *msg, size_t n, int final)
         stream_free(st);
         return;
     }
-    stream_event(st, st->kind == S_LEGACY ? "event: message\n" : NULL, msg, n);
+    stream_event(st, st->kind == S_LEGACY ? "event: message\n" : NULL, msg, n, final && st->kind == S_POST);
     if (final && st->kind == S_POST) {
         st->done = 1;
         if ((k = conn_get(st->conn)) != NULL) { sse_end(k, st); stream_free(st); }
@@ -771,23 +823,28 @@ typedef struct ctx {
 
 /* The answer to a request. On a 2026-07-28 stream the result gets "resultType":"complete"
    unless it has a resultType (or raw is set: a result as an older server writes it). */
-static void send_result_x(int sid, const char *id, const char *result, int raw)
+static void send_result_xn(int sid, const char *id, const char *result, size_t n, int raw)
 {
-    mcp_buf b = {0};
+    static mcp_buf b;                            /* reused */
     const stream *st = stream_get(sid);
+    b.len = 0;
     buf_str(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
     buf_str(&b, id);
     buf_str(&b, ",\"result\":");
-    if (!raw && st && st->modern && result[0] == '{' && strncmp(result, "{\"resultType\"", 13)) {
+    if (!raw && st && st->modern && n && result[0] == '{' && (n < 13 || memcmp(result, "{\"resultType\"", 13))) {
         buf_str(&b, "{\"resultType\":\"complete\"");
-        if (result[1] != '}') buf_str(&b, ",");
-        buf_str(&b, result + 1);
+        if (n < 2 || result[1] != '}') buf_str(&b, ",");
+        buf_add(&b, result + 1, n - 1);
     } else {
-        buf_str(&b, result);
+        buf_add(&b, result, n);
     }
     buf_str(&b, "}");
     stream_send(sid, b.data, b.len, 1);
-    mcp_buf_free(&b);
+}
+
+static void send_result_x(int sid, const char *id, const char *result, int raw)
+{
+    send_result_xn(sid, id, result, strlen(result), raw);
 }
 
 static void send_result(int sid, const char *id, const char *result) { send_result_x(sid, id, result, 0); }
@@ -827,29 +884,38 @@ static void note_progress(int sid, const char *token, int k, int total, const ch
     mcp_buf_free(&b);
 }
 
-/* {"content":[{"type":"text","text":TEXT}] [,"isError":true] [,"structuredContent":SC]} */
+/* {"content":[{"type":"text","text":TEXT}] [,"isError":true] [,"structuredContent":SC]}, appended */
+static void buf_tool_text(mcp_buf *b, const char *text, size_t n, int is_error, const char *structured)
+{
+    buf_str(b, "{\"content\":[{\"type\":\"text\",\"text\":");
+    buf_jstr(b, text, n);
+    buf_str(b, "}]");
+    if (is_error) buf_str(b, ",\"isError\":true");
+    if (structured) { buf_str(b, ",\"structuredContent\":"); buf_str(b, structured); }
+    buf_str(b, "}");
+}
+
+/* The same, malloc'ed. */
 static char *tool_text(const char *text, size_t n, int is_error, const char *structured)
 {
     mcp_buf b = {0};
-    char *t = jstr(text, n), *d;
-    buf_str(&b, "{\"content\":[{\"type\":\"text\",\"text\":");
-    buf_str(&b, t);
-    buf_str(&b, "}]");
-    if (is_error) buf_str(&b, ",\"isError\":true");
-    if (structured) { buf_str(&b, ",\"structuredContent\":"); buf_str(&b, structured); }
-    buf_str(&b, "}");
+    char *d;
+    buf_tool_text(&b, text, n, is_error, structured);
     d = xstrndup(b.data, b.len);
     mcp_buf_free(&b);
-    free(t);
     return d;
 }
 
-static void answer_text(const ctx *x, const char *text)
+/* Answers with a tool result, built in a reused buffer. */
+static void answer_tool(const ctx *x, const char *text, size_t n, int is_error, const char *structured)
 {
-    char *r = tool_text(text, strlen(text), 0, NULL);
-    send_result(x->stream, x->id, r);
-    free(r);
+    static mcp_buf r;
+    r.len = 0;
+    buf_tool_text(&r, text, n, is_error, structured);
+    send_result_xn(x->stream, x->id, r.data, r.len, 0);
 }
+
+static void answer_text(const ctx *x, const char *text) { answer_tool(x, text, strlen(text), 0, NULL); }
 
 /* ---- pending answers -------------------------------------------------------------------------- */
 
@@ -1002,25 +1068,20 @@ static void tool_call(ctx *x, const mcp_json *params)
     const char *name = mcp_json_str(mcp_json_get(params, "name"));
     const mcp_json *args = mcp_json_get(params, "arguments");
     const mcp_json *tok = mcp_json_get(mcp_json_get(params, "_meta"), "progressToken");
-    char *t, *r, msg[300];
+    char *t, msg[300];
     if (!name) { send_error(x->stream, x->id, -32602, "tools/call needs a name"); return; }
     if (!strcmp(name, "echo")) {
-        t = args ? dump(args) : xstrdup("{}");
-        r = tool_text(t, strlen(t), 0, NULL);
-        send_result(x->stream, x->id, r);
-        free(t); free(r);
+        size_t n = 2;
+        const char *a = args ? dump_tmp(args, &n) : "{}";
+        answer_tool(x, a, n, 0, NULL);
     } else if (!strcmp(name, "add")) {
         double a = mcp_json_num(mcp_json_get(args, "a")), b = mcp_json_num(mcp_json_get(args, "b"));
         char text[64], sc[96];
         snprintf(text, sizeof text, "%g", a + b);
         snprintf(sc, sizeof sc, "{\"sum\":%s}", text);
-        r = tool_text(text, strlen(text), 0, sc);
-        send_result(x->stream, x->id, r);
-        free(r);
+        answer_tool(x, text, strlen(text), 0, sc);
     } else if (!strcmp(name, "fail")) {
-        r = tool_text("the tool failed", 15, 1, NULL);
-        send_result(x->stream, x->id, r);
-        free(r);
+        answer_tool(x, "the tool failed", 15, 1, NULL);
     } else if (!strcmp(name, "never")) {
         /* the stream stays open; the answer never comes */
     } else if (!strcmp(name, "slow")) {
@@ -1390,7 +1451,12 @@ static mcp_json_doc *parse_body(conn *k, const req *rq, unsigned *fl, const char
     else if (*method) *kind = 'N';
     else if (mcp_json_get(m, "id") && (mcp_json_get(m, "result") || mcp_json_get(m, "error"))) *kind = 'A';
     if (r) copy_field(r->rpc, sizeof r->rpc, *kind == 'A' ? "(response)" : *method);
-    if (r && mcp_json_get(m, "id")) { char *id = dump(mcp_json_get(m, "id")); copy_field(r->id, sizeof r->id, id); free(id); }
+    if (r && mcp_json_get(m, "id")) {
+        size_t n;
+        const char *id = dump_tmp(mcp_json_get(m, "id"), &n);
+        if (n > sizeof r->id - 1) n = sizeof r->id - 1;
+        memcpy(r->id, id, n); r->id[n] = 0;
+    }
     if (*kind == 'R' && !strcmp(*method, "tools/call") &&
         (mode = mcp_json_get(mcp_json_get(mcp_json_get(m, "params"), "arguments"), "_mode")) != NULL) {
         const char *ms = mcp_json_str(mode);
@@ -2228,7 +2294,7 @@ static void mcp_post(conn *k, req *rq, unsigned fl)
         } else if (fl & (F_PRIME | F_DROP)) {
             char f[32];
             snprintf(f, sizeof f, "retry: %d\n", retry_ms);
-            stream_event(st, (fl & F_DROP) ? f : NULL, NULL, 0);
+            stream_event(st, (fl & F_DROP) ? f : NULL, NULL, 0, 0);
             if (fl & F_DROP) {                                 /* the connection goes, the stream stays */
                 stats.drops++;
                 st->flags &= ~(unsigned)F_DROP;
@@ -2301,7 +2367,7 @@ static void legacy_get(conn *k, unsigned fl)
     if (fl & F_CROSS) snprintf(ep, sizeof ep, "http://evil.example:%d/messages?session=%s", port, s->sid);
     else if (fl & F_ABSEP) snprintf(ep, sizeof ep, "http://127.0.0.1:%d/messages?session=%s", port, s->sid);
     else snprintf(ep, sizeof ep, "/messages?session=%s", s->sid);
-    stream_event(st, "event: endpoint\n", ep, strlen(ep));
+    stream_event(st, "event: endpoint\n", ep, strlen(ep), 0);
 }
 
 static void legacy_post(conn *k, req *rq, unsigned fl)
@@ -2432,13 +2498,13 @@ static void conn_process(conn *k)
 
 static void conn_read(conn *k)
 {
-    char buf[65536];
     ssize_t r;
-    for (;;) {
-        r = recv(k->fd, buf, sizeof buf, 0);
+    for (;;) {                                /* straight into k->in: 64 KiB at a time */
+        if (mcp_buf_reserve(&k->in, 65536) != MCP_OK) die("out of memory");
+        r = recv(k->fd, k->in.data + k->in.len, 65536, 0);
         if (r > 0) {
-            buf_add(&k->in, buf, (size_t)r);
-            if ((size_t)r < sizeof buf) break;
+            k->in.len += (size_t)r;
+            if (r < 65536) break;
             continue;
         }
         if (r < 0 && errno == EINTR) continue;

@@ -175,6 +175,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* ---- options and state ---------------------------------------------------------------------- */
 
@@ -252,6 +253,19 @@ static char *dump(const mcp_json *v)
     return d;
 }
 
+/* Compact JSON of v in a buffer reused by every call (valid until the next one): no allocation
+   per message. "null" (n = 4) if it cannot be written, as dump() says. */
+static const char *dump_tmp(const mcp_json *v, size_t *n)
+{
+    static mcp_jw w;
+    const char *t;
+    mcp_jw_reset(&w);
+    mcp_jw_value(&w, v);
+    if ((t = mcp_jw_text(&w, n)) != NULL) return t;
+    *n = 4;
+    return "null";
+}
+
 static void item_free(item *it)
 {
     free(it->id); free(it->token); free(it->text); free(it);
@@ -287,22 +301,28 @@ static void write_all(int fd, const char *p, size_t n)
 
 static void err_str(const char *s) { write_all(2, s, strlen(s)); }
 
+/* One message on stdout in one writev: its pieces (the last one ends with the newline), not
+   copied together first. A short write goes on from where it stopped. */
+static void send_iov(struct iovec *v, int cnt)
+{
+    ssize_t r;
+    if (out_closed) return;
+    while (cnt > 0) {
+        r = writev(1, v, cnt);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) _exit(4);
+        while (cnt > 0 && (size_t)r >= v->iov_len) { r -= (ssize_t)v->iov_len; v++; cnt--; }
+        if (cnt > 0) { v->iov_base = (char *)v->iov_base + r; v->iov_len -= (size_t)r; }
+    }
+}
+
 /* One message: the text and its newline in one write. */
 static void send_line(const char *s, size_t n)
 {
-    static char *b;                         /* reused: one buffer for every message */
-    static size_t cap;
-    if (out_closed) return;
-    if (n + 1 > cap) {
-        size_t nc = cap ? cap : 4096;
-        char *nb;
-        while (nc < n + 1) nc *= 2;
-        nb = (char *)realloc(b, nc);
-        if (!nb) _exit(3);
-        b = nb; cap = nc;
-    }
-    memcpy(b, s, n); b[n] = '\n';
-    write_all(1, b, n + 1);
+    struct iovec v[2];
+    v[0].iov_base = (void *)s; v[0].iov_len = n;
+    v[1].iov_base = (void *)"\n"; v[1].iov_len = 1;
+    send_iov(v, 2);
 }
 
 static void send_str(const char *s) { send_line(s, strlen(s)); }
@@ -333,9 +353,9 @@ static int is_cacheable(const char *method)
 /* A result in the 2026-07-28 shape: resultType "complete" first (unless the result names its
    own, as input_required does, or --no-result-type), the members, then _meta with serverInfo,
    and ttlMs and cacheScope on the cacheable results. NULL: leave the text as it is. */
-static char *modernize(const char *result)
+static char *modernize(const char *result, size_t n)
 {
-    mcp_json_doc *d = mcp_json_parse(result, strlen(result), NULL);
+    mcp_json_doc *d = mcp_json_parse(result, n, NULL);
     const mcp_json *r = mcp_json_root(d);
     mcp_jw w;
     char *t;
@@ -364,28 +384,35 @@ static char *modernize(const char *result)
     return t;
 }
 
-static void send_result(const char *id, const char *result)
+/* {"jsonrpc":"2.0","id":ID,"result":RESULT} and its newline, written as three pieces in one
+   writev: the head (built in a reused buffer), the result where it lies, the tail. */
+static void send_resultn(const char *id, const char *result, size_t n)
 {
-    mcp_buf b = {0};
-    char *mod = cur_modern ? modernize(result) : NULL;
-    if (mod) result = mod;
-    mcp_buf_append(&b, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
-    mcp_buf_append(&b, id, strlen(id));
-    mcp_buf_append(&b, ",\"result\":", 10);
-    mcp_buf_append(&b, result, strlen(result));
-    mcp_buf_append(&b, "}", 1);
-    send_line(b.data, b.len);
-    mcp_buf_free(&b);
+    static mcp_buf head;
+    struct iovec v[3];
+    char *mod = cur_modern ? modernize(result, n) : NULL;
+    if (mod) { result = mod; n = strlen(mod); }
+    head.len = 0;
+    mcp_buf_append(&head, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    mcp_buf_append(&head, id, strlen(id));
+    if (mcp_buf_append(&head, ",\"result\":", 10) != MCP_OK) _exit(3);
+    v[0].iov_base = head.data; v[0].iov_len = head.len;
+    v[1].iov_base = (void *)result; v[1].iov_len = n;
+    v[2].iov_base = (void *)"}\n"; v[2].iov_len = 2;
+    send_iov(v, 3);
     mcp_free(mod);
     flush_deferred();
 }
 
+static void send_result(const char *id, const char *result) { send_resultn(id, result, strlen(result)); }
+
 /* An error with data (JSON text, or NULL for none). */
 static void send_error_data(const char *id, long code, const char *message, const char *data)
 {
-    mcp_jw w;
-    char *t;
-    mcp_jw_init(&w, 0);
+    static mcp_jw w;                          /* reused */
+    const char *t;
+    size_t n;
+    mcp_jw_reset(&w);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
     mcp_jw_key(&w, "id"); mcp_jw_raw(&w, id, strlen(id));
@@ -395,10 +422,8 @@ static void send_error_data(const char *id, long code, const char *message, cons
     if (data) { mcp_jw_key(&w, "data"); mcp_jw_raw(&w, data, strlen(data)); }
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
-    t = mcp_jw_finish(&w, NULL, NULL);
-    if (t) send_str(t);
+    if ((t = mcp_jw_text(&w, &n)) != NULL) send_line(t, n);
     else { err_str("test_server: send_error_data: bad data\n"); _exit(3); }
-    mcp_free(t);
     flush_deferred();
 }
 
@@ -431,38 +456,52 @@ static void flush_deferred(void)
 }
 
 /* {"content":[{"type":"text","text":TEXT}] [,"isError":true] [,"structuredContent":SC]} */
+static void write_tool_text(mcp_jw *w, const char *text, size_t n, int is_error, const char *structured)
+{
+    mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "content"); mcp_jw_arr_begin(w);
+    mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "type"); mcp_jw_str(w, "text");
+    mcp_jw_key(w, "text"); mcp_jw_strn(w, text, n);
+    mcp_jw_obj_end(w);
+    mcp_jw_arr_end(w);
+    if (is_error) { mcp_jw_key(w, "isError"); mcp_jw_bool(w, 1); }
+    if (structured) { mcp_jw_key(w, "structuredContent"); mcp_jw_raw(w, structured, strlen(structured)); }
+    mcp_jw_obj_end(w);
+}
+
+/* The same, malloc'ed (mcp_free it), for answers kept or sent later. */
 static char *tool_text(const char *text, int is_error, const char *structured)
 {
     mcp_jw w;
     char *t;
     mcp_jw_init(&w, 0);
-    mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, "content"); mcp_jw_arr_begin(&w);
-    mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, "type"); mcp_jw_str(&w, "text");
-    mcp_jw_key(&w, "text"); mcp_jw_str(&w, text);
-    mcp_jw_obj_end(&w);
-    mcp_jw_arr_end(&w);
-    if (is_error) { mcp_jw_key(&w, "isError"); mcp_jw_bool(&w, 1); }
-    if (structured) { mcp_jw_key(&w, "structuredContent"); mcp_jw_raw(&w, structured, strlen(structured)); }
-    mcp_jw_obj_end(&w);
+    write_tool_text(&w, text, strlen(text), is_error, structured);
     t = mcp_jw_finish(&w, NULL, NULL);
     if (!t) { err_str("test_server: tool_text failed\n"); _exit(3); }
     return t;
 }
 
-static void answer_text(const char *id, const char *text)
+/* Answers with a tool result at once: built in a reused writer, no allocation. */
+static void answer_tool(const char *id, const char *text, size_t n, int is_error, const char *structured)
 {
-    char *r = tool_text(text, 0, NULL);
-    send_result(id, r);
-    mcp_free(r);
+    static mcp_jw w;
+    const char *r;
+    size_t rn;
+    mcp_jw_reset(&w);
+    write_tool_text(&w, text, n, is_error, structured);
+    if (!(r = mcp_jw_text(&w, &rn))) { err_str("test_server: tool_text failed\n"); _exit(3); }
+    send_resultn(id, r, rn);
 }
+
+static void answer_text(const char *id, const char *text) { answer_tool(id, text, strlen(text), 0, NULL); }
 
 static void notify_log(const char *lvl, const char *data)
 {
-    mcp_jw w;
-    char *t;
-    mcp_jw_init(&w, 0);
+    static mcp_jw w;                          /* reused: flood sends thousands */
+    const char *t;
+    size_t n;
+    mcp_jw_reset(&w);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
     mcp_jw_key(&w, "method"); mcp_jw_str(&w, "notifications/message");
@@ -472,9 +511,7 @@ static void notify_log(const char *lvl, const char *data)
     mcp_jw_key(&w, "data"); mcp_jw_str(&w, data);
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
-    t = mcp_jw_finish(&w, NULL, NULL);
-    if (t) send_str(t);
-    mcp_free(t);
+    if ((t = mcp_jw_text(&w, &n)) != NULL) send_line(t, n);
 }
 
 static void history_add(const char *json)
@@ -1523,25 +1560,24 @@ static void tool_call(const char *id, const mcp_json *params)
     const mcp_json *args = mcp_json_get(params, "arguments"), *meta = mcp_json_get(params, "_meta");
     const mcp_json *tok = mcp_json_get(meta, "progressToken");
     char buf[512], *t;
+    const char *tt;
+    size_t tn;
     item *it;
     if (!name) { send_error(id, -32602, "Missing tool name"); return; }
     if (!strcmp(name, "echo")) {
-        t = args ? dump(args) : xstrdup("{}");
-        answer_text(id, t);
-        free(t);
+        if (args) tt = dump_tmp(args, &tn);
+        else { tt = "{}"; tn = 2; }
+        answer_tool(id, tt, tn, 0, NULL);
     } else if (!strcmp(name, "add")) {
         double s = mcp_json_num(mcp_json_get(args, "a")) + mcp_json_num(mcp_json_get(args, "b"));
         char sc[64];
-        char *r;
-        snprintf(buf, sizeof buf, "%g", s);
+        int bn = snprintf(buf, sizeof buf, "%g", s);
         snprintf(sc, sizeof sc, "{\"sum\":%g}", s);
-        r = tool_text(buf, 0, sc);
-        send_result(id, r);
-        mcp_free(r);
+        answer_tool(id, buf, (size_t)bn, 0, sc);
     } else if (!strcmp(name, "meta")) {
-        t = meta ? dump(meta) : xstrdup("null");
-        answer_text(id, t);
-        free(t);
+        if (meta) tt = dump_tmp(meta, &tn);
+        else { tt = "null"; tn = 4; }
+        answer_tool(id, tt, tn, 0, NULL);
     } else if (!strcmp(name, "slow")) {
         int64_t now = mcp_time_ms();
         it = item_new(IT_SLOW, id);
@@ -1553,9 +1589,7 @@ static void tool_call(const char *id, const mcp_json *params)
         it->start = now; it->end = now + it->ms; it->step = 1;
         it->due = it->token && it->every > 0 && it->every < it->ms ? now + it->every : it->end;
     } else if (!strcmp(name, "fail")) {
-        t = tool_text("the tool failed", 1, NULL);
-        send_result(id, t);
-        mcp_free(t);
+        answer_tool(id, "the tool failed", 15, 1, NULL);
     } else if (!strcmp(name, "never")) {
         /* nothing, ever */
     } else if (!strcmp(name, "defer")) {
@@ -1776,22 +1810,21 @@ static void on_notification(const mcp_json *m)
 static void log_request(const char *id, const char *method, const mcp_json *params)
 {
     static const char *const keys[] = { "name", "uri", "_meta", "requestState", "inputResponses", NULL };
-    mcp_jw w;
-    char *t;
+    static mcp_jw w;                          /* reused */
+    const char *t;
+    size_t n;
     int i;
-    mcp_jw_init(&w, 0);
+    mcp_jw_reset(&w);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "id"); mcp_jw_raw(&w, id, strlen(id));
     mcp_jw_key(&w, "method"); mcp_jw_str(&w, method);
     for (i = 0; keys[i]; i++)
         if (mcp_json_get(params, keys[i])) { mcp_jw_key(&w, keys[i]); mcp_jw_value(&w, mcp_json_get(params, keys[i])); }
     mcp_jw_obj_end(&w);
-    t = mcp_jw_finish(&w, NULL, NULL);
-    if (t) {
+    if ((t = mcp_jw_text(&w, &n)) != NULL) {
         if (reqlog.len) mcp_buf_append(&reqlog, ",", 1);
-        mcp_buf_append(&reqlog, t, strlen(t));
+        mcp_buf_append(&reqlog, t, n);
     }
-    mcp_free(t);
 }
 
 /* ---- 2026-07-28: _meta, versions, server/discover ------------------------------------------ */
@@ -1959,7 +1992,14 @@ static void on_request(const mcp_json *m)
 {
     const char *method = mcp_json_str(mcp_json_get(m, "method"));
     const mcp_json *params = mcp_json_get(m, "params");
-    char *id = dump(mcp_json_get(m, "id"));
+    static mcp_buf idb;                       /* the id as JSON text, NUL-terminated; reused */
+    const char *id;
+    size_t n;
+    id = dump_tmp(mcp_json_get(m, "id"), &n);
+    idb.len = 0;
+    mcp_buf_append(&idb, id, n);
+    if (mcp_buf_append(&idb, "", 1) != MCP_OK) _exit(3);
+    id = idb.data;
     log_request(id, method, params);
     if (!strcmp(method, "initialize")) {
         if (opt.era == ERA_MODERN) refuse_initialize(id, params);
@@ -1982,7 +2022,6 @@ static void on_request(const mcp_json *m)
     else if (!strcmp(method, "resources/unsubscribe")) subscribe(id, params, 0);
     else if (!strcmp(method, "logging/setLevel")) set_level(id, params);
     else dispatch(id, method, params);
-    free(id);
 }
 
 static void on_line(const char *line, size_t len)
