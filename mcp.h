@@ -1959,6 +1959,7 @@ typedef struct mcp__parser {
     mcp_status st;
     const unsigned char *err_at;
     char what[160];
+    int check;                          /* only checking: plain strings and children not stored */
 } mcp__parser;
 
 static void mcp__perr(mcp__parser *ps, mcp_status st, const unsigned char *at, const char *fmt, ...)
@@ -2216,6 +2217,10 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
             return NULL;
         }
     }
+    if (ps->check && !esc) {                      /* valid, and nobody will read it */
+        v->type = MCP_JSON_STRING; v->flags = 0; v->len = (uint32_t)(p - s); v->u.s = "";
+        return p + 1;
+    }
     out = (char *)mcp__alloc(ps->doc, (size_t)(p - s) + 1, 1);
     if (!out) { mcp__perr(ps, MCP_ERR_NOMEM, s, "out of memory"); return NULL; }
     if (!esc) { memcpy(out, s, (size_t)(p - s)); olen = (long)(p - s); }
@@ -2311,7 +2316,7 @@ static int mcp__close(mcp__parser *ps)
     mcp__frame *f = &ps->fs[--ps->fn];
     size_t n = ps->vn - f->start;
     mcp_json *kids = NULL, *v;
-    if (n) {
+    if (n && !ps->check) {
         kids = (mcp_json *)mcp__alloc(ps->doc, n * sizeof(mcp_json), MCP__ALIGN);
         if (!kids) return 0;
         memcpy(kids, ps->vs + f->start, n * sizeof(mcp_json));
@@ -2449,8 +2454,9 @@ MCPDEF void mcp_json_free(mcp_json_doc *doc)
     for (b = doc->blocks; b; b = next) { next = b->next; MCP_FREE(b, ctx); }
 }
 
-MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_json_opts *opts,
-                                       mcp_error *err)
+/* check: the text is only checked (mcp__json_check); the document is a shell of the root. */
+static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opts *opts, int check,
+                                mcp_error *err)
 {
     mcp__parser ps;
     mcp__block *first;
@@ -2475,8 +2481,8 @@ MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_j
        input's size. The document header sits at its start. */
     /* Compact text (every MCP message on the wire) needs about 2.1x its size; indented
        corpora need less. Small inputs get room for the compact case, so one malloc does. */
-    first = mcp__block_new(sizeof(mcp_json_doc) + 256 + len + len / 2 +
-                           (len <= 65536 ? len : 0), ctx);
+    first = mcp__block_new(sizeof(mcp_json_doc) + 256 + (check ? 0 : len + len / 2 +
+                           (len <= 65536 ? len : 0)), ctx);
     if (!first) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON."); return NULL; }
     doc = (mcp_json_doc *)((char *)first + MCP__HDR);
     first->used = (sizeof(mcp_json_doc) + MCP__ALIGN - 1) & ~(size_t)(MCP__ALIGN - 1);
@@ -2488,6 +2494,7 @@ MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_j
     ps.vs = ps.vs_inline; ps.vcap = sizeof ps.vs_inline / sizeof ps.vs_inline[0];
     ps.fs = ps.fs_inline; ps.fcap = sizeof ps.fs_inline / sizeof ps.fs_inline[0];
     ps.max_depth = opts && opts->max_depth ? opts->max_depth : MCP_JSON_MAX_DEPTH;
+    ps.check = check;
     ok = mcp__parse_doc(&ps);
     if (ok) doc->root = ps.vs[0];
     if (ps.vs != ps.vs_inline) MCP_FREE(ps.vs, ctx);
@@ -2503,6 +2510,21 @@ MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_j
     mcp__ok(err);
     return doc;
 }
+
+MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_json_opts *opts,
+                                       mcp_error *err)
+{
+    return mcp__parse(text, len, opts, 0, err);
+}
+
+#if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
+/* Is the text one valid JSON value? As a parse, without building the tree: for text the
+   client only passes on. The root's type is kept (NULL on error, like mcp_json_parse). */
+static mcp_json_doc *mcp__json_check(const char *text, size_t len, mcp_error *err)
+{
+    return mcp__parse(text, len, NULL, 1, err);
+}
+#endif
 
 MCPDEF mcp_json_doc *mcp_json_parse(const char *text, size_t len, mcp_error *err)
 {
@@ -4765,7 +4787,7 @@ static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
     mcp_json_doc *doc;
     mcp_error pe;
     if (w->status != MCP_OK) return w->status;
-    doc = mcp_json_parse(json, len, &pe);
+    doc = mcp__json_check(json, len, &pe);
     if (!doc) return pe.status == MCP_ERR_NOMEM ? mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory")
                                                 : mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
     mcp_json_free(doc);
@@ -5078,12 +5100,14 @@ static mcp_status mcp__check_cap(mcp_client *c, const char *method, mcp_error *e
     return MCP_OK;
 }
 
-static mcp_status mcp__parse_params(const char *params_json, mcp_json_doc **doc, mcp_error *err)
+/* check: the text is only checked, the document is not read (mcp__json_check) */
+static mcp_status mcp__parse_params(const char *params_json, int check, mcp_json_doc **doc, mcp_error *err)
 {
     mcp_error pe;
     *doc = NULL;
     if (!params_json) return MCP_OK;
-    *doc = mcp_json_parse(params_json, strlen(params_json), &pe);
+    *doc = check ? mcp__json_check(params_json, strlen(params_json), &pe)
+                 : mcp_json_parse(params_json, strlen(params_json), &pe);
     if (!*doc) return mcp__fail(err, MCP_ERR_INVALID, "The params are not valid JSON: %s", pe.message);
     if (mcp_json_typeof(mcp_json_root(*doc)) != MCP_JSON_OBJECT) {
         mcp_json_free(*doc); *doc = NULL;
@@ -5108,7 +5132,7 @@ MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *
     mcp_json_doc *pd;
     mcp_call *call;
     if (mcp__can_send(c, method, err) != MCP_OK) return NULL;
-    if (mcp__parse_params(params_json, &pd, err) != MCP_OK) return NULL;     /* checks it */
+    if (mcp__parse_params(params_json, 1, &pd, err) != MCP_OK) return NULL;  /* checks it */
     mcp_json_free(pd);
     call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, opts, 0, err);
     if (call) mcp__ok(err);
@@ -7588,7 +7612,7 @@ MCPDEF mcp_status mcp_client_notify(mcp_client *c, const char *method, const cha
     if (!c || !method) return mcp__fail(err, MCP_ERR_INVALID, "mcp_client_notify needs a client and a method.");
     if (c->state == MCP__CLOSED || c->dead) return mcp__fail_closed(err);
     if (c->state == MCP__NEW) return mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
-    if ((st = mcp__parse_params(params_json, &pd, err)) != MCP_OK) return st;
+    if ((st = mcp__parse_params(params_json, 0, &pd, err)) != MCP_OK) return st;
     st = mcp__notify_dom(c, method, mcp_json_root(pd), err);
     mcp_json_free(pd);
     if (st == MCP_OK) mcp__ok(err);

@@ -557,6 +557,26 @@ static void t_typed(void)
     st = mcp_client_call_tool(c, "echo", "{bad json", &doc, &err);
     EQST(st, MCP_ERR_INVALID, err);
     EQS(err.message, "The arguments are not valid JSON.");
+    {   /* arguments are checked without building them (mcp__json_check): every kind of fault */
+        static const char *const bad[] = { "{\"a\": \"\\ud800\"}", "{\"a\": \"\\u12G4\"}", "{\"a\": \"\xC0\x80\"}",
+            "{\"a\": \"x\x01\"}", "{\"a\": [1, {\"b\": [2,]}]}", "{\"a\": 1} 2", "{\"a\": 01}", "" };
+        size_t k;
+        for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            st = mcp_client_call_tool(c, "echo", bad[k], &doc, &err);
+            CHECKF(st == MCP_ERR_INVALID && !strcmp(err.message, "The arguments are not valid JSON."),
+                   "bad arguments %d: %s", (int)k, err.message);
+        }
+        st = mcp_client_request(c, "tools/call", "{\"name\": \"echo\", \"x\": \"\\udc00\"}", &doc, &err);
+        EQST(st, MCP_ERR_INVALID, err);
+    }
+    mcp_client_get_stats(c, &s1);
+    CHECK(s1.sent == s0.sent);
+    /* valid ones, escapes and line breaks included, go out whole and on one line */
+    st = mcp_client_call_tool(c, "echo", "{\r\n  \"a\": \"x\\ny\\u00e9\\ud83d\\ude00\",\n  \"b\": [1, {\"c\": null}]\n}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(text_of(mcp_json_root(doc)), "{\"a\":\"x\\ny\u00e9\U0001F600\",\"b\":[1,{\"c\":null}]}");
+    mcp_json_free(doc);
+    mcp_client_get_stats(c, &s0);
     st = mcp_client_request(c, "tools/call", "[1]", &doc, &err);
     EQST(st, MCP_ERR_INVALID, err);
     EQS(err.message, "The params must be a JSON object.");
