@@ -2075,11 +2075,9 @@ static MCP__INLINE size_t mcp__first16x2(mcp__i8x16 a, mcp__i8x16 b)
 }
 #endif
 
-/* p advanced past the bytes that need no attention in a string (see mcp__special16); with
-   ascii_only, past the bytes below 0x80. It stops at the first byte that may need it or in
-   the last 7 bytes before end: the caller's byte loop decides from there. */
-static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, const unsigned char *end,
-                                                     int ascii_only)
+/* The long part of mcp__str_skip, out of line: strings past their first 64 bytes. */
+static const unsigned char *mcp__str_skip_long(const unsigned char *p, const unsigned char *end,
+                                               int ascii_only)
 {
     uint64_t m, x;
 #ifdef MCP__VECTOR
@@ -2105,6 +2103,25 @@ static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, co
         p += 8;
     }
     return p;
+}
+
+/* p advanced past the bytes that need no attention in a string (see mcp__special16); with
+   ascii_only, past the bytes below 0x80. It stops at the first byte that may need it or in
+   the last 7 bytes before end: the caller's byte loop decides from there. Most strings are
+   keys and short values: SWAR words inline settle them (vector registers only pay off over
+   longer runs); past 64 bytes the scan goes on 64 bytes a step. */
+static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, const unsigned char *end,
+                                                     int ascii_only)
+{
+    uint64_t m, x;
+    int i;
+    for (i = 0; i < 8 && end - p >= 8; i++) {
+        if (ascii_only) { memcpy(&x, p, 8); m = x & 0x8080808080808080u; }
+        else m = mcp__str_special8(p);
+        if (m) return p + MCP__FIRST_BYTE(m);
+        p += 8;
+    }
+    return end - p >= 8 ? mcp__str_skip_long(p, end, ascii_only) : p;
 }
 
 static int mcp__hex4(const unsigned char *p, unsigned *out)
@@ -2803,10 +2820,18 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, size_t undo)
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
         memcpy(o, run, (size_t)(p - run)); o += p - run;
         if (p >= end) break;
-        if (*p >= 0x80) {   /* checked here, in the one pass over the text */
-            int k = mcp__utf8_seq(p, end);
-            if (!k) { w->len = undo; mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8"); return; }
-            while (k--) *o++ = (char)*p++;
+        if (*p >= 0x80) {   /* a run of non-ASCII characters, checked here in the one pass */
+            int k;
+            run = p;
+            do {
+                if (!(k = mcp__utf8_seq(p, end))) {
+                    w->len = undo;
+                    mcp__jw_fail(w, MCP_ERR_INVALID, "a string that is not valid UTF-8");
+                    return;
+                }
+                p += k;
+            } while (p < end && *p >= 0x80);
+            memcpy(o, run, (size_t)(p - run)); o += p - run;
             continue;
         }
         *o++ = '\\';
