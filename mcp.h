@@ -111,7 +111,7 @@
    | MCP_NO_STDIO            | -         | leave out the stdio transport                     |
    | MCP_NO_HTTP             | -         | leave out the HTTP transports, HTTP and SSE layers|
    | MCP_NO_VECTOR           | -         | scan strings 8 bytes a step (SWAR) instead of 64  |
-   |                         |           | with GCC/Clang vector types (SSE2, NEON...)       |
+   |                         |           | with GCC/Clang vector types (SSE2, NEON)          |
    | MCP_JSON_MAX_DEPTH      | 512       | JSON nesting limit (per parse: mcp_json_opts)     |
    | MCP_JSON_MAX_SIZE       | 128 MiB   | JSON input size limit (per parse; cap 4 GiB - 1)  |
    | MCP_JSONL_MAX_LINE      | 16 MiB    | longest JSON line (stdio message)                 |
