@@ -2078,12 +2078,22 @@ static MCP__INLINE size_t mcp__first16x2(const mcp__i8x16 *a, const mcp__i8x16 *
 }
 #endif
 
+/* Nonzero if one of the 8 bytes at p is special (ascii_only: is >= 0x80); see mcp__special16. */
+static MCP__INLINE uint64_t mcp__special8(const unsigned char *p, int ascii_only)
+{
+    uint64_t x;
+    if (!ascii_only) return mcp__str_special8(p);
+    memcpy(&x, p, 8);
+    return x & 0x8080808080808080u;
+}
+
 /* The long part of mcp__str_skip, out of line: strings past their first 64 bytes. */
 static const unsigned char *mcp__str_skip_long(const unsigned char *p, const unsigned char *end,
                                                int ascii_only)
 {
-    uint64_t m, x;
+    uint64_t m;
 #ifdef MCP__VECTOR
+    uint64_t x;
     mcp__i8x16 a, b, c, d, o;
     while (end - p >= 64) {
         mcp__special16(p, ascii_only, &a); mcp__special16(p + 16, ascii_only, &b);
@@ -2102,9 +2112,7 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
     }
 #endif
     while (end - p >= 8) {
-        if (ascii_only) { memcpy(&x, p, 8); m = x & 0x8080808080808080u; }
-        else m = mcp__str_special8(p);
-        if (m) return p + MCP__FIRST_BYTE(m);
+        if ((m = mcp__special8(p, ascii_only)) != 0) return p + MCP__FIRST_BYTE(m);
         p += 8;
     }
     return p;
@@ -2118,12 +2126,10 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
 static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, const unsigned char *end,
                                                      int ascii_only)
 {
-    uint64_t m, x;
+    uint64_t m;
     int i;
     for (i = 0; i < 8 && end - p >= 8; i++) {
-        if (ascii_only) { memcpy(&x, p, 8); m = x & 0x8080808080808080u; }
-        else m = mcp__str_special8(p);
-        if (m) return p + MCP__FIRST_BYTE(m);
+        if ((m = mcp__special8(p, ascii_only)) != 0) return p + MCP__FIRST_BYTE(m);
         p += 8;
     }
     return end - p >= 8 ? mcp__str_skip_long(p, end, ascii_only) : p;
