@@ -112,6 +112,8 @@
    | MCP_NO_HTTP             | -         | leave out the HTTP transports, HTTP and SSE layers|
    | MCP_NO_VECTOR           | -         | scan strings 8 bytes a step (SWAR) instead of 64  |
    |                         |           | with GCC/Clang vector types (SSE2, NEON)          |
+   | MCP_NO_AVX2             | -         | x86-64: no AVX2 scanner (used where the CPU has   |
+   |                         |           | it, whatever -m flags), SSE2 only                 |
    | MCP_JSON_MAX_DEPTH      | 512       | JSON nesting limit (per parse: mcp_json_opts)     |
    | MCP_JSON_MAX_SIZE       | 128 MiB   | JSON input size limit (per parse; cap 4 GiB - 1)  |
    | MCP_JSONL_MAX_LINE      | 16 MiB    | longest JSON line (stdio message)                 |
@@ -2050,7 +2052,8 @@ static uint64_t mcp__str_special8(const unsigned char *p)
 
 /* The string scanners' fast path: 64 bytes a step with the compiler's portable vector types
    where the machine has vector registers (SSE2 on x86-64, NEON on ARM), 8 with SWAR words
-   elsewhere; MCP_NO_VECTOR turns the vector path off. A byte is special when it is '"', '\\',
+   elsewhere; MCP_NO_VECTOR turns the vector path off (and MCP_NO_AVX2 the 32-byte vectors of
+   x86-64 CPUs that have AVX2, below). A byte is special when it is '"', '\\',
    below 0x20 or from 0x80 up: as a signed char, the last two are one comparison (< 0x20).
    Vectors go through pointers, never by value, so no calling convention depends on them. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__) && !defined(MCP_NO_VECTOR) && \
@@ -2087,6 +2090,47 @@ static MCP__INLINE uint64_t mcp__special8(const unsigned char *p, int ascii_only
     return x & 0x8080808080808080u;
 }
 
+#if defined(MCP__VECTOR) && defined(__x86_64__) && !defined(MCP_NO_AVX2)
+/* x86-64 machines with AVX2 (nearly all since 2013) scan 32 bytes a vector: the function is
+   built for AVX2 whatever the compiler flags and called only where the CPU has it. */
+#define MCP__AVX2 1
+typedef signed char mcp__i8x32 __attribute__((vector_size(32)));
+typedef char mcp__c8x32 __attribute__((vector_size(32)));     /* what pmovmskb takes */
+#define MCP__TARGET_AVX2 __attribute__((target("avx2")))
+#ifdef __AVX2__
+#define MCP__HAS_AVX2() 1
+#else
+#define MCP__HAS_AVX2() __builtin_cpu_supports("avx2")
+#endif
+
+/* Bit i set: byte i of the 32 at p is special (see mcp__special16). */
+static MCP__INLINE MCP__TARGET_AVX2 unsigned mcp__special32(const unsigned char *p, int ascii_only)
+{
+    mcp__i8x32 x, s;
+    memcpy(&x, p, 32);
+    if (ascii_only) s = x < 0;
+    else s = (x == '"') | (x == '\\') | (x < 0x20);
+    return (unsigned)__builtin_ia32_pmovmskb256((mcp__c8x32)s);
+}
+
+/* mcp__str_skip_long's vector steps: stops at a special byte or with under 32 bytes left. */
+static MCP__TARGET_AVX2 const unsigned char *mcp__str_skip_avx2(const unsigned char *p,
+                                                                const unsigned char *end, int ascii_only)
+{
+    unsigned a, b;
+    while (end - p >= 64) {
+        a = mcp__special32(p, ascii_only); b = mcp__special32(p + 32, ascii_only);
+        if (a | b) return p + (a ? __builtin_ctz(a) : 32 + __builtin_ctz(b));
+        p += 64;
+    }
+    if (end - p >= 32) {
+        if ((a = mcp__special32(p, ascii_only)) != 0) return p + __builtin_ctz(a);
+        p += 32;
+    }
+    return p;
+}
+#endif
+
 /* The long part of mcp__str_skip, out of line: strings past their first 64 bytes. */
 static const unsigned char *mcp__str_skip_long(const unsigned char *p, const unsigned char *end,
                                                int ascii_only)
@@ -2095,6 +2139,12 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
 #ifdef MCP__VECTOR
     uint64_t x;
     mcp__i8x16 a, b, c, d, o;
+#ifdef MCP__AVX2
+    if (MCP__HAS_AVX2()) {
+        p = mcp__str_skip_avx2(p, end, ascii_only);
+        if (end - p >= 32) return p;                 /* stopped at a special byte */
+    }
+#endif
     while (end - p >= 64) {
         mcp__special16(p, ascii_only, &a); mcp__special16(p + 16, ascii_only, &b);
         mcp__special16(p + 32, ascii_only, &c); mcp__special16(p + 48, ascii_only, &d);
@@ -4171,8 +4221,9 @@ static void mcp__call_due(mcp_call *call)
    >>transport  the only layer that touches the OS: stdio (spawn, pipes)
    ============================================================================================
    Every fd is close-on-exec and non-blocking on our side; the child runs in its own session
-   (so its process group is its pid); nothing here changes signal dispositions: SIGPIPE is
-   blocked around each write to the child and a resulting pending SIGPIPE is consumed. */
+   (so its process group is its pid); nothing here changes signal dispositions or masks: we
+   keep a read end of the child's stdin pipe open (and never read it), so writing to it can
+   never raise SIGPIPE, whatever the child does. */
 
 #define MCP__RBUF 65536                  /* bytes read at a time */
 
@@ -4186,9 +4237,10 @@ static void mcp__close_fd(int *fd) { if (*fd >= 0) { close(*fd); *fd = -1; } }
 typedef struct mcp__stdio {
     pid_t pid;                           /* 0: no child */
     int in_fd, out_fd, err_fd;           /* the child's stdin (we write), stdout, stderr */
+    int in_hold;                         /* a read end of the child's stdin, never read (see >>transport) */
     int pidfd;                           /* Linux: readable when the child exits; else -1 */
     int exited, reaped, wstatus, signalled;
-    int64_t stdin_gone;                  /* when its stdin broke: the grace for answers ends */
+    int64_t stdin_gone;                  /* when writing to it failed: the grace for answers ends */
     mcp_jsonl fr;
     mcp_buf out; size_t out_off;         /* bytes queued for the child's stdin */
     mcp_buf errline;                     /* an unfinished stderr line */
@@ -4197,30 +4249,16 @@ typedef struct mcp__stdio {
 } mcp__stdio;
 
 
-/* A pipe (or, with sock, a socket pair) whose ends are close-on-exec and not 0, 1 or 2
-   (those are the child's stdio). */
-static int mcp__pipe(int fds[2], int sock)
+/* A pipe whose ends are close-on-exec and not 0, 1 or 2 (those are the child's stdio). */
+static int mcp__pipe(int fds[2])
 {
     int i, nfd;
-#ifdef MSG_NOSIGNAL
-    if (sock) {
-#ifdef SOCK_CLOEXEC
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) return -1;
-#else
-        if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0) return -1;
-        fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-#endif
-    } else
-#endif
-    {
-        (void)sock;
 #ifdef __linux__
-        if (pipe2(fds, O_CLOEXEC) < 0) return -1;
+    if (pipe2(fds, O_CLOEXEC) < 0) return -1;
 #else
-        if (pipe(fds) < 0) return -1;
-        fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    if (pipe(fds) < 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC); fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 #endif
-    }
     for (i = 0; i < 2; i++)
         if (fds[i] < 3) {
             nfd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
@@ -4241,43 +4279,6 @@ static int mcp__pidfd_open(pid_t pid)
 #else
     (void)pid;
     return -1;
-#endif
-}
-
-#ifndef MSG_NOSIGNAL
-/* write() without SIGPIPE where send(MSG_NOSIGNAL) is not available: block it for this
-   thread, and consume it if our write raised it. One already pending stays pending. */
-static long mcp__write_nosig(int fd, const char *p, size_t n)
-{
-    sigset_t set, old, pend;
-    int had = 0, e;
-    long r;
-    struct timespec zero;
-    zero.tv_sec = 0; zero.tv_nsec = 0;
-    sigemptyset(&set); sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-    if (sigismember(&old, SIGPIPE)) {          /* only a blocked SIGPIPE can be pending */
-        sigpending(&pend);
-        had = sigismember(&pend, SIGPIPE);
-    }
-    r = (long)write(fd, p, n);
-    e = errno;
-    if (r < 0 && e == EPIPE && !had)
-        while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR) {}
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = e;
-    return r;
-}
-#endif
-
-/* The child's stdin is a socket where send() can refuse SIGPIPE (as Node's child_process
-   does for its children), else a pipe written with the signal blocked. */
-static long mcp__stdio_write(const mcp__stdio *s, const char *p, size_t n)
-{
-#ifdef MSG_NOSIGNAL
-    return (long)send(s->in_fd, p, n, MSG_NOSIGNAL);
-#else
-    return mcp__write_nosig(s->in_fd, p, n);
 #endif
 }
 
@@ -4380,7 +4381,7 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
     int msg[2], e;
     long got;
     mcp_status st = MCP_OK;
-    s->pid = 0; s->in_fd = s->out_fd = s->err_fd = s->pidfd = -1;
+    s->pid = 0; s->in_fd = s->out_fd = s->err_fd = s->pidfd = s->in_hold = -1;
     s->signalled = 0; s->stdin_gone = 0;
     if (!d->command || !*d->command)
         return mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs a command to run.");
@@ -4398,7 +4399,7 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
         if (err) err->sys_errno = e;
         goto out;
     }
-    if (mcp__pipe(pin, 1) || mcp__pipe(pout, 0) || mcp__pipe(perr, 0) || mcp__pipe(prep, 0)) {
+    if (mcp__pipe(pin) || mcp__pipe(pout) || mcp__pipe(perr) || mcp__pipe(prep)) {
         e = errno;
         st = mcp__fail(err, MCP_ERR_IO, "Could not create pipes for the server: %s.", strerror(e));
         if (err) err->sys_errno = e;
@@ -4412,7 +4413,7 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
         goto out;
     }
     if (s->pid == 0) mcp__child(exe, argv, env, d->cwd, pin[0], pout[1], perr[1], prep[1]);
-    mcp__close_fd(&pin[0]); mcp__close_fd(&pout[1]); mcp__close_fd(&perr[1]); mcp__close_fd(&prep[1]);
+    mcp__close_fd(&pout[1]); mcp__close_fd(&perr[1]); mcp__close_fd(&prep[1]);
     do got = (long)read(prep[0], msg, sizeof msg); while (got < 0 && errno == EINTR);
     if (got == (long)sizeof msg) {                    /* the child could not exec */
         while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -4428,6 +4429,7 @@ static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_e
     }
     s->pidfd = mcp__pidfd_open(s->pid);
     s->in_fd = pin[1]; pin[1] = -1;
+    s->in_hold = pin[0]; pin[0] = -1;
     s->out_fd = pout[0]; pout[0] = -1;
     s->err_fd = perr[0]; perr[0] = -1;
     mcp__nonblock(s->in_fd); mcp__nonblock(s->out_fd); mcp__nonblock(s->err_fd);
@@ -4733,14 +4735,14 @@ static void mcp__http_reinit_done(mcp_client *c, int ok);
 #endif
 
 #ifndef MCP_NO_STDIO
-/* EPIPE and the like: the server stopped reading for good; its output may still hold answers,
-   so only our writing end closes here. */
+/* A write to the child's stdin failed for good (not EPIPE: we hold a read end; an I/O error
+   of the system). Its output may still hold answers, so only our writing end closes here. */
 static void mcp__stdin_broken(mcp_client *c, long r)
 {
-    mcp__close_fd(&c->io.in_fd);
+    mcp__close_fd(&c->io.in_fd); mcp__close_fd(&c->io.in_hold);
     c->io.out.len = c->io.out_off = 0;
     c->io.stdin_gone = mcp_time_ms() + 100;         /* answers already on their way may still come */
-    mcp__log(c, "The server closed its standard input (%s); nothing more can be sent to it.",
+    mcp__log(c, "Writing to the server's standard input failed (%s); nothing more can be sent to it.",
              r < 0 ? strerror(errno) : "write returned 0");
 }
 
@@ -4750,7 +4752,7 @@ static void mcp__flush(mcp_client *c)
     mcp__stdio *s = &c->io;
     long r;
     while (s->in_fd >= 0 && s->out_off < s->out.len) {
-        r = mcp__stdio_write(s, s->out.data + s->out_off, s->out.len - s->out_off);
+        r = (long)write(s->in_fd, s->out.data + s->out_off, s->out.len - s->out_off);
         if (r > 0) { s->out_off += (size_t)r; continue; }
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
@@ -5827,7 +5829,7 @@ static void mcp__stdio_shutdown(mcp_client *c)
     mcp__stdio *s = &c->io;
     int ms = c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000;
     mcp__flush(c);                                     /* best effort: what is queued, if it fits */
-    mcp__close_fd(&s->in_fd);
+    mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold);
     if (s->pid > 0) {
         if (!mcp__stdio_wait_exit(c, s, ms)) {
             s->signalled = 1;
@@ -7003,7 +7005,7 @@ static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, .
         if (!reason[0]) {
             if (c->user_closed) snprintf(reason, sizeof reason, "the client closed the connection");
             else if (!c->io.signalled) { snprintf(reason, sizeof reason, "the server %s", c->how); c->exited = 1; }
-            else if (c->io.stdin_gone) snprintf(reason, sizeof reason, "the server closed its standard input");
+            else if (c->io.stdin_gone) snprintf(reason, sizeof reason, "writing to its standard input failed");
             else snprintf(reason, sizeof reason, "the server closed its standard output");
         }
         mcp__fail(&c->why, st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
@@ -7445,7 +7447,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     cp.base = c->strings; cp.used = 0;
     mcp__cp_desc(&cp, desc, &c->d);
 #ifndef MCP_NO_STDIO
-    c->io.in_fd = c->io.out_fd = c->io.err_fd = c->io.pidfd = -1;
+    c->io.in_fd = c->io.out_fd = c->io.err_fd = c->io.pidfd = c->io.in_hold = -1;
     c->io.fr.max_line = desc->max_message;
 #endif
 #ifndef MCP_NO_HTTP

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The string and line scanners without the compiler's vector types: mcp.h takes 64/32 bytes a
-# step with GCC/Clang vector types and falls back to 8-byte SWAR words (other compilers, or
-# -DMCP_NO_VECTOR). This builds the parser tests (test_json, test_sse, test_jsonl, test_http)
-# with -DMCP_NO_VECTOR into $BUILD/novector/ and runs them, so the fallback path is tested on
-# every run, sanitizers included (make asan passes its flags through CFLAGS).
+# The string and line scanners on their other paths: mcp.h takes 64/32 bytes a step with
+# GCC/Clang vector types (32-byte AVX2 vectors where an x86-64 CPU has them, else 16-byte SSE2
+# or NEON ones) and falls back to 8-byte SWAR words (other compilers, or -DMCP_NO_VECTOR).
+# This builds the parser tests (test_json, test_sse, test_jsonl, test_http) twice, with
+# -DMCP_NO_VECTOR (SWAR) and with -DMCP_NO_AVX2 (SSE2 on x86-64), into $BUILD/novector/ and
+# runs them, so every path is tested on every run, sanitizers included (make asan passes its
+# flags through CFLAGS).
 # Run from the repository root (make test does). Environment: CC CFLAGS LDFLAGS BUILD.
 # Prints "N passed, N failed" last.
 set -uo pipefail
@@ -16,20 +18,21 @@ out=${BUILD:-build}/novector
 mkdir -p "$out"
 
 pass=0 fail=0
-if ! $CC $CFLAGS -DMCP_NO_VECTOR -c tests/impl.c -o "$out/impl.o"; then
-    echo "FAIL: tests/impl.c does not build with -DMCP_NO_VECTOR"
-    echo "0 passed, 1 failed"; exit 1
-fi
-for t in test_json test_sse test_jsonl test_http; do
-    if ! $CC $CFLAGS -DMCP_NO_VECTOR "tests/$t.c" "$out/impl.o" -o "$out/$t" $LDFLAGS -lm; then
-        echo "FAIL: tests/$t.c does not build with -DMCP_NO_VECTOR"; fail=$((fail + 1)); continue
+for macro in MCP_NO_VECTOR MCP_NO_AVX2; do
+    if ! $CC $CFLAGS -D$macro -c tests/impl.c -o "$out/impl.o"; then
+        echo "FAIL: tests/impl.c does not build with -D$macro"; fail=$((fail + 1)); continue
     fi
-    last=$("$out/$t" "$data" 2>"$out/$t.err" | tail -n 1); rc=$?
-    if [[ $rc -eq 0 && $last =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-        echo "ok   $t without vectors: $last"; pass=$((pass + 1))
-    else
-        echo "FAIL $t without vectors: ${last:-no summary} (exit $rc; stderr in $out/$t.err)"; fail=$((fail + 1))
-    fi
+    for t in test_json test_sse test_jsonl test_http; do
+        if ! $CC $CFLAGS -D$macro "tests/$t.c" "$out/impl.o" -o "$out/$t" $LDFLAGS -lm; then
+            echo "FAIL: tests/$t.c does not build with -D$macro"; fail=$((fail + 1)); continue
+        fi
+        last=$("$out/$t" "$data" 2>"$out/$t.err" | tail -n 1); rc=$?
+        if [[ $rc -eq 0 && $last =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
+            echo "ok   $t with -D$macro: $last"; pass=$((pass + 1))
+        else
+            echo "FAIL $t with -D$macro: ${last:-no summary} (exit $rc; stderr in $out/$t.err)"; fail=$((fail + 1))
+        fi
+    done
 done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

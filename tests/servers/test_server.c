@@ -1697,7 +1697,7 @@ static void tool_call(const char *id, const mcp_json *params)
         close(1);
         out_closed = 1;
     } else if (!strcmp(name, "close_stdin")) {
-        close(0);                              /* first: whatever comes after the answer gets EPIPE */
+        close(0);                              /* first: nothing reads what comes after the answer */
         reading = 0;
         answer_text(id, "closing stdin");
     } else if (!strcmp(name, "exit")) {
