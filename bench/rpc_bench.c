@@ -52,7 +52,7 @@
    every 16 KB message (brk down, brk up, page faults), ~600 us per call on a small VM, which
    would hide the client. --server-malloc-default runs them untouched.
 
-   A full run takes about 25 s, --quick about 2 s. Exit status: 0, unless something is wrong
+   A full run takes about 8 s, --quick about 2 s. Exit status: 0, unless something is wrong
    (the server cannot be started, a call fails, an answer is not the expected one), then 1. */
 #define _POSIX_C_SOURCE 200809L
 
