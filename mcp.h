@@ -1219,6 +1219,7 @@ struct mcp_json_doc {
     mcp_json root;
     mcp__block *blocks;          /* newest first; the first block also holds this struct */
     void *ctx;
+    int multiline;               /* the text had CR or LF (as whitespace: all JSON allows) */
 };
 
 /* ---- arena ----------------------------------------------------------------------------- */
@@ -2005,8 +2006,9 @@ static int mcp__grow(void **p, size_t *cap, size_t elem, size_t need, void *inl,
 
 #define MCP__WS(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
 
-static const unsigned char *mcp__skip_ws(const unsigned char *p, const unsigned char *end)
+static const unsigned char *mcp__skip_ws(mcp__parser *ps, const unsigned char *p)
 {
+    const unsigned char *end = ps->end;
     uint64_t x;
     if (MCP__LIKELY(p < end && *p > ' ')) return p;          /* compact text: no whitespace */
     while (p < end) {
@@ -2015,8 +2017,10 @@ static const unsigned char *mcp__skip_ws(const unsigned char *p, const unsigned 
             x ^= 0x2020202020202020u;
             if (x) { p += MCP__FIRST_BYTE(x); if (*p == ' ') p++; continue; }
             p += 8;
-        } else if (MCP__WS(*p)) p++;
-        else break;
+        } else if (MCP__WS(*p)) {
+            if (*p == '\n' || *p == '\r') ps->doc->multiline = 1;
+            p++;
+        } else break;
     }
     return p;
 }
@@ -2446,7 +2450,7 @@ static int mcp__parse_doc(mcp__parser *ps)
     mcp_json *v;
     unsigned c;
 value:
-    p = mcp__skip_ws(p, end);
+    p = mcp__skip_ws(ps, p);
     if (MCP__UNLIKELY(p >= end)) {
         mcp__perr_expect(ps, p, "a value");
         return 0;
@@ -2458,7 +2462,7 @@ value:
     }
     if (c == '{' || c == '[') {
         if (!mcp__open(ps, c == '{', p)) return 0;
-        p = mcp__skip_ws(p + 1, end);
+        p = mcp__skip_ws(ps, p + 1);
         if (p < end && *p == (c == '{' ? '}' : ']')) {
             p++;
             if (!mcp__close(ps)) goto nomem;
@@ -2474,16 +2478,16 @@ value:
     if (!p) return 0;
 after:
     if (ps->fn == 0) {
-        p = mcp__skip_ws(p, end);
+        p = mcp__skip_ws(ps, p);
         if (p < end) {
             mcp__perr(ps, MCP_ERR_PARSE, p, "unexpected data after the JSON value");
             return 0;
         }
         return 1;
     }
-    p = mcp__skip_ws(p, end);
+    p = mcp__skip_ws(ps, p);
     if (ps->fs[ps->fn - 1].is_obj) {
-        if (p < end && *p == ',') { p = mcp__skip_ws(p + 1, end); goto key; }
+        if (p < end && *p == ',') { p = mcp__skip_ws(ps, p + 1); goto key; }
         if (p < end && *p == '}') { p++; if (!mcp__close(ps)) goto nomem; goto after; }
         mcp__perr_expect(ps, p, "',' or '}'");
         return 0;
@@ -2499,7 +2503,7 @@ key:
     }
     if (!(v = mcp__push(ps))) goto nomem;
     if (!(p = mcp__parse_string(ps, p + 1, v))) return 0;
-    p = mcp__skip_ws(p, end);
+    p = mcp__skip_ws(ps, p);
     if (p >= end || *p != ':') {
         mcp__perr_expect(ps, p, "':' after the key");
         return 0;
@@ -2564,7 +2568,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     if (!first) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON."); return NULL; }
     doc = (mcp_json_doc *)((char *)first + MCP__HDR);
     first->used = (sizeof(mcp_json_doc) + MCP__ALIGN - 1) & ~(size_t)(MCP__ALIGN - 1);
-    doc->blocks = first; doc->ctx = ctx;
+    doc->blocks = first; doc->ctx = ctx; doc->multiline = 0;
 
     ps.beg = (const unsigned char *)text; ps.end = ps.beg + len;
     ps.doc = doc; ps.ctx = ctx;
@@ -4095,7 +4099,7 @@ struct mcp_call {
     char *method, *params;               /* kept when the request may go again (2026-07-28,
                                             connect): a new id each time */
     size_t plen;
-    char *own;                           /* method and params when replaced (else after the call) */
+    char *own;                           /* params (or method and params) not after the call */
     int rounds, reissued;                /* input_required rounds; re-sent after a broken stream */
     mcp_json_doc *errdoc;                /* a JSON-RPC error: its object, for its data */
     struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
@@ -4818,18 +4822,22 @@ static mcp_status mcp__jw_raw_trusted(mcp_jw *w, const char *json, size_t len)
     return w->status;
 }
 
-/* Like mcp_jw_raw, but the text goes in as written once it is checked: for the params the
-   library builds, where the layout does not matter and the second pass would. */
+/* Like mcp_jw_raw, but the text goes in as written once it is checked (its CR and LF made
+   spaces, for stdio's framing): for the params the library builds, where the layout does not
+   matter and the second pass would. */
 static mcp_status mcp__jw_raw_checked(mcp_jw *w, const char *json, size_t len)
 {
     mcp_json_doc *doc;
     mcp_error pe;
+    int multiline;
     if (w->status != MCP_OK) return w->status;
     doc = mcp__json_check(json, len, &pe);
     if (!doc) return pe.status == MCP_ERR_NOMEM ? mcp__jw_fail(w, MCP_ERR_NOMEM, "out of memory")
                                                 : mcp__jw_fail(w, MCP_ERR_INVALID, "raw text that is not valid JSON");
+    multiline = doc->multiline;
     mcp_json_free(doc);
-    return mcp__jw_raw_trusted(w, json, len);
+    if (mcp__jw_raw_trusted(w, json, len) == MCP_OK && multiline) mcp__one_line(w->buf + w->len - len, len);
+    return w->status;
 }
 
 /* The fixed parts of the library's own (compact) messages, written as literals: a key
@@ -5017,28 +5025,38 @@ static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extr
     return st;
 }
 
-/* Starts a request. params: a JSON object as text, already checked (or NULL). */
-static mcp_call *mcp__start(mcp_client *c, const char *method, const char *params, size_t plen,
+#define MCP__TAKE 1                  /* mcp__start: the call takes the params (MCP_MALLOC'd) */
+#define MCP__FLATTEN 2               /* ... which may hold CR or LF: made spaces (mcp__one_line) */
+
+/* Starts a request. params: a JSON object as text, already checked (or NULL), copied
+   unless how has MCP__TAKE (then freed here if the call cannot start). */
+static mcp_call *mcp__start(mcp_client *c, const char *method, const char *params, size_t plen, int how,
                             const mcp_call_opts *o, int is_init, mcp_error *err)
 {
     mcp_call *call;
     int64_t now = mcp_time_ms();
-    int tmo;
+    int tmo, take = params && (how & MCP__TAKE);
     size_t ml = strlen(method);
     mcp_error local;
     if (!err) err = &local;
-    if (c->dead || c->state == MCP__CLOSED) { mcp__fail_closed(err); return NULL; }
-    call = (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1 + (params ? plen + 1 : 0), NULL);
-    if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
+    call = c->dead || c->state == MCP__CLOSED ? NULL
+         : (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1 + (params && !take ? plen + 1 : 0), NULL);
+    if (!call) {
+        if (take) MCP_FREE((char *)params, NULL);
+        if (c->dead || c->state == MCP__CLOSED) mcp__fail_closed(err);
+        else mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request.");
+        return NULL;
+    }
     memset(call, 0, sizeof *call);
     call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->is_init = is_init;
-    call->method = (char *)(call + 1);                   /* method and params live after it */
+    call->method = (char *)(call + 1);                   /* method (and params) live after it */
     memcpy(call->method, method, ml + 1);
-    if (params) {
+    if (take) call->own = call->params = (char *)params;
+    else if (params) {
         call->params = call->method + ml + 1;
         memcpy(call->params, params, plen); call->params[plen] = 0;
-        mcp__one_line(call->params, plen);
     }
+    if (params && (how & MCP__FLATTEN)) mcp__one_line(call->params, plen);
     call->plen = params ? plen : 0;
     call->id = ++c->rpc.next_id;
     tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms ? c->d.timeout_ms : 30000;
@@ -5055,6 +5073,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     mcp__call_due(call);
     if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {
         mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+        MCP_FREE(call->own, NULL);
         MCP_FREE(call, NULL);
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request.");
         return NULL;
@@ -5169,10 +5188,12 @@ MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *
 {
     mcp_json_doc *pd;
     mcp_call *call;
+    int how;
     if (mcp__can_send(c, method, err) != MCP_OK) return NULL;
     if (mcp__parse_params(params_json, 1, &pd, err) != MCP_OK) return NULL;  /* checks it */
+    how = pd && pd->multiline ? MCP__FLATTEN : 0;
     mcp_json_free(pd);
-    call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, opts, 0, err);
+    call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, how, opts, 0, err);
     if (call) mcp__ok(err);
     return call;
 }
@@ -6770,7 +6791,7 @@ static void mcp__http_reinit(mcp_client *c, mcp__xfer *x)
     c->http.reiniting = 1;
     MCP_FREE(c->http.session, NULL);
     c->http.session = NULL;
-    call = c->init_params ? mcp__start(c, "initialize", c->init_params, strlen(c->init_params), NULL, 2, &e) : NULL;
+    call = c->init_params ? mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, 2, &e) : NULL;
     if (!call) { c->http.reiniting = 0; mcp__http_reinit_done(c, 0); }
 }
 
@@ -7314,7 +7335,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     c->init_id = c->rpc.next_id + 1;
     if (!text) call = NULL;
     else if ((pv && mcp__version_known(pv)) || c->d.transport == MCP_SSE) {   /* legacy only */
-        call = mcp__start(c, "initialize", text, len, NULL, 1, err);
+        call = mcp__start(c, "initialize", text, len, 0, NULL, 1, err);
     } else {
         /* 2026-07-28 first: server/discover tells a modern server (a result, or a modern
            error) from a legacy one (any other error, or silence for a short while) */
@@ -7322,7 +7343,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
         tmo = c->d.timeout_ms ? c->d.timeout_ms : 30000;
         probe.timeout_ms = !pv && (tmo < 0 || tmo > 3000) ? 3000 : tmo;
         call = mcp__build_meta(c, pv ? pv : mcp__modern[0]) == MCP_OK
-             ? mcp__start(c, "server/discover", NULL, 0, &probe, 3, err) : NULL;
+             ? mcp__start(c, "server/discover", NULL, 0, 0, &probe, 3, err) : NULL;
         if (!call && err->status == MCP_OK) mcp__fail(err, MCP_ERR_NOMEM, "Out of memory connecting.");
     }
     if (!call) { mcp__transport_down(c, err->status, "the connect could not start"); return NULL; }
@@ -7695,8 +7716,7 @@ MCPDEF mcp_call *mcp_client_send_tool(mcp_client *c, const char *name, const cha
     if (!name) { mcp__fail(err, MCP_ERR_INVALID, "A tool call needs the tool's name."); return NULL; }
     if (mcp__can_send(c, "tools/call", err) != MCP_OK) return NULL;
     if (!(p = mcp__params("name", name, "arguments", args_json, &len, err))) return NULL;
-    call = mcp__start(c, "tools/call", p, len, opts, 0, err);   /* built here: no second check */
-    mcp_free(p);
+    call = mcp__start(c, "tools/call", p, len, MCP__TAKE, opts, 0, err);   /* built here: no second check */
     if (call) mcp__ok(err);
     return call;
 }
@@ -7720,8 +7740,7 @@ MCPDEF mcp_call *mcp_client_listen(mcp_client *c, const char *notifications_json
     if (!o.timeout_ms) o.timeout_ms = -1;                /* a stream: open until cancelled */
     if (!(p = mcp__params(NULL, NULL, "notifications", notifications_json ? notifications_json : "{}", &len, err)))
         return NULL;
-    call = mcp__start(c, "subscriptions/listen", p, len, &o, 0, err);
-    mcp_free(p);
+    call = mcp__start(c, "subscriptions/listen", p, len, MCP__TAKE, &o, 0, err);
     if (call) mcp__ok(err);
     return call;
 }

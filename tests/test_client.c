@@ -576,6 +576,19 @@ static void t_typed(void)
     EQST(st, MCP_OK, err);
     EQS(text_of(mcp_json_root(doc)), "{\"a\":\"x\\ny\u00e9\U0001F600\",\"b\":[1,{\"c\":null}]}");
     mcp_json_free(doc);
+    /* params of the generic request: a lone CR, a lone LF and CRLF, inside the arguments too */
+    st = mcp_client_request(c, "tools/call", "{\"name\":\r\"echo\",\n\"arguments\": {\"a\":\r\n[1,\n2]}\r}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(text_of(mcp_json_root(doc)), "{\"a\":[1,2]}");
+    mcp_json_free(doc);
+    {
+        mcp_call *call = mcp_client_send(c, "tools/call", "{\n\"name\": \"echo\", \"arguments\": {}\n}", NULL, &err);
+        CHECK(call && mcp_call_wait(call, 5000) == MCP_OK);
+        CHECK(mcp_call_result(call, &doc, &err) == MCP_OK);
+        EQS(text_of(mcp_json_root(doc)), "{}");
+        mcp_json_free(doc);
+        mcp_call_free(call);
+    }
     mcp_client_get_stats(c, &s0);
     st = mcp_client_request(c, "tools/call", "[1]", &doc, &err);
     EQST(st, MCP_ERR_INVALID, err);
