@@ -2006,11 +2006,10 @@ static int mcp__grow(void **p, size_t *cap, size_t elem, size_t need, void *inl,
 
 #define MCP__WS(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
 
-static const unsigned char *mcp__skip_ws(mcp__parser *ps, const unsigned char *p)
+static const unsigned char *mcp__skip_ws_run(mcp__parser *ps, const unsigned char *p)
 {
     const unsigned char *end = ps->end;
     uint64_t x;
-    if (MCP__LIKELY(p < end && *p > ' ')) return p;          /* compact text: no whitespace */
     while (p < end) {
         if (*p == ' ' && p + 8 <= end) {                     /* indentation: 8 spaces a step */
             memcpy(&x, p, 8);
@@ -2023,6 +2022,12 @@ static const unsigned char *mcp__skip_ws(mcp__parser *ps, const unsigned char *p
         } else break;
     }
     return p;
+}
+
+static MCP__INLINE const unsigned char *mcp__skip_ws(mcp__parser *ps, const unsigned char *p)
+{
+    if (MCP__LIKELY(p < ps->end && *p > ' ')) return p;      /* compact text: no whitespace */
+    return mcp__skip_ws_run(ps, p);
 }
 
 /* Length of the UTF-8 sequence at p (lead byte >= 0x80), or 0 if it is invalid. */
