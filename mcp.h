@@ -2124,16 +2124,20 @@ static MCP__INLINE MCP__TARGET_AVX2 unsigned mcp__special32(const unsigned char 
 
 /* mcp__str_skip_long's vector steps: stops at a special byte or with under 32 bytes left. */
 static MCP__TARGET_AVX2 const unsigned char *mcp__str_skip_avx2(const unsigned char *p,
-                                                                const unsigned char *end, int ascii_only)
+                                                                const unsigned char *end, int ascii_only,
+                                                                unsigned char *o)
 {
     unsigned a, b;
     while (end - p >= 64) {
         a = mcp__special32(p, ascii_only); b = mcp__special32(p + 32, ascii_only);
+        if (o) { memcpy(o, p, 64); o += 64; }
         if (a | b) return p + (a ? __builtin_ctz(a) : 32 + __builtin_ctz(b));
         p += 64;
     }
     if (end - p >= 32) {
-        if ((a = mcp__special32(p, ascii_only)) != 0) return p + __builtin_ctz(a);
+        a = mcp__special32(p, ascii_only);
+        if (o) memcpy(o, p, 32);
+        if (a) return p + __builtin_ctz(a);
         p += 32;
     }
     return p;
@@ -2142,21 +2146,23 @@ static MCP__TARGET_AVX2 const unsigned char *mcp__str_skip_avx2(const unsigned c
 
 /* The long part of mcp__str_skip, out of line: strings past their first 64 bytes. */
 static const unsigned char *mcp__str_skip_long(const unsigned char *p, const unsigned char *end,
-                                               int ascii_only)
+                                               int ascii_only, unsigned char *out)
 {
+    const unsigned char *p0 = p;
     uint64_t m;
 #ifdef MCP__VECTOR
     uint64_t x;
     mcp__i8x16 a, b, c, d, o;
 #ifdef MCP__AVX2
     if (MCP__HAS_AVX2()) {
-        p = mcp__str_skip_avx2(p, end, ascii_only);
+        p = mcp__str_skip_avx2(p, end, ascii_only, out);
         if (end - p >= 32) return p;                 /* stopped at a special byte */
     }
 #endif
     while (end - p >= 64) {
         mcp__special16(p, ascii_only, &a); mcp__special16(p + 16, ascii_only, &b);
         mcp__special16(p + 32, ascii_only, &c); mcp__special16(p + 48, ascii_only, &d);
+        if (out) memcpy(out + (p - p0), p, 64);
         o = (a | b) | (c | d);
         memcpy(&m, &o, 8); memcpy(&x, (const char *)&o + 8, 8);
         if (m | x) break;
@@ -2164,6 +2170,7 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
     }
     while (end - p >= 32) {
         mcp__special16(p, ascii_only, &a); mcp__special16(p + 16, ascii_only, &b);
+        if (out) memcpy(out + (p - p0), p, 32);
         o = a | b;
         memcpy(&m, &o, 8); memcpy(&x, (const char *)&o + 8, 8);
         if (m | x) return p + mcp__first16x2(&a, &b);
@@ -2171,6 +2178,7 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
     }
 #endif
     while (end - p >= 8) {
+        if (out) memcpy(out + (p - p0), p, 8);
         if ((m = mcp__special8(p, ascii_only)) != 0) return p + MCP__FIRST_BYTE(m);
         p += 8;
     }
@@ -2181,17 +2189,20 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
    ascii_only, past the bytes below 0x80. It stops at the first byte that may need it or in
    the last 7 bytes before end: the caller's byte loop decides from there. Most strings are
    keys and short values: SWAR words inline settle them (vector registers only pay off over
-   longer runs); past 64 bytes the scan goes on 64 bytes a step. */
+   longer runs); past 64 bytes the scan goes on 64 bytes a step.
+   out, if not NULL, gets a copy of the bytes passed over (out[i] = p[i]) in the same pass,
+   and may get more of them, never any at or past end's position. */
 static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, const unsigned char *end,
-                                                     int ascii_only)
+                                                     int ascii_only, unsigned char *out)
 {
     uint64_t m;
     int i;
     for (i = 0; i < 8 && end - p >= 8; i++) {
+        if (out) { memcpy(out, p, 8); out += 8; }
         if ((m = mcp__special8(p, ascii_only)) != 0) return p + MCP__FIRST_BYTE(m);
         p += 8;
     }
-    return end - p >= 8 ? mcp__str_skip_long(p, end, ascii_only) : p;
+    return end - p >= 8 ? mcp__str_skip_long(p, end, ascii_only, out) : p;
 }
 
 static int mcp__hex4(const unsigned char *p, unsigned *out)
@@ -2208,59 +2219,116 @@ static int mcp__hex4(const unsigned char *p, unsigned *out)
     return 1;
 }
 
+/* Decodes the escape at p (p[0] == '\\', q: the end of the text) into *o. Returns the bytes
+   it took (2, 6 or 12), 0 if it is no escape, -1 for a \u without four hex digits, -2 for a
+   lone low surrogate and -3 for a high one without its low one (*cp: the code unit). */
+static int mcp__escape(const unsigned char *p, const unsigned char *q, char **o, unsigned *cp)
+{
+    unsigned lo, c;
+    int took = 6;
+    char *w = *o;
+    if (q - p < 2) return 0;
+    switch (p[1]) {
+    case '"': case '\\': case '/': c = p[1]; break;
+    case 'b': c = '\b'; break;
+    case 'f': c = '\f'; break;
+    case 'n': c = '\n'; break;
+    case 'r': c = '\r'; break;
+    case 't': c = '\t'; break;
+    case 'u': c = 0; break;
+    default: return 0;
+    }
+    if (c) { *w++ = (char)c; *o = w; return 2; }
+    if (q - p < 6 || !mcp__hex4(p + 2, cp)) return -1;
+    c = *cp;
+    if (c >= 0xDC00 && c <= 0xDFFF) return -2;
+    if (c >= 0xD800 && c <= 0xDBFF) {
+        if (q - p < 12 || p[6] != '\\' || p[7] != 'u' || !mcp__hex4(p + 8, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+            return -3;
+        c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+        took = 12;
+    }
+    if (c < 0x80) *w++ = (char)c;
+    else if (c < 0x800) { *w++ = (char)(0xC0 | (c >> 6)); *w++ = (char)(0x80 | (c & 0x3F)); }
+    else if (c < 0x10000) {
+        *w++ = (char)(0xE0 | (c >> 12)); *w++ = (char)(0x80 | ((c >> 6) & 0x3F));
+        *w++ = (char)(0x80 | (c & 0x3F));
+    } else {
+        *w++ = (char)(0xF0 | (c >> 18)); *w++ = (char)(0x80 | ((c >> 12) & 0x3F));
+        *w++ = (char)(0x80 | ((c >> 6) & 0x3F)); *w++ = (char)(0x80 | (c & 0x3F));
+    }
+    *o = w;
+    return took;
+}
+
 /* Decode the escapes of a scanned string [p, q) into out; returns bytes written or -1. */
 static long mcp__unescape(mcp__parser *ps, const unsigned char *p, const unsigned char *q, char *out)
 {
     char *o = out;
     const unsigned char *bs;
-    unsigned cp, lo;
+    unsigned cp = 0;
+    int k;
     while (p < q) {
         bs = (const unsigned char *)memchr(p, '\\', (size_t)(q - p));
         if (!bs) bs = q;
         memcpy(o, p, (size_t)(bs - p)); o += bs - p; p = bs;
         if (p >= q) break;
-        switch (p[1]) {
-        case '"': *o++ = '"'; p += 2; continue;
-        case '\\': *o++ = '\\'; p += 2; continue;
-        case '/': *o++ = '/'; p += 2; continue;
-        case 'b': *o++ = '\b'; p += 2; continue;
-        case 'f': *o++ = '\f'; p += 2; continue;
-        case 'n': *o++ = '\n'; p += 2; continue;
-        case 'r': *o++ = '\r'; p += 2; continue;
-        case 't': *o++ = '\t'; p += 2; continue;
-        default: break;
-        }
-        /* \uXXXX; the scanner guaranteed p[1] == 'u' */
-        if (q - p < 6 || !mcp__hex4(p + 2, &cp)) {
-            mcp__perr(ps, MCP_ERR_PARSE, p, "a \\u escape needs four hex digits");
-            return -1;
-        }
-        if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            mcp__perr(ps, MCP_ERR_PARSE, p, "lone low surrogate \\u%04X in a string", cp);
-            return -1;
-        }
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (q - p < 12 || p[6] != '\\' || p[7] != 'u' || !mcp__hex4(p + 8, &lo) ||
-                lo < 0xDC00 || lo > 0xDFFF) {
-                mcp__perr(ps, MCP_ERR_PARSE, p,
-                          "high surrogate \\u%04X is not followed by a low surrogate", cp);
-                return -1;
-            }
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            p += 6;
-        }
-        p += 6;
-        if (cp < 0x80) *o++ = (char)cp;
-        else if (cp < 0x800) { *o++ = (char)(0xC0 | (cp >> 6)); *o++ = (char)(0x80 | (cp & 0x3F)); }
-        else if (cp < 0x10000) {
-            *o++ = (char)(0xE0 | (cp >> 12)); *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-            *o++ = (char)(0x80 | (cp & 0x3F));
-        } else {
-            *o++ = (char)(0xF0 | (cp >> 18)); *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-            *o++ = (char)(0x80 | ((cp >> 6) & 0x3F)); *o++ = (char)(0x80 | (cp & 0x3F));
-        }
+        if ((k = mcp__escape(p, q, &o, &cp)) > 0) { p += k; continue; }
+        /* the scanner let only valid escape letters through: a \u went wrong */
+        if (k == -2) mcp__perr(ps, MCP_ERR_PARSE, p, "lone low surrogate \\u%04X in a string", cp);
+        else if (k == -3)
+            mcp__perr(ps, MCP_ERR_PARSE, p, "high surrogate \\u%04X is not followed by a low surrogate", cp);
+        else mcp__perr(ps, MCP_ERR_PARSE, p, "a \\u escape needs four hex digits");
+        return -1;
     }
     return (long)(o - out);
+}
+
+#ifdef MCP__TEST_TWO_PASS_STRINGS            /* tests/test_novector.sh: the two passes alone */
+#define MCP__ONE_PASS_STRINGS 0
+#else
+#define MCP__ONE_PASS_STRINGS 1
+#endif
+
+/* The common case of mcp__parse_string in one pass: the string (p: just past its quote) is
+   checked and decoded straight into the arena's current block, when that block has room for
+   the rest of the text (more than the string can need). NULL when it has not, or at anything
+   out of the ordinary (an error, the end of the text): mcp__parse_string then takes its two
+   passes, which report the error. Nothing is kept from a NULL attempt. */
+static const unsigned char *mcp__parse_string_fast(mcp__parser *ps, const unsigned char *p, mcp_json *v)
+{
+    const unsigned char *end = ps->end, *q;
+    mcp__block *b = ps->doc->blocks;
+    char *out, *o;
+    unsigned cp;
+    int k;
+    if (b->cap - b->used <= (size_t)(end - p)) return NULL;
+    out = o = (char *)b + MCP__HDR + b->used;
+    for (;;) {
+        q = mcp__str_skip(p, end, 0, (unsigned char *)o);    /* the output never runs ahead of p */
+        o += q - p; p = q;
+        if (p >= end) return NULL;
+        if (*p == '"') break;
+        if (*p == '\\') {
+            if ((k = mcp__escape(p, end, &o, &cp)) <= 0) return NULL;
+            p += k;
+        } else if (*p < 0x20) {
+            return NULL;
+        } else if (*p < 0x80) {
+            *o++ = (char)*p++;
+        } else {                              /* a run of non-ASCII characters at once */
+            q = p;
+            do {
+                if (!(k = mcp__utf8_seq(p, end))) return NULL;
+                p += k;
+            } while (p < end && *p >= 0x80);
+            memcpy(o, q, (size_t)(p - q)); o += p - q;
+        }
+    }
+    *o = 0;
+    b->used += (size_t)(o - out) + 1;
+    v->type = MCP_JSON_STRING; v->flags = 0; v->len = (uint32_t)(o - out); v->u.s = out;
+    return p + 1;
 }
 
 /* p is just past the opening quote. Validates, copies into the arena, fills v.
@@ -2271,8 +2339,10 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
     int esc = 0, n;
     char *out;
     long olen;
+    const unsigned char *done;
+    if (MCP__ONE_PASS_STRINGS && !ps->check && (done = mcp__parse_string_fast(ps, p, v)) != NULL) return done;
     for (;;) {
-        p = mcp__str_skip(p, end, 0);
+        p = mcp__str_skip(p, end, 0, NULL);
         if (MCP__UNLIKELY(p >= end)) {
             mcp__perr(ps, MCP_ERR_PARSE, s - 1, "unterminated string");
             return NULL;
@@ -2886,7 +2956,7 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, size_t undo)
     *o++ = '"';
     while (p < end) {
         run = p;
-        p = mcp__str_skip(p, end, 0);
+        p = mcp__str_skip(p, end, 0, NULL);
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
         memcpy(o, run, (size_t)(p - run)); o += p - run;
         if (p >= end) break;
@@ -3793,7 +3863,7 @@ static int mcp__utf8_valid(const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
     int k;
     while (p < end) {
-        p = mcp__str_skip(p, end, 1);
+        p = mcp__str_skip(p, end, 1, NULL);
         if (p >= end) break;
         if (*p < 0x80) { p++; continue; }
         if (!(k = mcp__utf8_seq(p, end))) return 0;
