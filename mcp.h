@@ -280,8 +280,9 @@
 
    The server runs in its own process group. Its stderr is captured (on_stderr shows it).
    Closing the client closes the server's stdin, waits, sends SIGTERM to the group, waits,
-   sends SIGKILL, and reaps it. mcp.h never raises SIGPIPE in the host and never changes its
-   signal dispositions.
+   sends SIGKILL, and reaps it. mcp.h never raises SIGPIPE in the host (it keeps a read end of
+   the server's stdin pipe open) and never changes its signal dispositions or mask. A server
+   that closes its stdin but keeps running shows as calls that time out.
 
    A remote server, over Streamable HTTP (MCP_HTTP) or the older HTTP+SSE (MCP_SSE, with the
    URL of the server's event stream):
