@@ -30,31 +30,45 @@
    - 64 in flight: throughput with 64 calls outstanding (mcp_client_send_tool, mcp_client_poll;
      the raw clients with a non-blocking poll() loop), calls/s.
    Rounds of the three sequential clients alternate, so a slow spell of the machine is shared.
-   Where the scheduler runs a client and its peer matters more: on a 2-CPU VM a 16 KB round
-   trip takes ~18-21 us when both run on one CPU (a local wakeup, the bytes still in that
-   CPU's cache) and ~29-32 us when they run on two. The kernel places each process on its own
-   and other load moves them, so within one run the raw pipe's child can be on the other CPU
-   while the test server shares the client's (raw->server then below the raw pipe, e.g. 20 us
-   against 27 us), and a ratio can move by 0.3x from one run to the next. That is placement,
-   not either client. `taskset -c 0 build/rpc_bench ...` puts every process on one CPU: on a
-   quiet machine its figures repeat.
-   The targets (issue 4): median(mcp.h) at most 1.3 x median(raw pipe); client peak RSS under
-   2 MiB. MET / NOT MET lines report them; timings never fail the program.
+
+   Placement: where the scheduler runs a client and its peer matters more than either client.
+   On a 2-CPU VM a round trip takes ~14-18 us when both run on one CPU and ~21-30 us when they
+   run on two. On one CPU the round trip is the CPU work of both processes, one after the
+   other (a local wakeup, the bytes still in that CPU's cache); on two it also holds the
+   wakeup across CPUs (the other CPU woken, maybe from idle) and the bytes moving between
+   caches. Left alone, the kernel places each process on its own, so in one run the raw pipe's
+   child could share the client's CPU while mcp.h's server did not, or the reverse (ratios of
+   2.41x and 0.86x were seen). A ratio means something only within one placement. So when this
+   process may run on two CPUs or more (sched_getaffinity), the sequential rounds run twice,
+   on the first two allowed CPUs, A and B:
+   - separate CPUs: every client (this process) on A, every peer (the raw pipe's echo child,
+     the test server mcp.h spawns, the raw client's test server) on B;
+   - one CPU: the clients and every peer on A.
+   The peers are pinned by inheritance: this process moves itself to the peer's CPU, forks the
+   peer (or mcp_client_connect spawns it), and moves back to A; sched_getaffinity checks this
+   process and every child. Each placement has its own table and target lines. With one
+   allowed CPU only "one CPU" runs; if sched_setaffinity fails, one unpinned run, labelled so.
+   The 64-in-flight throughput and the memory run once, in "separate CPUs" when it runs.
+   mcp.h adds about the same microseconds in both placements (4-8 us on the 2-CPU VM), so its
+   ratio is larger on one CPU, where the raw round trip is shortest.
+   The targets (issue 4): median(mcp.h) at most 1.3 x median(raw pipe), in each placement;
+   client peak RSS under 2 MiB. MET / NOT MET lines report them; timings never fail the program.
 
    Memory: this program runs itself again (exec, a fresh image: none of the benchmark's
    buffers) as a process that does only the client's work - connect, sequential calls of each
    payload, calls with 64 in flight - and reports its VmHWM (/proc/self/status) and ru_maxrss,
    beside the same program exec'ed to do nothing (libc and the binary alone), and the peak of
-   the bytes the library held (MCP_MALLOC hooks).
+   the bytes the library held (MCP_MALLOC hooks). With --cpus=A,B (what the benchmark passes in
+   "separate CPUs") that process runs on A and the server it spawns on B.
 
    The test servers run with MALLOC_TOP_PAD_=1048576 in their environment (the client process
    does not): without it the test server's glibc malloc hands ~144 KiB back to the kernel after
    every 16 KB message (brk down, brk up, page faults), ~600 us per call on a small VM, which
    would hide the client. --server-malloc-default runs them untouched.
 
-   A full run takes about 8 s, --quick about 2 s. Exit status: 0, unless something is wrong
+   A full run takes about 10 s, --quick about 1 s. Exit status: 0, unless something is wrong
    (the server cannot be started, a call fails, an answer is not the expected one), then 1. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* sched_setaffinity, CPU_SET (Linux) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +130,9 @@ static void bench_free(void *p)
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #define INFLIGHT 64
 #define NPAY 3
@@ -195,6 +212,75 @@ static long maxrss_kb(void)
     return ru.ru_maxrss;
 }
 
+/* ---- placement: the CPU of each process ------------------------------------------------------ */
+
+/* While `pinned`, this process (the clients) runs on cpus_client, and every peer is started
+   with this process moved to cpus_peer for the fork, so the child inherits that set. */
+static int pinned;
+static int pin_trouble;                    /* a set did not take, or a child is not on it */
+#ifdef __linux__
+#define BENCH_AFFINITY 1
+static cpu_set_t cpus_client, cpus_peer;
+
+static void cpus_one(cpu_set_t *s, int cpu)
+{
+    CPU_ZERO(s);
+    CPU_SET(cpu, s);
+}
+
+static int cpus_is(pid_t pid, const cpu_set_t *want)
+{
+    cpu_set_t got;
+    CPU_ZERO(&got);
+    return sched_getaffinity(pid, sizeof got, &got) == 0 && CPU_EQUAL(&got, want);
+}
+
+static int cpus_set(const cpu_set_t *want)    /* this process onto want; 0 if it did not take */
+{
+    return sched_setaffinity(0, sizeof *want, want) == 0 && cpus_is(0, want);
+}
+#endif
+
+static void as_peer(void)                  /* before a peer is forked */
+{
+#ifdef BENCH_AFFINITY
+    if (pinned && !cpus_set(&cpus_peer)) pin_trouble = 1;
+#endif
+}
+
+static void as_client(pid_t child)         /* after: back to the client's CPU; the child checked */
+{
+#ifdef BENCH_AFFINITY
+    if (!pinned) return;
+    if (!cpus_set(&cpus_client)) pin_trouble = 1;
+    if (child > 0 && !cpus_is(child, &cpus_peer)) pin_trouble = 1;
+#else
+    (void)child;
+#endif
+}
+
+/* Every child of this process (the peers; mcp.h's test server among them, whose pid mcp.h
+   does not give) on cpus_peer? Linux lists them in /proc/PID/task/PID/children. Returns how
+   many were checked. */
+static int check_children(void)
+{
+    int n = 0;
+#ifdef BENCH_AFFINITY
+    char path[64];
+    long pid;
+    FILE *f;
+    if (!pinned) return 0;
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)getpid(), (long)getpid());
+    if (!(f = fopen(path, "r"))) return 0;
+    while (fscanf(f, "%ld", &pid) == 1) {
+        if (!cpus_is((pid_t)pid, &cpus_peer)) pin_trouble = 1;
+        n++;
+    }
+    fclose(f);
+#endif
+    return n;
+}
+
 /* ---- raw pipes ---------------------------------------------------------------------------------- */
 
 /* in: we write (the child's stdin); out: we read (its stdout). Both pipes. */
@@ -223,6 +309,13 @@ static void rawproc_start(rawproc *p, const char *exe, char *const *argv, void (
     }
     close(a[0]); close(b[1]);
     p->in = a[1]; p->out = b[0];
+}
+
+static void peer_start(rawproc *p, const char *exe, char *const *argv, void (*fn)(const char *))
+{
+    as_peer();
+    rawproc_start(p, exe, argv, fn, NULL);
+    as_client(p->pid);
 }
 
 static void rawproc_stop(rawproc *p)
@@ -315,7 +408,9 @@ static mcp_client *client_start(const char *log_arg)
     d.timeout_ms = 60000;
     d.env = server_env[0] ? server_env : NULL;
     if (!(c = mcp_client_new(&d, &err))) die("mcp_client_new: %s", err.message);
+    as_peer();                            /* the server mcp_client_connect spawns is a peer */
     if (mcp_client_connect(c, &err) != MCP_OK) die("connect: %s", err.message);
+    as_client(0);
     return c;
 }
 
@@ -570,9 +665,10 @@ static int rss_child(int idle)
     return 0;
 }
 
-static int run_rss_child(const char *self, int idle, long out[2][4])
+/* cpus: "--cpus=A,B" (the child on A, the server it spawns on B) or "" */
+static int run_rss_child(const char *self, int idle, const char *cpus, long out[2][4])
 {
-    char *argv[6], buf[256];
+    char *argv[7], buf[256];
     rawproc rp;
     lines in = { NULL, 0, 0 };
     size_t len;
@@ -581,7 +677,7 @@ static int run_rss_child(const char *self, int idle, long out[2][4])
     snprintf(sarg, sizeof sarg, "--server=%s", server_path);
     argv[0] = (char *)"rpc_bench"; argv[1] = (char *)(idle ? "--rss-idle" : "--rss-client");
     argv[2] = (char *)(quick ? "--quick" : ""); argv[3] = sarg;
-    argv[4] = (char *)(server_env[0] ? "" : "--server-malloc-default"); argv[5] = NULL;
+    argv[4] = (char *)(server_env[0] ? "" : "--server-malloc-default"); argv[5] = (char *)cpus; argv[6] = NULL;
     rawproc_start(&rp, self, argv, NULL, NULL);
     for (i = 0, ok = 1; i < 2 && ok; i++) {
         len = line_read(&in, rp.out);
@@ -595,6 +691,83 @@ static int run_rss_child(const char *self, int idle, long out[2][4])
     free(in.buf);
     rawproc_stop(&rp);
     return ok;
+}
+
+/* ---- placements ------------------------------------------------------------------------------ */
+
+#define NPLACE 2
+
+typedef struct placement {
+    const char *name;                      /* "separate CPUs", "one CPU" or "unpinned" */
+    int pinned, cpu_client, cpu_peer;
+    int trouble, checked;                  /* after its run: the pinning did not hold; children checked */
+} placement;
+
+static void placement_set(placement *pl, const char *name, int is_pinned, int a, int b)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->name = name; pl->pinned = is_pinned; pl->cpu_client = a; pl->cpu_peer = b;
+}
+
+/* The placements to run, in pl; note: why there are not two pinned ones, or "". */
+static int placements(placement *pl, char *note, size_t cap)
+{
+#ifdef BENCH_AFFINITY
+    cpu_set_t allowed;
+    int a = -1, b = -1, k;
+    CPU_ZERO(&allowed);
+    errno = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (k = 0; k < CPU_SETSIZE && b < 0; k++)
+            if (CPU_ISSET(k, &allowed)) { if (a < 0) a = k; else b = k; }
+    if (a < 0) {
+        snprintf(note, cap, "sched_getaffinity failed (%s): one run, unpinned", strerror(errno));
+    } else {
+        cpus_one(&cpus_client, a);
+        cpus_one(&cpus_peer, b >= 0 ? b : a);
+        errno = 0;
+        if (cpus_set(&cpus_peer) && cpus_set(&cpus_client)) {
+            if (b < 0) {
+                snprintf(note, cap, "this process may run on CPU %d only: one placement, \"one CPU\"", a);
+                placement_set(&pl[0], "one CPU", 1, a, a);
+                return 1;
+            }
+            placement_set(&pl[0], "separate CPUs", 1, a, b);
+            placement_set(&pl[1], "one CPU", 1, a, a);
+            return 2;
+        }
+        snprintf(note, cap, "sched_setaffinity failed (%s): one run, unpinned",
+                 errno ? strerror(errno) : "the set did not take");
+        sched_setaffinity(0, sizeof allowed, &allowed);
+    }
+#else
+    snprintf(note, cap, "no sched_setaffinity on this system: one run, unpinned");
+#endif
+    placement_set(&pl[0], "unpinned", 0, -1, -1);
+    return 1;
+}
+
+static void placement_apply(const placement *pl)
+{
+    pinned = pl->pinned;
+    pin_trouble = 0;
+#ifdef BENCH_AFFINITY
+    if (pinned) {
+        cpus_one(&cpus_client, pl->cpu_client);
+        cpus_one(&cpus_peer, pl->cpu_peer);
+        if (!cpus_set(&cpus_client)) pin_trouble = 1;
+    }
+#endif
+}
+
+static const char *placement_what(const placement *pl)
+{
+    static char buf[160];
+    if (!pl->pinned) snprintf(buf, sizeof buf, "the kernel places each process");
+    else if (pl->cpu_client != pl->cpu_peer)
+        snprintf(buf, sizeof buf, "the clients on CPU %d, every peer on CPU %d", pl->cpu_client, pl->cpu_peer);
+    else snprintf(buf, sizeof buf, "the clients and every peer on CPU %d", pl->cpu_client);
+    return buf;
 }
 
 /* ---- main ------------------------------------------------------------------------------------ */
@@ -641,10 +814,13 @@ int main(int argc, char **argv)
     const char *env = getenv("MCP_TEST_SERVER");
     struct stat sb;
     exchange x[NPAY];
-    stats sm[NPAY], sr[NPAY], ss[NPAY];
+    static stats sm[NPLACE][NPAY], sr[NPLACE][NPAY], ss[NPLACE][NPAY];
     double thr[NPAY][3];
+    placement pl[NPLACE];
+    char note[256] = "", cpus_arg[64] = "";
+    char *args[NPAY];
     size_t p, n_seq, rounds, r, n_pipe;
-    int i, idle = -1;
+    int i, q, np, idle = -1, rss_a = -1, rss_b = -1;
     long rss_client[2][4], rss_idle[2][4];
     int have_client, have_idle;
     mcp_client *c;
@@ -657,6 +833,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--rss-idle")) idle = 1;
         else if (!strncmp(argv[i], "--server=", 9)) env = argv[i] + 9;
         else if (!strcmp(argv[i], "--server-malloc-default")) server_env[0] = NULL;
+        else if (!strncmp(argv[i], "--cpus=", 7) && sscanf(argv[i] + 7, "%d,%d", &rss_a, &rss_b) != 2) rss_a = -1;
     }
     if (env && *env) snprintf(server_buf, sizeof server_buf, "%s", env);
     else {
@@ -665,7 +842,14 @@ int main(int argc, char **argv)
         else snprintf(server_buf, sizeof server_buf, "./test_server");
     }
     server_path = server_buf;
-    if (idle >= 0) return rss_child(idle);
+    if (idle >= 0) {                       /* the memory child; --cpus=A,B: itself on A, its server on B */
+        if (rss_a >= 0 && rss_b >= 0) {
+            placement one;
+            placement_set(&one, "", 1, rss_a, rss_b);
+            placement_apply(&one);
+        }
+        return rss_child(idle);
+    }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (stat(server_path, &sb) != 0 || !(sb.st_mode & S_IXUSR)) {
         printf("rpc_bench: skipped: no test server at %s (build it with `make`, or set MCP_TEST_SERVER)\n", server_path);
@@ -673,73 +857,96 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     header();
+    np = placements(pl, note, sizeof note);
+    printf("  placement (peers: the raw pipe's echo child, the test server mcp.h spawns, raw->server's test server):\n");
+    for (q = 0; q < np; q++) printf("            %-13s = %s\n", pl[q].name, placement_what(&pl[q]));
+    if (*note) printf("            (%s)\n", note);
 
     n_seq = quick ? 300 : 4000;          /* per round */
     rounds = quick ? 2 : 5;
     n_pipe = quick ? 5000 : 100000;
 
-    memset(sm, 0, sizeof sm); memset(sr, 0, sizeof sr); memset(ss, 0, sizeof ss);
     for (p = 0; p < NPAY; p++) {
-        char *args = args_json(pay_len[p]);
-        size_t n = pay_len[p] > 5000 ? n_seq / 4 : n_seq;
-        capture(&x[p], args);
-        echo_response = x[p].call_resp; echo_response_len = x[p].call_resp_len;
-        rawproc_start(&echo, NULL, NULL, echo_child, NULL);
-        {
+        args[p] = args_json(pay_len[p]);
+        capture(&x[p], args[p]);
+    }
+    for (q = 0; q < np; q++) {
+        placement_apply(&pl[q]);
+        for (p = 0; p < NPAY; p++) {
+            size_t n = pay_len[p] > 5000 ? n_seq / 4 : n_seq;
             char *sargv[2];
+            echo_response = x[p].call_resp; echo_response_len = x[p].call_resp_len;
+            peer_start(&echo, NULL, NULL, echo_child);
             sargv[0] = (char *)server_path; sargv[1] = NULL;
-            rawproc_start(&srv, server_path, sargv, NULL, NULL);
+            peer_start(&srv, server_path, sargv, NULL);
             write_all(srv.in, x[p].init_req, strlen(x[p].init_req));
             line_drop(&srv_in, line_read(&srv_in, srv.out));
             write_all(srv.in, x[p].initialized, strlen(x[p].initialized));
+            c = client_start(NULL);
+            pl[q].checked += check_children();
+            for (r = 0; r <= rounds; r++) {    /* round 0 warms up: page faults, buffers grown, caches */
+                size_t k = r ? n : n / 10 + 10;
+                if (r == 1) { stats_clear(&sr[q][p]); stats_clear(&sm[q][p]); stats_clear(&ss[q][p]); }
+                round_raw(&echo, &echo_in, &x[p], k, &sr[q][p]);
+                round_mcp(c, args[p], k, &sm[q][p]);
+                round_raw(&srv, &srv_in, &x[p], k, &ss[q][p]);
+            }
+            if (q == 0) {                      /* throughput: in the first placement only */
+                thr[p][0] = pipelined_mcp(c, args[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
+                thr[p][1] = pipelined_raw(&echo, &x[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
+                thr[p][2] = pipelined_raw(&srv, &x[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
+            }
+            mcp_client_free(c);
+            rawproc_stop(&echo);
+            rawproc_stop(&srv);
+            echo_in.len = srv_in.len = 0;
         }
-        c = client_start(NULL);
-        for (r = 0; r <= rounds; r++) {    /* round 0 warms up: page faults, buffers grown, caches */
-            size_t k = r ? n : n / 10 + 10;
-            if (r == 1) { stats_clear(&sr[p]); stats_clear(&sm[p]); stats_clear(&ss[p]); }
-            round_raw(&echo, &echo_in, &x[p], k, &sr[p]);
-            round_mcp(c, args, k, &sm[p]);
-            round_raw(&srv, &srv_in, &x[p], k, &ss[p]);
-        }
-        thr[p][0] = pipelined_mcp(c, args, pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
-        thr[p][1] = pipelined_raw(&echo, &x[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
-        thr[p][2] = pipelined_raw(&srv, &x[p], pay_len[p] > 5000 ? n_pipe / 4 : n_pipe);
-        mcp_client_free(c);
-        rawproc_stop(&echo);
-        rawproc_stop(&srv);
-        echo_in.len = srv_in.len = 0;
-        free(args);
+        pl[q].trouble = pin_trouble;
     }
 
-    printf("\nsequential round trips, one call at a time (%lu rounds, alternating clients)\n", (unsigned long)rounds);
-    printf("  %-8s %-13s %6s %7s %7s %9s %9s %9s %9s %8s\n", "payload", "client", "req B", "resp B", "calls",
-           "median us", "p99 us", "calls/s", "cpu us", "allocs");
-    for (p = 0; p < NPAY; p++) {
-        stats *all[3];
-        const char *names[3] = { "mcp.h", "raw pipe", "raw->server" };
-        all[0] = &sm[p]; all[1] = &sr[p]; all[2] = &ss[p];
-        for (i = 0; i < 3; i++) {
-            stats *s = all[i];
-            printf("  %-8s %-13s %6lu %7lu %7lu %9.1f %9.1f %9.0f %9.1f ", pay_name[p], names[i],
-                   (unsigned long)x[p].call_req_len, (unsigned long)x[p].call_resp_len, (unsigned long)s->n,
-                   pct_us(s, 0.5), pct_us(s, 0.99), (double)s->n / (s->wall_ns / 1e9), s->cpu_us / (double)s->n);
-            if (i == 0) printf("%8.1f\n", (double)s->allocs / (double)s->n); else printf("%8s\n", "-");
+    for (q = 0; q < np; q++) {
+        printf("\nsequential round trips, one call at a time (%lu rounds, alternating clients)\n", (unsigned long)rounds);
+        printf("[%s] %s", pl[q].name, placement_what(&pl[q]));
+        if (pl[q].pinned && !pl[q].trouble && pl[q].checked)
+            printf(" (sched_getaffinity: this process and %d peers checked)", pl[q].checked);
+        printf("\n");
+        if (pl[q].trouble)
+            printf("  WARNING: the pinning did not hold (a CPU set did not take, or a peer was not on its CPU):\n"
+                   "  these figures are not placement-controlled\n");
+        printf("  %-8s %-13s %6s %7s %7s %9s %9s %9s %9s %8s\n", "payload", "client", "req B", "resp B", "calls",
+               "median us", "p99 us", "calls/s", "cpu us", "allocs");
+        for (p = 0; p < NPAY; p++) {
+            stats *all[3];
+            const char *names[3] = { "mcp.h", "raw pipe", "raw->server" };
+            all[0] = &sm[q][p]; all[1] = &sr[q][p]; all[2] = &ss[q][p];
+            for (i = 0; i < 3; i++) {
+                stats *s = all[i];
+                printf("  %-8s %-13s %6lu %7lu %7lu %9.1f %9.1f %9.0f %9.1f ", pay_name[p], names[i],
+                       (unsigned long)x[p].call_req_len, (unsigned long)x[p].call_resp_len, (unsigned long)s->n,
+                       pct_us(s, 0.5), pct_us(s, 0.99), (double)s->n / (s->wall_ns / 1e9), s->cpu_us / (double)s->n);
+                if (i == 0) printf("%8.1f\n", (double)s->allocs / (double)s->n); else printf("%8s\n", "-");
+            }
         }
     }
     printf("  (cpu us: this process's user+system time per call; allocs: the library's malloc+realloc per call)\n");
 
     printf("\n%d calls in flight: throughput, calls/s\n", INFLIGHT);
+    printf("[%s] %s\n", pl[0].name, placement_what(&pl[0]));
     printf("  %-8s %12s %12s %12s %16s\n", "payload", "mcp.h", "raw pipe", "raw->server", "mcp.h/raw pipe");
     for (p = 0; p < NPAY; p++)
         printf("  %-8s %12.0f %12.0f %12.0f %15.2fx\n", pay_name[p], thr[p][0], thr[p][1], thr[p][2], thr[p][0] / thr[p][1]);
 
-    {
+    {   /* the memory child is forked on the client's CPU; with --cpus it spawns its server on the peer's */
         const char *self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : argv[0];
-        have_client = run_rss_child(self, 0, rss_client);
-        have_idle = run_rss_child(self, 1, rss_idle);
+        placement_apply(&pl[0]);
+        if (pl[0].pinned) snprintf(cpus_arg, sizeof cpus_arg, "--cpus=%d,%d", pl[0].cpu_client, pl[0].cpu_peer);
+        have_client = run_rss_child(self, 0, cpus_arg, rss_client);
+        have_idle = run_rss_child(self, 1, cpus_arg, rss_idle);
     }
     printf("\nclient memory: a fresh process (this program exec'ed) that only connects and makes the\n"
            "calls above (sequential and %d in flight, every payload)\n", INFLIGHT);
+    printf("[%s] %s\n", pl[0].name, pl[0].pinned && pl[0].cpu_client != pl[0].cpu_peer ?
+           "the client on its CPU, its test server on the peers' CPU" : placement_what(&pl[0]));
     if (have_client && have_idle) {
         printf("  %-26s %12s %12s %12s %12s\n", "", "VmHWM KiB", "ru_maxrss", "RssAnon KiB", "lib heap KiB");
         printf("  %-26s %12ld %12ld %12ld %12s\n", "idle (same program)", rss_idle[1][0], rss_idle[1][1], rss_idle[1][2], "-");
@@ -755,12 +962,13 @@ int main(int argc, char **argv)
     }
 
     printf("\ntargets (issue 4)%s\n", quick ? " - a --quick run: indicative only" : "");
-    for (p = 0; p < NPAY; p++) {
-        double ratio = pct_us(&sm[p], 0.5) / pct_us(&sr[p], 0.5);
-        printf("  %s: median round trip %s: %.1f us = %.2fx the raw pipe's %.1f us (target <= 1.30x; "
-               "%.2fx raw->server)\n", ratio <= 1.3 ? "MET    " : "NOT MET", pay_name[p], pct_us(&sm[p], 0.5), ratio,
-               pct_us(&sr[p], 0.5), pct_us(&sm[p], 0.5) / pct_us(&ss[p], 0.5));
-    }
+    for (q = 0; q < np; q++)
+        for (p = 0; p < NPAY; p++) {
+            double ratio = pct_us(&sm[q][p], 0.5) / pct_us(&sr[q][p], 0.5);
+            printf("  %s: [%s] median round trip %s: %.1f us = %.2fx the raw pipe's %.1f us (target <= 1.30x; "
+                   "%.2fx raw->server)\n", ratio <= 1.3 ? "MET    " : "NOT MET", pl[q].name, pay_name[p],
+                   pct_us(&sm[q][p], 0.5), ratio, pct_us(&sr[q][p], 0.5), pct_us(&sm[q][p], 0.5) / pct_us(&ss[q][p], 0.5));
+        }
     if (have_client) {
         printf("  %s: client peak RSS, sequential calls: %.2f MiB (target < 2 MiB; %.2f MiB above an idle process)\n",
                rss_client[0][0] < 2048 ? "MET    " : "NOT MET", (double)rss_client[0][0] / 1024.0,
@@ -771,7 +979,8 @@ int main(int argc, char **argv)
     }
     for (p = 0; p < NPAY; p++) {
         free(x[p].init_req); free(x[p].initialized); free(x[p].call_req); free(x[p].call_resp);
-        free(sm[p].ns); free(sr[p].ns); free(ss[p].ns);
+        free(args[p]);
+        for (q = 0; q < np; q++) { free(sm[q][p].ns); free(sr[q][p].ns); free(ss[q][p].ns); }
     }
     free(echo_in.buf); free(srv_in.buf);
     return 0;
