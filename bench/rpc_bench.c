@@ -49,7 +49,7 @@
    process and every child. Each placement has its own table and target lines. With one
    allowed CPU only "one CPU" runs; if sched_setaffinity fails, one unpinned run, labelled so.
    The 64-in-flight throughput and the memory run once, in "separate CPUs" when it runs.
-   mcp.h adds about the same microseconds in both placements (4-8 us on the 2-CPU VM), so its
+   mcp.h adds about the same microseconds in both placements (4-9 us on the 2-CPU VM), so its
    ratio is larger on one CPU, where the raw round trip is shortest.
    The targets (issue 4): median(mcp.h) at most 1.3 x median(raw pipe), in each placement;
    client peak RSS under 2 MiB. MET / NOT MET lines report them; timings never fail the program.
