@@ -2956,10 +2956,9 @@ static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, size_t undo)
     o = w->buf + w->len;
     *o++ = '"';
     while (p < end) {
-        run = p;
-        p = mcp__str_skip(p, end, 0, NULL);
-        while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
-        memcpy(o, run, (size_t)(p - run)); o += p - run;
+        run = mcp__str_skip(p, end, 0, (unsigned char *)o);  /* copied as it is scanned */
+        o += run - p; p = run;
+        while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) *o++ = (char)*p++;
         if (p >= end) break;
         if (*p >= 0x80) {   /* a run of non-ASCII characters, checked here in the one pass */
             int k;
