@@ -113,7 +113,8 @@
    | MCP_NO_VECTOR           | -         | scan strings 8 bytes a step (SWAR) instead of 64  |
    |                         |           | with GCC/Clang vector types (SSE2, NEON)          |
    | MCP_NO_AVX2             | -         | x86-64: no AVX2 scanner (used where the CPU has   |
-   |                         |           | it, whatever -m flags), SSE2 only                 |
+   |                         |           | it, whatever -m flags), SSE2 only; also the cure  |
+   |                         |           | for a link error about __cpu_model (old GCC)      |
    | MCP_JSON_MAX_DEPTH      | 512       | JSON nesting limit (per parse: mcp_json_opts)     |
    | MCP_JSON_MAX_SIZE       | 128 MiB   | JSON input size limit (per parse; cap 4 GiB - 1)  |
    | MCP_JSONL_MAX_LINE      | 16 MiB    | longest JSON line (stdio message)                 |
@@ -2100,9 +2101,12 @@ static MCP__INLINE uint64_t mcp__special8(const unsigned char *p, int ascii_only
     return x & 0x8080808080808080u;
 }
 
-#if defined(MCP__VECTOR) && defined(__x86_64__) && !defined(MCP_NO_AVX2)
+#if defined(MCP__VECTOR) && defined(__x86_64__) && !defined(MCP_NO_AVX2) && \
+    (defined(__AVX2__) || defined(__clang__) || __GNUC__ >= 8)
 /* x86-64 machines with AVX2 (nearly all since 2013) scan 32 bytes a vector: the function is
-   built for AVX2 whatever the compiler flags and called only where the CPU has it. */
+   built for AVX2 whatever the compiler flags and called only where the CPU has it. The check
+   (__builtin_cpu_supports) reads the CPU model kept by libgcc or compiler-rt; toolchains that
+   cannot link it into a shared library (GCC before 8, some cross linkers) need MCP_NO_AVX2. */
 #define MCP__AVX2 1
 typedef signed char mcp__i8x32 __attribute__((vector_size(32)));
 typedef char mcp__c8x32 __attribute__((vector_size(32)));     /* what pmovmskb takes */
@@ -2128,20 +2132,21 @@ static MCP__TARGET_AVX2 const unsigned char *mcp__str_skip_avx2(const unsigned c
                                                                 const unsigned char *end, int ascii_only,
                                                                 unsigned char *o)
 {
-    unsigned a, b;
+    unsigned a = 0, b = 0;
     while (end - p >= 64) {
         a = mcp__special32(p, ascii_only); b = mcp__special32(p + 32, ascii_only);
         if (o) { memcpy(o, p, 64); o += 64; }
-        if (a | b) return p + (a ? __builtin_ctz(a) : 32 + __builtin_ctz(b));
+        if (a | b) break;
         p += 64;
     }
-    if (end - p >= 32) {
+    if (!(a | b) && end - p >= 32) {
         a = mcp__special32(p, ascii_only);
         if (o) memcpy(o, p, 32);
-        if (a) return p + __builtin_ctz(a);
-        p += 32;
+        if (!a) p += 32;
     }
-    return p;
+    __builtin_ia32_vzeroupper();    /* GCC adds none below -O2: the SSE code after us would pay */
+    if (a) return p + __builtin_ctz(a);
+    return b ? p + 32 + __builtin_ctz(b) : p;
 }
 #endif
 
