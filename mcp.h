@@ -4850,7 +4850,6 @@ static void mcp__flush(mcp_client *c)
 }
 #endif
 
-/* Sends the message built in c->w, plus the newline that frames it. */
 /* Queues the message built in c->w, plus the newline that frames it. Requests wait for the
    next poll, which writes everything queued at once; other messages go out now (flush). */
 static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_error *err)
