@@ -20,8 +20,8 @@
    10. Strictness odds and ends, big arrays and objects.
    11. Strings at the scanners' block boundaries: every kind of special byte (escapes, raw
        control characters, DEL, valid and invalid UTF-8) at every position of strings of
-       0..200 bytes, at every alignment, read and written against byte-loop references;
-       random strings written and read back.
+       0..200 bytes and some to 352, at every alignment, read and written against byte-loop
+       references; random strings written and read back.
 
    Usage: test_json [DATA_DIR]   (default tests/data; MCP_TEST_QUICK=1 shrinks the loops,
    MCP_TEST_SEED=N changes the random seed) */
@@ -2325,6 +2325,18 @@ static uint64_t sb_rnd(void)   /* splitmix64, like rnd() */
 }
 static unsigned sb_rndn(unsigned n) { return (unsigned)(sb_rnd() % n); }
 
+/* The lengths tried: 0..200 (quick: 0..80), then some past the scanners' 64 inline bytes and
+   their 128-byte vector steps (a special byte in each of a step's four vectors). */
+static size_t sb_len_next(size_t len)
+{
+    static const size_t longer[] = { 255, 256, 257, 300, 319, 320, 321, 351, 352 };
+    size_t i;
+    if (len < (quick ? 80u : 200u)) return len + 1;
+    for (i = 0; i < sizeof longer / sizeof longer[0]; i++)
+        if (longer[i] > len) return longer[i];
+    return (size_t)-1;
+}
+
 static unsigned sb_shown;   /* failures described on stderr, at most 10 per run */
 #define SB_SHOW(...) do { if (sb_shown++ < 10) fprintf(stderr, __VA_ARGS__); } while (0)
 
@@ -2439,8 +2451,8 @@ static void ref_error(const char *doc, size_t pos, const char *msg, char *want, 
 static int sb_parse_one(const unsigned char *c, size_t n, int wrap, size_t pre, size_t post)
 {
     static const char *const open[4] = {"", "[", "{\"k\":", "{"}, *const close[4] = {"", "]", "}", ":0}"};
-    char doc[640], msg[128], want[700];
-    unsigned char ref[320];
+    char doc[800], msg[128], want[900];
+    unsigned char ref[400];
     size_t at, len = 0, rl = 0, kl = 0;
     long bad;
     mcp_error err;
@@ -2517,13 +2529,13 @@ static void sb_content(unsigned char *c, size_t len, size_t k, const char *piece
 
 static void test_string_parse_blocks(void)
 {
-    size_t len, k, i, pl, maxlen = quick ? 80 : 200, nk = sizeof sb_json_pieces / sizeof sb_json_pieces[0];
+    size_t len, k, i, pl, nk = sizeof sb_json_pieces / sizeof sb_json_pieces[0];
     unsigned long runs = 0, bad = 0, pre, wrap;
-    unsigned char c[320];
+    unsigned char c[400];
     sb_state = 0x5EED5EED12345678u;
     /* every piece at every position of every length; the document's alignment, wrapping and
        trailing spaces (how far the end of the input is) drawn at random */
-    for (len = 0; len <= maxlen; len++)
+    for (len = 0; len != (size_t)-1; len = sb_len_next(len))
         for (i = 0; i <= nk; i++)                        /* i == nk: a raw control character */
             for (k = 0; k < len; k++) {
                 const char *piece = NULL;
@@ -2664,13 +2676,13 @@ static void test_string_write_blocks(void)
         {{"\xC3" "a", "\xE2\x82" "a", "\xF0\x9F\x98" "a", "\xE2" "\xC3\xA9", "\xC3\x80\x80"}, 0},
         {{"\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xE2", "\xF0"}, 1},
     };
-    size_t len, k, i, pl, maxlen = quick ? 80 : 200, nk = sizeof raw / sizeof raw[0];
+    size_t len, k, i, pl, nk = sizeof raw / sizeof raw[0];
     unsigned long runs = 0, bad = 0, ctr = 0;
-    unsigned char c[320];
+    unsigned char c[400];
     mcp_jw w[2];
     mcp_jw_init(&w[0], 0);
     mcp_jw_init(&w[1], 1);
-    for (len = 0; len <= maxlen; len++)
+    for (len = 0; len != (size_t)-1; len = sb_len_next(len))
         for (i = 0; i <= nk; i++)                        /* i == nk: a control character */
             for (k = 0; k < (len ? len : 1); k++) {
                 const char *piece = NULL;
