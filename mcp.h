@@ -279,7 +279,9 @@
        desc.env = env;                    // changes to our environment; NULL: inherit it
        desc.cwd = "/srv/project";         // NULL: ours
 
-   The server runs in its own process group. Its stderr is captured (on_stderr shows it).
+   The server runs in its own process group. Its stderr is captured (on_stderr shows it); a
+   line may come a few answers after the answer it preceded (mcp.h reads stdout first and
+   looks at stderr at least every 16 answers, and whenever it waits), never later than close.
    Closing the client closes the server's stdin, waits, sends SIGTERM to the group, waits,
    sends SIGKILL, and reaps it. mcp.h never raises SIGPIPE in the host (it keeps a read end of
    the server's stdin pipe open) and never changes its signal dispositions or mask. A server
@@ -2062,7 +2064,7 @@ static uint64_t mcp__str_special8(const unsigned char *p)
     return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
 }
 
-/* The string scanners' fast path: 64 bytes a step with the compiler's portable vector types
+/* The string scanners' fast path: 64 bytes a step (AVX2: 128) with the compiler's portable vector types
    where the machine has vector registers (SSE2 on x86-64, NEON on ARM), 8 with SWAR words
    elsewhere; MCP_NO_VECTOR turns the vector path off (and MCP_NO_AVX2 the 32-byte vectors of
    x86-64 CPUs that have AVX2, below). A byte is special when it is '"', '\\',
@@ -2121,17 +2123,18 @@ typedef char mcp__c8x32 __attribute__((vector_size(32)));     /* what pmovmskb t
 /* Nonzero bytes where x's are special (see mcp__special16). x ^ 2 takes '"' (0x22) to 0x20 and
    keeps the control characters below it, so one signed compare finds both (and the bytes from
    0x80, as x < 0x20 would): ~10% faster than three tests. */
-static MCP__INLINE MCP__TARGET_AVX2 mcp__i8x32 mcp__special32v(mcp__i8x32 x, int ascii_only)
+static MCP__INLINE MCP__TARGET_AVX2 void mcp__special32v(const mcp__i8x32 *x, int ascii_only, mcp__i8x32 *s)
 {
-    return ascii_only ? x < 0 : ((x ^ 2) < 0x21) | (x == '\\');
+    *s = ascii_only ? *x < 0 : ((*x ^ 2) < 0x21) | (*x == '\\');
 }
 
 /* Bit i set: byte i of the 32 at p is special. */
 static MCP__INLINE MCP__TARGET_AVX2 unsigned mcp__special32(const unsigned char *p, int ascii_only)
 {
-    mcp__i8x32 x;
+    mcp__i8x32 x, s;
     memcpy(&x, p, 32);
-    return (unsigned)__builtin_ia32_pmovmskb256((mcp__c8x32)mcp__special32v(x, ascii_only));
+    mcp__special32v(&x, ascii_only, &s);
+    return (unsigned)__builtin_ia32_pmovmskb256((mcp__c8x32)s);
 }
 
 /* mcp__str_skip_long's vector steps: stops at a special byte or with under 32 bytes left.
@@ -2141,12 +2144,13 @@ static MCP__TARGET_AVX2 const unsigned char *mcp__str_skip_avx2(const unsigned c
                                                                 const unsigned char *end, int ascii_only,
                                                                 unsigned char *o)
 {
-    mcp__i8x32 a, b, c, d, s;
+    mcp__i8x32 a, b, c, d, sa, sb, sc, sd, s;
     unsigned m = 0;
     while (end - p >= 128) {
         memcpy(&a, p, 32); memcpy(&b, p + 32, 32); memcpy(&c, p + 64, 32); memcpy(&d, p + 96, 32);
-        s = (mcp__special32v(a, ascii_only) | mcp__special32v(b, ascii_only)) |
-            (mcp__special32v(c, ascii_only) | mcp__special32v(d, ascii_only));
+        mcp__special32v(&a, ascii_only, &sa); mcp__special32v(&b, ascii_only, &sb);
+        mcp__special32v(&c, ascii_only, &sc); mcp__special32v(&d, ascii_only, &sd);
+        s = (sa | sb) | (sc | sd);
         if (o) { memcpy(o, &a, 32); memcpy(o + 32, &b, 32); memcpy(o + 64, &c, 32); memcpy(o + 96, &d, 32); }
         if (__builtin_ia32_pmovmskb256((mcp__c8x32)s)) break;
         p += 128;
@@ -2209,7 +2213,7 @@ static const unsigned char *mcp__str_skip_long(const unsigned char *p, const uns
    ascii_only, past the bytes below 0x80. It stops at the first byte that may need it or in
    the last 7 bytes before end: the caller's byte loop decides from there. Most strings are
    keys and short values: SWAR words inline settle them (vector registers only pay off over
-   longer runs); past 64 bytes the scan goes on 64 bytes a step.
+   longer runs); past 64 bytes the scan goes on in vector steps (64 bytes, 128 with AVX2).
    out, if not NULL, gets a copy of the bytes passed over (out[i] = p[i]) in the same pass,
    and may get more of them, never any at or past end's position. */
 static MCP__INLINE const unsigned char *mcp__str_skip(const unsigned char *p, const unsigned char *end,
@@ -2961,8 +2965,6 @@ MCPDEF mcp_status mcp_jw_arr_begin(mcp_jw *w) { return mcp__jw_begin(w, 0); }
 MCPDEF mcp_status mcp_jw_obj_end(mcp_jw *w) { return mcp__jw_end(w, 1); }
 MCPDEF mcp_status mcp_jw_arr_end(mcp_jw *w) { return mcp__jw_end(w, 0); }
 
-/* The string quoted and escaped, its UTF-8 checked on the way; invalid UTF-8 fails the writer and takes its text back to
-   `undo` (a misuse writes nothing, not even the comma before it). */
 /* A parsed string that had no escape: valid UTF-8 with nothing to escape, written as it is. */
 static void mcp__jw_plain(mcp_jw *w, const char *s, size_t n)
 {
@@ -2973,6 +2975,8 @@ static void mcp__jw_plain(mcp_jw *w, const char *s, size_t n)
     w->len += n + 2;
 }
 
+/* The string quoted and escaped, its UTF-8 checked on the way; invalid UTF-8 fails the writer and takes its text back to
+   `undo` (a misuse writes nothing, not even the comma before it). */
 static void mcp__jw_quoted(mcp_jw *w, const char *s, size_t n, size_t undo)
 {
     static const char hex[] = "0123456789abcdef";
@@ -4358,7 +4362,7 @@ typedef struct mcp__stdio {
     mcp_buf errline;                     /* an unfinished stderr line */
     char tail[MCP__TAIL]; size_t tail_len;
     char *rbuf;
-    unsigned early;                      /* answers taken by the read before poll (>>stdio_io) */
+    unsigned early;                      /* answers the read before poll took (mcp__stdio_io) */
 } mcp__stdio;
 
 
@@ -5902,13 +5906,13 @@ static int mcp__stdio_read_out(mcp_client *c)
     long r;
     size_t off, used, len;
     const char *line;
-    int rounds;
+    int rounds, got = 0;
     mcp_status st;
     if (!s->rbuf && !(s->rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return 0;
     for (rounds = 0; rounds < 16 && s->out_fd >= 0; rounds++) {
         r = (long)read(s->out_fd, s->rbuf, MCP__RBUF);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return rounds > 0;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return got;
         if (r <= 0) {
             if (mcp_jsonl_finish(&s->fr, &line, &len) != MCP_OK && len) {
                 c->stats.received++; c->stats.dropped++;
@@ -5919,6 +5923,7 @@ static int mcp__stdio_read_out(mcp_client *c)
             mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");   /* the reason comes from the exit */
             return 1;
         }
+        got = 1;
         for (off = 0; off < (size_t)r; off += used) {
             st = mcp_jsonl_feed(&s->fr, s->rbuf + off, (size_t)r - off, &used);
             while (mcp_jsonl_next(&s->fr, &line, &len) == MCP_OK) mcp__take_line(c, line, len);
@@ -5932,7 +5937,7 @@ static int mcp__stdio_read_out(mcp_client *c)
            handed over in pieces is worth one more read now) */
         if ((size_t)r < MCP__RBUF && !s->fr._part.len) return 1;
     }
-    return rounds > 0;
+    return got;
 }
 
 static int mcp__stdio_wait_exit(mcp_client *c, mcp__stdio *s, int ms)
@@ -7868,7 +7873,7 @@ static mcp_status mcp__request_params(mcp_client *c, const char *method, char *p
                                       mcp_json_doc **result, mcp_error *err)
 {
     mcp_status st;
-    if (!params) return err->status;
+    if (!params) { if (result) *result = NULL; return err->status; }
     st = mcp_client_request(c, method, params, result, err);
     mcp_free(params);
     return st;
