@@ -5119,9 +5119,9 @@ static void mcp__msg_head(mcp_client *c, int64_t id, const char *method)
 }
 
 /* The protocol _meta a call's params carry: the 2026-07-28 era, or while probing for it. */
-static const char *mcp__call_meta(const mcp_client *c, const mcp_call *call)
+static const char *mcp__call_meta(const mcp_client *c, int is_init)
 {
-    return c->modern || call->is_init == 3 ? c->meta : NULL;
+    return c->modern || is_init == 3 ? c->meta : NULL;
 }
 
 /* Sends a call's request under its current id: the params get the progress token and, in
@@ -5129,7 +5129,7 @@ static const char *mcp__call_meta(const mcp_client *c, const mcp_call *call)
 static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extra,
                                  const char *const *extra_keys, mcp_error *err)
 {
-    const char *meta = mcp__call_meta(c, call);
+    const char *meta = mcp__call_meta(c, call->is_init);
     mcp_buf hdrs;
     mcp_status st;
     mcp__msg_head(c, call->id, call->method);
@@ -5161,12 +5161,17 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
 {
     mcp_call *call;
     int64_t now = mcp_time_ms();
-    int tmo;
+    int tmo, token = o && (o->reset_on_progress || o->on_progress);
+    int as_built = (how & MCP__BUILT) && !token && !mcp__call_meta(c, is_init);
     size_t ml = strlen(method);
     mcp_error local;
     mcp_status st;
     if (!err) err = &local;
     if (c->dead || c->state == MCP__CLOSED) { mcp__fail_closed(err); return NULL; }
+    /* A request that goes out as built keeps its params only where they can be needed again:
+       sent again (the 2026-07-28 era, the handshake) or quoted in an error (resources/read).
+       64 calls of 16 KB in flight hold 1 MB less. */
+    if (as_built && !c->modern && !is_init && strcmp(method, "resources/read")) params = NULL;
     call = (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1 + (params ? plen + 1 : 0), NULL);
     if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
     memset(call, 0, sizeof *call);
@@ -5187,7 +5192,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     if (o) {
         call->reset_on_progress = o->reset_on_progress;
         call->on_progress = o->on_progress; call->user = o->user;
-        call->token = o->reset_on_progress || o->on_progress;
+        call->token = token;
         call->hard_ms = o->max_total_ms > 0 ? o->max_total_ms : tmo > 0 && o->reset_on_progress ? 10 * tmo : 0;
         if (call->hard_ms > 0) call->hard = now + call->hard_ms;
     }
@@ -5201,7 +5206,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     call->next = c->calls; call->prev = NULL;
     if (c->calls) c->calls->prev = call;
     c->calls = call;
-    if ((how & MCP__BUILT) && !call->token && !mcp__call_meta(c, call)) {
+    if (as_built) {
         mcp_jw_obj_end(&c->w);                           /* the request as it was built */
         st = mcp__send_built(c, call->id, 0, err);
     } else st = mcp__call_send(c, call, NULL, NULL, err);
