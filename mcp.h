@@ -7698,9 +7698,10 @@ static void mcp__stdio_io(mcp_client *c, int wait)
         if (wait < 0 || g < wait) wait = (int)g;
     }
     /* A read before the poll: where client and server share a CPU, writing the request has
-       usually let the server run and answer already, and the read spares a poll (~1.5 us a
-       round trip on such a machine); where it has not, it costs one failed read (~0.1 us).
-       Every 16th such answer still goes on to a poll, without waiting, for stderr and exit. */
+       usually let the server run and answer already, and the read spares a poll (~2 us a
+       round trip on a 2-CPU VM); where they do not, the failed read runs while the server
+       works. Every 16th such answer still goes on to a poll, without waiting, for stderr and
+       the child's exit. */
     if (c->rpc.count && s->out_fd >= 0 && mcp__stdio_read_out(c)) {
         if (c->dead || (++s->early & 15)) return;
         wait = 0;
@@ -7846,8 +7847,7 @@ static char *mcp__params(const char *k1, const char *v1, const char *k2, const c
 }
 
 /* Starts a typed call (the caller has asked mcp__can_send): the params are written straight
-   after the request's head and copied into the call from there, not built apart and copied
-   twice (16 KB of arguments: ~0.4 us a call). */
+   after the request's head, not built apart and copied in. */
 static mcp_call *mcp__start_kv(mcp_client *c, const char *method, const char *k1, const char *v1,
                                const char *k2, const char *raw2, const mcp_call_opts *o, mcp_error *err)
 {
