@@ -311,17 +311,15 @@ static int check_children(void)
    pidfd_errno says why, 0 when the system has no pidfd_open), and out is non-blocking. */
 typedef struct rawproc { pid_t pid; int in, out, err, pidfd, pidfd_errno; } rawproc;
 
-static int pidfd_of(pid_t pid, int *why)   /* Linux 5.3 on; -1 and *why otherwise */
+/* The library's own pidfd_open (this file holds the implementation): -1 and *why (errno; 0
+   where the system has no pidfd_open) when there is none. */
+static int pidfd_of(pid_t pid, int *why)
 {
-#if defined(__linux__) && defined(SYS_pidfd_open)
-    long fd = syscall(SYS_pidfd_open, (long)pid, 0L);
+    int fd;
+    errno = 0;
+    fd = mcp__pidfd_open(pid);
     *why = fd < 0 ? errno : 0;
-    return fd < 0 ? -1 : (int)fd;
-#else
-    (void)pid;
-    *why = 0;
-    return -1;
-#endif
+    return fd;
 }
 
 static void rawproc_start(rawproc *p, const char *exe, char *const *argv, void (*fn)(const char *), int waited)
