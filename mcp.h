@@ -1225,6 +1225,7 @@ struct mcp_json_doc {
     mcp__block *blocks;          /* newest first; the first block also holds this struct */
     void *ctx;
     int multiline;               /* the text had CR or LF (as whitespace: all JSON allows) */
+    int deep;                    /* containers nested deeper than the parser's inline frames */
 };
 
 /* ---- arena ----------------------------------------------------------------------------- */
@@ -1954,6 +1955,7 @@ static int mcp__i64toa(int64_t v, char *out)   /* out holds at least 21 bytes */
 /* ---- the parser -------------------------------------------------------------------------- */
 
 typedef struct mcp__frame { size_t start; unsigned char is_obj; } mcp__frame;
+#define MCP__FRAMES 32                   /* open containers the parser tracks without the heap */
 
 typedef struct mcp__parser {
     const unsigned char *beg, *end;
@@ -1961,7 +1963,7 @@ typedef struct mcp__parser {
     mcp_json *vs; size_t vn, vcap;      /* values of the open containers */
     mcp__frame *fs; size_t fn, fcap;    /* the open containers */
     mcp_json vs_inline[64];             /* small documents never touch the heap for these */
-    mcp__frame fs_inline[32];
+    mcp__frame fs_inline[MCP__FRAMES];
     size_t max_depth;
     void *ctx;
     mcp_status st;
@@ -2668,7 +2670,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     if (!first) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON."); return NULL; }
     doc = (mcp_json_doc *)((char *)first + MCP__HDR);
     first->used = (sizeof(mcp_json_doc) + MCP__ALIGN - 1) & ~(size_t)(MCP__ALIGN - 1);
-    doc->blocks = first; doc->ctx = ctx; doc->multiline = 0;
+    doc->blocks = first; doc->ctx = ctx; doc->multiline = 0; doc->deep = 0;
 
     ps.beg = (const unsigned char *)text; ps.end = ps.beg + len;
     ps.doc = doc; ps.ctx = ctx;
@@ -2680,7 +2682,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     ok = mcp__parse_doc(&ps);
     if (ok) doc->root = ps.vs[0];
     if (ps.vs != ps.vs_inline) MCP_FREE(ps.vs, ctx);
-    if (ps.fs != ps.fs_inline) MCP_FREE(ps.fs, ctx);
+    if (ps.fs != ps.fs_inline) { MCP_FREE(ps.fs, ctx); doc->deep = 1; }
     if (!ok) {
         mcp_json_free(doc);
         if (ps.st == MCP_ERR_NOMEM) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON."); return NULL; }
@@ -2700,6 +2702,53 @@ MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_j
 }
 
 #if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
+/* Pointers into the block that was at `from` (size bytes) now point into the one at `to`. */
+static void mcp__json_rebase(mcp_json *v, size_t n, uintptr_t from, uintptr_t to, size_t size)
+{
+    /* A container's children are one contiguous run; a stack of runs (one per open
+       container) replaces recursion. Documents marked deep are never moved, so it fits. */
+    typedef struct { mcp_json *v; size_t n; } run;
+    run st[MCP__FRAMES + 2];
+    size_t sn = 0;
+    st[sn].v = v; st[sn].n = n; sn++;
+    while (sn) {
+        run *r = &st[sn - 1];
+        uintptr_t at;
+        if (!r->n) { sn--; continue; }
+        v = r->v++; r->n--;
+        if (v->type != MCP_JSON_STRING && (v->type < MCP_JSON_ARRAY || !v->len)) continue;
+        at = (uintptr_t)v->u.s;
+        if (at - from < size) v->u.s = (const char *)(to + (at - from));
+        if (v->type == MCP_JSON_STRING) continue;
+        st[sn].v = (mcp_json *)v->u.kids;
+        st[sn].n = v->type == MCP_JSON_OBJECT ? 2 * (size_t)v->len : v->len;
+        sn++;
+    }
+}
+
+/* The parser sizes a document's first block for the densest text (2.5x a small input), so
+   a message of prose holds about twice the memory it uses. The client may hold many parsed
+   messages at once (answers waiting to be taken), so it gives the unused tail back.
+   realloc usually shrinks in place; when it moves the block, the values are rebased. */
+static mcp_json_doc *mcp__json_trim(mcp_json_doc *doc)
+{
+    mcp__block *b = doc->blocks, *nb;
+    uintptr_t from;
+    size_t keep;
+    if (b->next || doc->deep || b->cap - b->used < 512) return doc;
+    keep = (b->used + MCP__ALIGN - 1) & ~(size_t)(MCP__ALIGN - 1);
+    nb = (mcp__block *)MCP_REALLOC(b, MCP__HDR + keep, doc->ctx);
+    if (!nb) return doc;                /* the old block is intact */
+    nb->cap = keep;
+    doc = (mcp_json_doc *)((char *)nb + MCP__HDR);
+    from = (uintptr_t)doc->blocks;      /* the old address, as a number: that block is gone */
+    if ((uintptr_t)nb != from) {
+        doc->blocks = nb;
+        mcp__json_rebase(&doc->root, 1, from, (uintptr_t)nb, MCP__HDR + keep);
+    }
+    return doc;
+}
+
 /* Is the text one valid JSON value? As a parse, without building the tree: for text the
    client only passes on. The root's type is kept (NULL on error, like mcp_json_parse). */
 static mcp_json_doc *mcp__json_check(const char *text, size_t len, mcp_error *err)
@@ -4197,7 +4246,8 @@ struct mcp_call {
     mcp_client *c;                       /* NULL once the client is gone */
     int64_t id;
     mcp_status status;                   /* MCP_AGAIN while in flight */
-    mcp_error err;
+    char *msg;                           /* the failure's sentence: allocated only then */
+    long rpc_code; int http_status, sys_errno;   /* its details (set before mcp__call_fail) */
     mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
     int64_t due;                         /* next deadline, -1: none */
     int64_t deadline, hard;              /* timeout and maximum total, -1: none */
@@ -4341,7 +4391,8 @@ static void mcp__call_due(mcp_call *call)
    keep a read end of the child's stdin pipe open (and never read it), so writing to it can
    never raise SIGPIPE, whatever the child does. */
 
-#define MCP__RBUF 65536                  /* bytes read at a time */
+#define MCP__RBUF 32768                  /* bytes read at a time */
+#define MCP__OUT_BATCH 16384             /* queued request bytes that are written at once */
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -4803,7 +4854,9 @@ static void mcp__cp_desc(mcp__cp *cp, const mcp_client_desc *in, mcp_client_desc
 
 static void mcp__enqueue(mcp_client *c, int kind, mcp_json_doc *doc, const char *text, size_t len)
 {
-    mcp__ev *e = (mcp__ev *)MCP_MALLOC(sizeof *e + len + 1, NULL);
+    mcp__ev *e;
+    if (doc) doc = mcp__json_trim(doc);
+    e = (mcp__ev *)MCP_MALLOC(sizeof *e + len + 1, NULL);
     if (!e) { mcp_json_free(doc); return; }          /* out of memory: the event is lost */
     e->next = NULL; e->kind = kind; e->doc = doc; e->len = len;
     if (len) memcpy(e + 1, text, len);
@@ -4875,8 +4928,15 @@ static void mcp__flush(mcp_client *c)
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         mcp__stdin_broken(c, r);
     }
-    if (s->out_off == s->out.len) s->out.len = s->out_off = 0;
-    else if (s->out_off >= s->out.len - s->out_off) {     /* amortised: move the rest down */
+    if (s->out_off == s->out.len) {
+        s->out.len = s->out_off = 0;
+        if (!c->w.len && c->w.cap <= s->out.cap) {      /* the text moved here (send_built): */
+            char *b = c->w.buf;                          /* the writer gets its buffer back, so */
+            size_t cap = c->w.cap;                       /* one buffer serves call after call */
+            c->w.buf = s->out.data; c->w.cap = s->out.cap;
+            s->out.data = b; s->out.cap = cap;
+        }
+    } else if (s->out_off >= s->out.len - s->out_off) {  /* amortised: move the rest down */
         memmove(s->out.data, s->out.data + s->out_off, s->out.len - s->out_off);
         s->out.len -= s->out_off; s->out_off = 0;
     }
@@ -4907,7 +4967,7 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_erro
         } else if (mcp_buf_append(&c->io.out, c->w.buf, c->w.len) != MCP_OK)
             return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
         c->stats.sent++;
-        if (flush) mcp__flush(c);
+        if (flush || c->io.out.len >= MCP__OUT_BATCH) mcp__flush(c);
         return MCP_OK;
     }
 #endif
@@ -5064,19 +5124,40 @@ static int mcp__is_late(const mcp_client *c, int64_t id)
     return 0;
 }
 
+/* Sets a call's outcome to an error with this sentence (formatted like printf). A call keeps
+   no mcp_error of its own: most calls succeed, and thousands may be in flight. If there is no
+   memory for the sentence, mcp_call_result says so in its place. */
+static void mcp__call_say(mcp_call *call, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+static void mcp__call_say(mcp_call *call, mcp_status st, const char *fmt, ...)
+{
+    char m[sizeof ((mcp_error *)0)->message];
+    va_list ap;
+    size_t n;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    n = strlen(m) + 1;
+    MCP_FREE(call->msg, NULL);
+    if ((call->msg = (char *)MCP_MALLOC(n, NULL)) != NULL) memcpy(call->msg, m, n);
+    call->status = st;
+}
+
+/* A call about to go again: no outcome yet. */
+static void mcp__call_clear(mcp_call *call)
+{
+    MCP_FREE(call->msg, NULL); call->msg = NULL;
+    call->rpc_code = 0; call->http_status = call->sys_errno = 0;
+}
+
 /* Ends a call in flight with an error; the message is formatted like printf. */
 static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
 static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
 {
     va_list ap;
     mcp_client *c = call->c;
-    long code = call->err.rpc_code;                      /* set by the caller beforehand */
-    int http = call->err.http_status, sys = call->err.sys_errno;
+    char text[sizeof ((mcp_error *)0)->message];
     if (call->status != MCP_AGAIN) return;
     if (c) { mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call); }
-    memset(&call->err, 0, sizeof call->err);
-    call->err.status = st;
-    call->err.rpc_code = code; call->err.http_status = http; call->err.sys_errno = sys;
     if (call->mrtr) {                                    /* answers still coming: not needed now */
         mcp__mrtr *m = call->mrtr;
         mcp_request *r;
@@ -5086,15 +5167,12 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
         mcp__mrtr_release(m);
     }
     va_start(ap, fmt);
-    vsnprintf(call->err.message, sizeof call->err.message, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (call->rf && st != MCP_ERR_CANCELLED) {           /* it failed while re-reading tools/list */
-        char was[sizeof call->err.message];
-        memcpy(was, call->err.message, sizeof was);
-        snprintf(call->err.message, sizeof call->err.message, "The tools/call got MCP error -32020 (its HTTP "
-                 "headers did not match), and reading tools/list again failed: %.380s", was);
-    }
-    call->status = st;
+    if (call->rf && st != MCP_ERR_CANCELLED)             /* it failed while re-reading tools/list */
+        mcp__call_say(call, st, "The tools/call got MCP error -32020 (its HTTP headers did not match), "
+                      "and reading tools/list again failed: %.380s", text);
+    else mcp__call_say(call, st, "%s", text);
 #ifndef MCP_NO_HTTP
     if (c && c->d.transport != MCP_STDIO) mcp__http_call_ended(c, call->id);   /* drop its stream */
 #endif
@@ -5243,7 +5321,7 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const 
     mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
     mcp_json_free(call->doc); call->doc = NULL;
     mcp_json_free(call->errdoc); call->errdoc = NULL;
-    memset(&call->err, 0, sizeof call->err);
+    mcp__call_clear(call);
     call->status = MCP_AGAIN; call->is_init = is_init;
     call->id = ++c->rpc.next_id;
     call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
@@ -5336,7 +5414,13 @@ MCPDEF mcp_status mcp_call_result(mcp_call *call, mcp_json_doc **result, mcp_err
     if (!call) return mcp__fail(err, MCP_ERR_INVALID, "mcp_call_result was given a NULL call.");
     if (call->status == MCP_AGAIN) return mcp__fail(err, MCP_AGAIN, "The request is still in flight.");
     if (call->status != MCP_OK) {
-        if (err) *err = call->err;
+        if (err) {
+            err->status = call->status; err->rpc_code = call->rpc_code;
+            err->http_status = call->http_status; err->sys_errno = call->sys_errno;
+            if (call->msg) snprintf(err->message, sizeof err->message, "%s", call->msg);
+            else snprintf(err->message, sizeof err->message, "The request failed (%s); there was no memory "
+                          "left for the message saying why.", mcp_status_str(call->status));
+        }
         return call->status;
     }
     if (result) { *result = call->doc; call->doc = NULL; }
@@ -5375,6 +5459,7 @@ MCPDEF void mcp_call_free(mcp_call *call)
     }
     mcp_json_free(call->doc);
     mcp_json_free(call->errdoc);
+    MCP_FREE(call->msg, NULL);
     MCP_FREE(call->own, NULL);
 #ifndef MCP_NO_HTTP
     mcp__refresh_free(call);
@@ -5587,7 +5672,7 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         mcp_json_free(call->errdoc);
         doc->root = *er;                                 /* kept: its data (supported versions...) */
         call->errdoc = doc;
-        call->err.rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
 #ifndef MCP_NO_HTTP
         if (mcp__refresh_begin(c, call)) return;
 #endif
@@ -6137,14 +6222,14 @@ static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, con
     mcp__x_free(x);
     if (kind == MCP__X_SSE_GET) {
         if (!c->http.have_post && (call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
-            call->err.sys_errno = sys;
+            call->sys_errno = sys;
             mcp__call_fail(call, st, "%s", msg);             /* still connecting: initialize says why */
         }
         mcp__transport_down(c, MCP_ERR_CLOSED, "%s", msg);
     } else if (kind == MCP__X_LISTEN) {
         mcp__log(c, "The GET event stream failed: %s", msg);
     } else if (id >= 0 && (call = mcp__rpc_find(&c->rpc, id)) != NULL) {
-        call->err.sys_errno = sys;
+        call->sys_errno = sys;
         mcp__call_fail(call, st, "%s", msg);
     } else if (kind == MCP__X_POST) {
         mcp__log(c, "A message could not be delivered to the server: %s", msg);
@@ -6346,11 +6431,11 @@ static void mcp__http_error_doc(mcp_call *call, const mcp__xfer *x, char *msg, s
     mcp_json_doc *d = x->in.len ? mcp_json_parse(x->in.data, x->in.len, NULL) : NULL;
     const mcp_json *er = mcp_json_get(mcp_json_root(d), "error");
     char rpc[380];
-    call->err.http_status = x->status;
+    call->http_status = x->status;
     if (mcp_json_int64(mcp_json_get(er, "code"), NULL)) {
         mcp__rpc_error_text(call, er, rpc, sizeof rpc);
         snprintf(msg, n, "HTTP %d: %.380s", x->status, rpc);
-        call->err.rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
         d->root = *er;
         mcp_json_free(call->errdoc);
         call->errdoc = d;
@@ -6509,7 +6594,7 @@ static void mcp__x_end(mcp_client *c, mcp__conn *k)
         if (!mcp__refresh_begin(c, call)) mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
     } else if (x->kind == MCP__X_SSE_GET) {
         if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
-            call->err.http_status = x->status;
+            call->http_status = x->status;
             mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
         }
         mcp__transport_down(c, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
@@ -6863,7 +6948,7 @@ static void mcp__refresh_free(mcp_call *call)
 static int mcp__refresh_begin(mcp_client *c, mcp_call *call)
 {
     mcp__refresh *rf;
-    if (!c->modern || c->d.transport != MCP_HTTP || call->refreshed || call->err.rpc_code != -32020 ||
+    if (!c->modern || c->d.transport != MCP_HTTP || call->refreshed || call->rpc_code != -32020 ||
         strcmp(call->method, "tools/call") || call->rounds ||   /* an input_required retry: its answers */
         !(rf = (mcp__refresh *)MCP_MALLOC(sizeof *rf, NULL)))     /* would be lost on the resend */
         return 0;
@@ -6941,7 +7026,7 @@ static void mcp__http_reinit_done(mcp_client *c, int ok)
         mcp__x_unlink(c, x);
         if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
             mcp__call_fail(call, MCP_ERR_HTTP, "HTTP 404: the session expired and a new one could not be started");
-            call->err.http_status = 404;
+            call->http_status = 404;
         }
         mcp__x_free(x);
     }
@@ -7243,7 +7328,7 @@ static void mcp__to_legacy(mcp_client *c, mcp_call *call)
 static void mcp__probe_finish(mcp_client *c, mcp_call *call)
 {
     int pinned = c->d.protocol_version != NULL, modern_err = 0, retried = call->rounds;
-    long code = call->err.rpc_code;
+    long code = call->rpc_code;
     const mcp_json *r = mcp_json_root(call->doc), *sv, *data;
     const char *v, *mine[2];
     const char *const *want;
@@ -7262,12 +7347,12 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
         mcp__list_text(sv, got, sizeof got);
         call->status = MCP_ERR_PROTOCOL;
-        mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server supports protocol versions %s, and this client %s.",
+        mcp__call_say(call, MCP_ERR_PROTOCOL, "The server supports protocol versions %s, and this client %s.",
                   got, pinned ? "was pinned to another" : "speaks none of them");
     } else if (call->status == MCP_OK) {
         if (!pinned) { mcp__to_legacy(c, call); return; }      /* not a DiscoverResult: legacy */
         call->status = MCP_ERR_PROTOCOL;
-        mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
+        mcp__call_say(call, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
                   "DiscoverResult: it does not speak protocol version %s.", c->d.protocol_version);
     } else if (code == -32022 && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
         modern_err = 1;                                  /* modern, another version: use its list */
@@ -7283,16 +7368,16 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
         mcp__list_text(sv, got, sizeof got);
         call->status = MCP_ERR_PROTOCOL;
-        mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
+        mcp__call_say(call, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
                   "(MCP error -32022).", pinned ? c->d.protocol_version : mcp__modern[0], got);
     } else if (mcp__modern_error(code) && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
         modern_err = 1;                                  /* modern, and the error stands */
-    } else if (call->status == MCP_ERR_HTTP && call->err.http_status == 404 && code == -32601) {
+    } else if (call->status == MCP_ERR_HTTP && call->http_status == 404 && code == -32601) {
         c->modern = 1;                                   /* modern, without server/discover */
         c->version = pinned ? c->d.protocol_version : mcp__modern[0];
         c->state = MCP__READY;
         mcp_json_free(call->doc); call->doc = NULL;
-        call->status = MCP_OK; memset(&call->err, 0, sizeof call->err);
+        mcp__call_clear(call); call->status = MCP_OK;
         return;
     } else if (!pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT ||
                            call->status == MCP_ERR_HTTP || call->status == MCP_ERR_PROTOCOL ||
@@ -7300,16 +7385,15 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         mcp__to_legacy(c, call);                         /* anything else: a legacy server */
         return;
     } else if (pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT)) {
-        char was[sizeof call->err.message];              /* the message is rewritten in place */
-        long rpc = call->err.rpc_code;
-        memcpy(was, call->err.message, sizeof was);
-        mcp__fail(&call->err, call->status, "The server does not speak protocol version %s: server/discover "
-                  "got %.300s", c->d.protocol_version, was);
-        call->err.rpc_code = rpc;
+        char *was = call->msg;                           /* the message is rewritten */
+        call->msg = NULL;
+        mcp__call_say(call, call->status, "The server does not speak protocol version %s: server/discover "
+                      "got %.300s", c->d.protocol_version, was ? was : "an error");
+        MCP_FREE(was, NULL);
     }
     (void)modern_err;
     if (call->status == MCP_ERR_CLOSED && c->exited)
-        mcp__fail(&call->err, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
+        mcp__call_say(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                   c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "the connect failed");
 }
@@ -7335,7 +7419,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         v = mcp_json_str(mcp_json_get(r, "protocolVersion"));
         if (!mcp__version_known(v) || (c->d.protocol_version && strcmp(v, want))) {
             call->status = MCP_ERR_PROTOCOL;
-            mcp__fail(&call->err, MCP_ERR_PROTOCOL, "The server answered initialize with protocol version "
+            mcp__call_say(call, MCP_ERR_PROTOCOL, "The server answered initialize with protocol version "
                       "\"%.40s\", but this client %s \"%s\"%s.", v ? v : "(none)",
                       c->d.protocol_version ? "was pinned to" : "asked for", want,
                       c->d.protocol_version ? "" : " and supports 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05");
@@ -7356,8 +7440,8 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
     /* Streamable HTTP refused (400, 404, 405 without a modern error): an HTTP+SSE server? */
     if (call->status == MCP_ERR_HTTP && c->d.transport == MCP_HTTP && !c->http.session &&
         (!c->d.protocol_version || !strcmp(c->d.protocol_version, "2024-11-05")) &&
-        (call->err.http_status == 400 || call->err.http_status == 404 || call->err.http_status == 405) &&
-        !mcp__modern_error(call->err.rpc_code) && !c->http.tried_sse) {
+        (call->http_status == 400 || call->http_status == 404 || call->http_status == 405) &&
+        !mcp__modern_error(call->rpc_code) && !c->http.tried_sse) {
         mcp__xfer *x;
         c->http.tried_sse = 1;
         c->d.transport = MCP_SSE;
@@ -7368,7 +7452,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
     }
 #endif
     if (call->status == MCP_ERR_CLOSED && c->exited)
-        mcp__fail(&call->err, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
+        mcp__call_say(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                   c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "initialize failed");
 }

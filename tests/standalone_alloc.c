@@ -15,12 +15,13 @@ typedef struct alloc_state {
     long total;       /* blocks ever handed out */
     long bad_free;    /* frees of pointers we did not hand out */
     long wrong_ctx;   /* a block freed or resized with another ctx than it was made with */
+    int move;         /* realloc always moves the block (and scribbles over the old one) */
 } alloc_state;
 
 static alloc_state g_null_ctx;   /* allocations made with ctx == NULL */
 
 /* Each block carries a header: a magic word and the state that owns it. */
-typedef union hdr { struct { unsigned long magic; alloc_state *owner; } h; double align_d;
+typedef union hdr { struct { unsigned long magic; alloc_state *owner; size_t size; } h; double align_d;
                     long double align_ld; void *align_p; } hdr;
 #define MAGIC 0x6d63702eUL
 
@@ -33,7 +34,7 @@ static void *t_malloc(size_t sz, void *ctx)
     if (++st->calls == st->fail_at) return NULL;
     h = (hdr *)malloc(sizeof(hdr) + sz);
     if (!h) return NULL;
-    h->h.magic = MAGIC; h->h.owner = st;
+    h->h.magic = MAGIC; h->h.owner = st; h->h.size = sz;
     st->live++; st->total++;
     return h + 1;
 }
@@ -59,8 +60,16 @@ static void *t_realloc(void *p, size_t sz, void *ctx)
     if (h->h.magic != MAGIC) { st->bad_free++; return NULL; }
     if (h->h.owner != st) st->wrong_ctx++;
     if (++st->calls == st->fail_at) return NULL;   /* the old block stays valid */
-    nh = (hdr *)realloc(h, sizeof(hdr) + sz);
-    if (!nh) return NULL;
+    if (st->move) {
+        nh = (hdr *)malloc(sizeof(hdr) + sz);
+        if (!nh) return NULL;
+        memcpy(nh, h, sizeof(hdr) + (sz < h->h.size ? sz : h->h.size));
+        memset(h, 0xA5, sizeof(hdr) + h->h.size);   /* whatever still points here reads junk */
+        free(h);
+    } else if (!(nh = (hdr *)realloc(h, sizeof(hdr) + sz))) {
+        return NULL;
+    }
+    nh->h.size = sz;
     return nh + 1;
 }
 
@@ -258,6 +267,78 @@ static void test_writer_failures(const char *text, size_t len)
     mcp_json_free(doc);
 }
 
+/* mcp__json_trim, which the client applies to every message it keeps: the document reads
+   the same whether realloc shrinks its block in place or moves it (every value then rebased);
+   a failing realloc leaves it as it was; deep documents are left alone. */
+static mcp_json_doc *trim_case(const char *text, size_t len, alloc_state *st, int result_root)
+{
+    mcp_json_opts opts;
+    mcp_json_doc *doc, *ref;
+    mcp_error err;
+    memset(&opts, 0, sizeof opts);
+    opts.alloc_ctx = st;
+    doc = mcp_json_parse_ex(text, len, &opts, &err);
+    ref = mcp_json_parse(text, len, NULL);
+    CHECKF(doc && ref, "trim: parse failed: %s", err.message);
+    if (!doc || !ref) { mcp_json_free(doc); mcp_json_free(ref); return NULL; }
+    if (result_root) {                      /* as the client does before keeping an answer */
+        doc->root = *mcp_json_get(mcp_json_root(doc), "result");
+        ref->root = *mcp_json_get(mcp_json_root(ref), "result");
+    }
+    doc = mcp__json_trim(doc);
+    CHECKF(mcp_json_equal(mcp_json_root(doc), mcp_json_root(ref)), "trim (move %d, fail_at %ld, %lu bytes) "
+           "changed the document", st->move, st->fail_at, (unsigned long)len);
+    mcp_json_free(ref);
+    return doc;
+}
+
+static void test_trim(void)
+{
+    alloc_state mine;
+    mcp_json_doc *doc;
+    char text[4096], deep[1200];
+    const char *str;
+    size_t n = 0, cap;
+    int i, move;
+    n += (size_t)sprintf(text, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\","
+                         "\"text\":\"line \\\"one\\\"\\n");
+    for (i = 0; i < 1500; i++) text[n++] = (char)('a' + i % 26);
+    n += (size_t)sprintf(text + n, "\"},{\"type\":\"text\",\"text\":\"\"}],\"isError\":false,\"n\":[1,2.5,-3e9,null,"
+                         "true,{},[]],\"k\":{\"\":\"empty key\"}}}");
+    for (move = 0; move < 2; move++) {
+        for (i = 0; i < 2; i++) {
+            reset(&mine); mine.move = move;
+            doc = trim_case(text, n, &mine, i);
+            if (!doc) continue;
+            cap = doc->blocks->cap;
+            CHECKF(cap < 2 * n && mine.calls == 2, "trim (move %d): the block holds %lu bytes for a %lu-byte "
+                   "text after %ld allocations", move, (unsigned long)cap, (unsigned long)n, mine.calls);
+            str = mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(i ? mcp_json_root(doc) :
+                  mcp_json_get(mcp_json_root(doc), "result"), "content"), 0), "text"));
+            CHECKF(str && strlen(str) == 11 + 1500 && !memcmp(str, "line \"one\"\nabc", 14) &&
+                   str[11 + 1499] == 'a' + 1499 % 26, "trim (move %d): the text reads wrong", move);
+            mcp_json_free(doc);
+            CHECKF(clean(&mine), "trim (move %d): live %ld bad %ld", move, mine.live, mine.bad_free);
+        }
+        reset(&mine); mine.move = move; mine.fail_at = 2;        /* the realloc fails */
+        doc = trim_case(text, n, &mine, 0);
+        mcp_json_free(doc);
+        CHECKF(clean(&mine), "trim with a failing realloc: live %ld bad %ld", mine.live, mine.bad_free);
+    }
+    /* nested deeper than the parser's inline frames: not trimmed (no realloc) */
+    n = 0;
+    for (i = 0; i < 40; i++) deep[n++] = '[';
+    n += (size_t)sprintf(deep + n, "\"");
+    for (i = 0; i < 600; i++) deep[n++] = 'x';
+    deep[n++] = '"';
+    for (i = 0; i < 40; i++) deep[n++] = ']';
+    reset(&mine); mine.move = 1;
+    doc = trim_case(deep, n, &mine, 0);
+    CHECKF(mine.calls == 1 + (mine.total > 1), "trim of a deep document reallocated (%ld calls)", mine.calls);
+    mcp_json_free(doc);
+    CHECK(clean(&mine));
+}
+
 int main(int argc, char **argv)
 {
     const char *data = argc > 1 ? argv[1] : "tests/data";
@@ -279,6 +360,7 @@ int main(int argc, char **argv)
         test_writer_failures(medium, len);
     }
     if (twitter) test_parse_failures("twitter.json", twitter, tlen, 1);
+    test_trim();
     reset(&g_null_ctx);
     free(medium);
     free(twitter);
