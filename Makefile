@@ -76,10 +76,18 @@ TEST_BINS += $(B)/tls_test
 endif
 endif
 HDRS       = mcp.h tests/test.h tests/http_srv.h
+# rpc_bench also measures the client's memory in a static musl build (an embedded program's
+# build), from build/rpc_bench_static, when musl-gcc is installed.
+MUSL_GCC  := $(shell command -v musl-gcc 2>/dev/null)
+ifneq ($(MUSL_GCC),)
+ifneq ($(SANITIZE),1)
+BENCH_STATIC = $(B)/rpc_bench_static
+endif
+endif
 
 .PHONY: all test demo asan valgrind check fuzz bench interop conformance clean help
 
-all: $(TEST_BINS) $(SERVERS) $(BENCH) $(EXAMPLES)
+all: $(TEST_BINS) $(SERVERS) $(BENCH) $(BENCH_STATIC) $(EXAMPLES)
 
 $(B)/impl.o: tests/impl.c mcp.h | $(B)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -116,6 +124,9 @@ $(filter-out $(B)/tls_openssl,$(EXAMPLES)): $(B)/%: examples/%.c mcp.h | $(B)
 
 $(BENCH): $(B)/%: bench/%.c mcp.h | $(B)
 	$(CC) $(CFLAGS) $(BENCH_CFLAGS) $< -o $@ $(LDFLAGS) $(BENCH_LIBS) -lm
+
+$(B)/rpc_bench_static: bench/rpc_bench.c mcp.h | $(B)
+	$(MUSL_GCC) -std=c99 $(WARN) -O2 -static $< -o $@ -lm
 
 $(B):
 	mkdir -p $@
@@ -181,7 +192,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: FAILED:$$failed"; exit 1; fi
 
-bench: $(BENCH)
+bench: $(BENCH) $(BENCH_STATIC)
 	@if [ -z "$(BENCH)" ]; then echo "bench: no benchmarks in bench/"; fi
 	@for b in $(BENCH); do echo "== $$b $(DATA) $(BENCH_ARGS)"; $$b "$(DATA)" $(BENCH_ARGS) || exit 1; done
 

@@ -758,6 +758,58 @@ static int rss_child(int idle)
     return 0;
 }
 
+/* The memory is measured in two builds of this program: the one running (gcc, glibc, dynamic)
+   and, when the Makefile found musl-gcc, build/rpc_bench_static (musl, static), the build of
+   an embedded or self-contained program. Most of the first one's RSS is glibc's and the
+   program's mapped pages before the client does anything (the idle row). */
+#define NBUILD 2
+#define STATIC_TWIN "rpc_bench_static"
+static const char *const build_name[NBUILD] = { "gcc, glibc, dynamic", "musl, static" };
+
+/* buf = the static build beside this program, if it is there */
+static int static_twin(char *buf, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash;
+    if (n <= 0) return 0;
+    self[n] = 0;
+    if (!(slash = strrchr(self, '/'))) return 0;
+    *slash = 0;
+    if ((size_t)snprintf(buf, cap, "%s/%s", self, STATIC_TWIN) >= cap) return 0;
+    return access(buf, X_OK) == 0;
+}
+
+static void memory_table(const char *build, int ok, long client[1 + NPAY][4], long idle[1 + NPAY][4])
+{
+    size_t p;
+    printf("  %-30s %12s %12s %12s %12s\n", build, "VmHWM KiB", "ru_maxrss", "RssAnon KiB", "lib heap KiB");
+    if (!ok) { printf("    could not measure (the child process failed)\n"); return; }
+    printf("    %-28s %12ld %12ld %12ld %12s\n", "idle (same program)", idle[NPAY][0], idle[NPAY][1], idle[NPAY][2], "-");
+    printf("    %-28s %12ld %12ld %12ld %12.1f\n", "client, sequential calls", client[0][0], client[0][1],
+           client[0][2], (double)client[0][3] / 1024.0);
+    for (p = 0; p < NPAY; p++) {
+        char what[40];
+        snprintf(what, sizeof what, "  + 64 in flight, %s", pay_name[p]);
+        printf("    %-28s %12ld %12ld %12ld %12.1f\n", what, client[1 + p][0], client[1 + p][1],
+               client[1 + p][2], (double)client[1 + p][3] / 1024.0);
+    }
+}
+
+static void memory_targets(const char *build, long client[1 + NPAY][4], long idle[1 + NPAY][4])
+{
+    size_t p;
+    printf("  %s: [%s] client peak RSS, sequential calls: %.2f MiB (target < 2 MiB; %.2f MiB above an idle "
+           "process)\n", client[0][0] < 2048 ? "MET    " : "NOT MET", build, (double)client[0][0] / 1024.0,
+           (double)(client[0][0] - idle[NPAY][0]) / 1024.0);
+    for (p = 0; p < NPAY; p++)
+        printf("  %s: [%s] client peak RSS, with 64 calls of %s in flight too: %.2f MiB (target < 2 MiB; %.2f MiB "
+               "above an idle process)%s\n", client[1 + p][0] < 2048 ? "MET    " : "NOT MET", build, pay_name[p],
+               (double)client[1 + p][0] / 1024.0, (double)(client[1 + p][0] - idle[NPAY][0]) / 1024.0,
+               pay_len[p] * INFLIGHT >= 512 * 1024 ? "\n           (64 requests and 64 answers of that size are about 2 MiB: "
+               "the caller's calls in flight, held until the server reads them and the caller takes them)" : "");
+}
+
 /* cpus: "--cpus=A,B" (the child on A, the server it spawns on B) or "" */
 static int run_rss_child(const char *self, int idle, const char *cpus, long out[1 + NPAY][4])
 {
@@ -914,8 +966,9 @@ int main(int argc, char **argv)
     char *args[NPAY];
     size_t p, n_seq, rounds, r, n_pipe;
     int i, q, np, idle = -1, rss_a = -1, rss_b = -1;
-    long rss_client[1 + NPAY][4], rss_idle[1 + NPAY][4];
-    int have_client, have_idle;
+    long rss[NBUILD][2][1 + NPAY][4];      /* per build: [0] the client, [1] idle */
+    int have[NBUILD], nbuild = 1;
+    char exe[NBUILD][4096];
     int pidfd_missing = -1;                /* raw poll's children: -1 all had a pidfd; else errno, 0: no pidfd_open */
     char pollwhat[160];
     mcp_client *c;
@@ -1042,34 +1095,22 @@ int main(int argc, char **argv)
     for (p = 0; p < NPAY; p++)
         printf("  %-8s %12.0f %12.0f %12.0f %15.2fx\n", pay_name[p], thr[p][0], thr[p][1], thr[p][2], thr[p][0] / thr[p][1]);
 
-    {   /* the memory child is forked on the client's CPU; with --cpus it spawns its server on the peer's */
-        const char *self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : argv[0];
-        placement_apply(&pl[0]);
-        if (pl[0].pinned) snprintf(cpus_arg, sizeof cpus_arg, "--cpus=%d,%d", pl[0].cpu_client, pl[0].cpu_peer);
-        have_client = run_rss_child(self, 0, cpus_arg, rss_client);
-        have_idle = run_rss_child(self, 1, cpus_arg, rss_idle);
-    }
-    printf("\nclient memory: a fresh process (this program exec'ed) that only connects and makes the\n"
-           "calls above (sequential and %d in flight, every payload)\n", INFLIGHT);
+    /* the memory child is forked on the client's CPU; with --cpus it spawns its server on the peer's */
+    snprintf(exe[0], sizeof exe[0], "%s", access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : argv[0]);
+    if (static_twin(exe[1], sizeof exe[1])) nbuild = 2;
+    placement_apply(&pl[0]);
+    if (pl[0].pinned) snprintf(cpus_arg, sizeof cpus_arg, "--cpus=%d,%d", pl[0].cpu_client, pl[0].cpu_peer);
+    for (i = 0; i < nbuild; i++)
+        have[i] = run_rss_child(exe[i], 0, cpus_arg, rss[i][0]) && run_rss_child(exe[i], 1, cpus_arg, rss[i][1]);
+    printf("\nclient memory: a fresh process that only connects and makes the calls above (sequential and\n"
+           "%d in flight, every payload), beside the same program exec'ed to do nothing\n", INFLIGHT);
     printf("[%s] %s\n", pl[0].name, pl[0].pinned && pl[0].cpu_client != pl[0].cpu_peer ?
            "the client on its CPU, its test server on the peers' CPU" : placement_what(&pl[0]));
-    if (have_client && have_idle) {
-        printf("  %-26s %12s %12s %12s %12s\n", "", "VmHWM KiB", "ru_maxrss", "RssAnon KiB", "lib heap KiB");
-        printf("  %-26s %12ld %12ld %12ld %12s\n", "idle (same program)", rss_idle[NPAY][0], rss_idle[NPAY][1], rss_idle[NPAY][2], "-");
-        printf("  %-26s %12ld %12ld %12ld %12.1f\n", "client, sequential calls", rss_client[0][0], rss_client[0][1],
-               rss_client[0][2], (double)rss_client[0][3] / 1024.0);
-        for (p = 0; p < NPAY; p++) {
-            char what[40];
-            snprintf(what, sizeof what, "  + 64 in flight, %s", pay_name[p]);
-            printf("  %-26s %12ld %12ld %12ld %12.1f\n", what, rss_client[1 + p][0], rss_client[1 + p][1],
-                   rss_client[1 + p][2], (double)rss_client[1 + p][3] / 1024.0);
-        }
-        printf("  (VmHWM: peak RSS of the exec'ed image; ru_maxrss: the same, but Linux also counts the forked\n"
-               "   copy of this benchmark before exec in it; RssAnon: anonymous memory at that moment; lib heap:\n"
-               "   the peak of the bytes the library held through MCP_MALLOC)\n");
-    } else {
-        printf("  could not measure (the child process failed)\n");
-    }
+    for (i = 0; i < nbuild; i++) memory_table(build_name[i], have[i], rss[i][0], rss[i][1]);
+    printf("  (VmHWM: peak RSS of the exec'ed image; ru_maxrss: the same, but Linux also counts the forked\n"
+           "   copy of this benchmark before exec in it; RssAnon: anonymous memory at that moment; lib heap:\n"
+           "   the peak of the bytes the library held through MCP_MALLOC)\n");
+    if (nbuild == 1) printf("  (no %s next to this program: musl-gcc was not there when it was built)\n", STATIC_TWIN);
 
     printf("\ntargets (issue 4)%s\n", quick ? " - a --quick run: indicative only" : "");
     for (q = 0; q < np; q++)
@@ -1081,16 +1122,8 @@ int main(int argc, char **argv)
             printf("           (raw poll, a raw client that always polls before reading, on %s: %.1f us; "
                    "mcp.h = %.2fx that)\n", pollwhat, pct_us(&sp[q][p], 0.5), pct_us(&sm[q][p], 0.5) / pct_us(&sp[q][p], 0.5));
         }
-    if (have_client) {
-        printf("  %s: client peak RSS, sequential calls: %.2f MiB (target < 2 MiB; %.2f MiB above an idle process)\n",
-               rss_client[0][0] < 2048 ? "MET    " : "NOT MET", (double)rss_client[0][0] / 1024.0,
-               have_idle ? (double)(rss_client[0][0] - rss_idle[NPAY][0]) / 1024.0 : 0.0);
-        for (p = 0; p < NPAY; p++)
-            printf("  %s: client peak RSS, with 64 calls of %s in flight too: %.2f MiB (target < 2 MiB; %.2f MiB "
-                   "above an idle process)\n", rss_client[1 + p][0] < 2048 ? "MET    " : "NOT MET", pay_name[p],
-                   (double)rss_client[1 + p][0] / 1024.0,
-                   have_idle ? (double)(rss_client[1 + p][0] - rss_idle[NPAY][0]) / 1024.0 : 0.0);
-    }
+    for (i = 0; i < nbuild; i++)
+        if (have[i]) memory_targets(build_name[i], rss[i][0], rss[i][1]);
     for (p = 0; p < NPAY; p++) {
         free(x[p].init_req); free(x[p].initialized); free(x[p].call_req); free(x[p].call_resp);
         free(args[p]);
