@@ -4391,7 +4391,7 @@ static void mcp__call_due(mcp_call *call)
    keep a read end of the child's stdin pipe open (and never read it), so writing to it can
    never raise SIGPIPE, whatever the child does. */
 
-#define MCP__RBUF 32768                  /* bytes read at a time */
+#define MCP__RBUF 32768                  /* bytes read at a time (a 16 KB answer in one read) */
 #define MCP__OUT_BATCH 16384             /* queued request bytes that are written at once */
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -4929,10 +4929,12 @@ static void mcp__flush(mcp_client *c)
         mcp__stdin_broken(c, r);
     }
     if (s->out_off == s->out.len) {
+        /* The text moved here from the writer (send_built); the writer gets the buffer back,
+           so call after call one buffer serves (and stays in the cache), not two. */
         s->out.len = s->out_off = 0;
-        if (!c->w.len && c->w.cap <= s->out.cap) {      /* the text moved here (send_built): */
-            char *b = c->w.buf;                          /* the writer gets its buffer back, so */
-            size_t cap = c->w.cap;                       /* one buffer serves call after call */
+        if (!c->w.len && c->w.cap <= s->out.cap) {
+            char *b = c->w.buf;
+            size_t cap = c->w.cap;
             c->w.buf = s->out.data; c->w.cap = s->out.cap;
             s->out.data = b; s->out.cap = cap;
         }
@@ -4944,7 +4946,9 @@ static void mcp__flush(mcp_client *c)
 #endif
 
 /* Queues the message built in c->w, plus the newline that frames it. Requests wait for the
-   next poll, which writes everything queued at once; other messages go out now (flush). */
+   next poll, which writes everything queued at once, unless MCP__OUT_BATCH bytes wait already
+   (a burst of calls then costs a write per 16 KB, not a buffer the size of the burst); other
+   messages go out now (flush). */
 static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_error *err)
 {
     if (c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
