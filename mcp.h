@@ -132,6 +132,8 @@
    | timeout_ms         | 30000   | per request, initialize included; < 0: none               |
    | connect_timeout_ms | 10000   | HTTP: TCP connect and TLS handshake                       |
    | close_timeout_ms   | 2000    | stdio close: each wait, before SIGTERM and before SIGKILL |
+   | max_queued         | 64 MiB  | stdio: request bytes the server has not read yet; beyond, |
+   |                    |         | new requests fail with MCP_ERR_LIMIT                      |
 
    and a call may set its own (mcp_call_opts, section 12).
 
@@ -864,6 +866,10 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
     const mcp_tls *tls;                  /* https:// needs it */
     int http_listen;                     /* Streamable HTTP: also open the GET event stream */
     int connect_timeout_ms;              /* HTTP: TCP connect and TLS handshake; 0: 10000 */
+    size_t max_queued;                   /* stdio: bytes of requests the server has not read
+                                            yet; past it new requests fail (MCP_ERR_LIMIT), as
+                                            a server that stopped reading would make them wait
+                                            for ever; 0: 64 MiB */
 } mcp_client_desc;
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
@@ -4393,6 +4399,7 @@ static void mcp__call_due(mcp_call *call)
 
 #define MCP__RBUF 32768                  /* bytes read at a time (a 16 KB answer in one read) */
 #define MCP__OUT_BATCH 16384             /* queued request bytes that are written at once */
+#define MCP__OUT_MAX ((size_t)64 << 20)  /* mcp_client_desc.max_queued by default */
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -4961,7 +4968,12 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_erro
     c->w.buf[c->w.len++] = '\n';
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO) {
+        size_t waiting = c->io.out.len - c->io.out_off, most = c->d.max_queued ? c->d.max_queued : MCP__OUT_MAX;
         if (c->io.in_fd < 0) return mcp__fail_closed(err);
+        if (!flush && waiting > most)                    /* a request (others are small: they go) */
+            return mcp__fail(err, MCP_ERR_LIMIT, "The server has not read the last %lu bytes of requests sent to it "
+                             "(is it still reading its standard input?), so this request was not sent; the limit "
+                             "is mcp_client_desc.max_queued (%lu bytes).", (unsigned long)waiting, (unsigned long)most);
         if (!c->io.out.len) {                          /* nothing queued: the text moves, not a copy */
             char *b = c->io.out.data;
             size_t cap = c->io.out.cap;

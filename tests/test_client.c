@@ -1923,6 +1923,35 @@ static void t_pipes(void)
         free(huge);
     }
     CHECK(s.logs == 0 && s.closes == 0);
+    mcp_client_free(c);
+
+    /* requests the server does not read are capped (desc.max_queued): a request larger than
+       the cap still goes when nothing waits; behind it, the next one is refused */
+    desc_for(&d, &s, NULL);
+    d.timeout_ms = 300;
+    d.max_queued = 100000;
+    c = open_client(&d);
+    st = tool(c, "close_stdin", NULL, big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    {
+        size_t bn = 300000;
+        char *huge = (char *)malloc(bn + 16);
+        mcp_call *next;
+        memcpy(huge, "{\"x\":\"", 6); memset(huge + 6, 'y', bn); memcpy(huge + 6 + bn, "\"}", 3);
+        call = mcp_client_send_tool(c, "echo", huge, NULL, &err);
+        CHECK(call != NULL);
+        next = mcp_client_send_tool(c, "echo", "{}", NULL, &err);
+        CHECK(next == NULL);
+        EQST(err.status, MCP_ERR_LIMIT, err);
+        CHECKF(strstr(err.message, "The server has not read the last ") &&
+               strstr(err.message, "is it still reading its standard input?") &&
+               strstr(err.message, "mcp_client_desc.max_queued (100000 bytes)"), "message: %s", err.message);
+        mcp_call_free(next);
+        CHECK(mcp_call_wait(call, 5000) == MCP_ERR_TIMEOUT);   /* the one that went waits as before */
+        mcp_call_free(call);
+        free(huge);
+    }
+    CHECK(s.logs == 0 && s.closes == 0);
     t0 = mcp_time_ms();
     mcp_client_free(c);                 /* stdin EOF means nothing to it: SIGTERM after 200 ms */
     el = mcp_time_ms() - t0;
