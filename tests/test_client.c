@@ -23,7 +23,7 @@
    initialize, with a grandchild holding its stdout); pipes (stdin closed by the server: no
    SIGPIPE, the call times out; stdout closed; a server that stops reading and floods); close (in-flight calls,
    on_close once, SIGTERM, SIGKILL, grandchildren, from a callback); spawn errors, env, cwd,
-   PATH, sh -c; blocking calls from callbacks; a bad line ending a full 64 KiB read (last: under
+   PATH, sh -c; blocking calls from callbacks; a bad line ending a full read (last: under
    AddressSanitizer a read past the buffer stops the program there).
 
    Usage: test_client [DATA_DIR [SERVER]]   SERVER: the test server binary; default: env
@@ -2397,7 +2397,7 @@ static void t_nested(void)
     g_end(&g);
 }
 
-/* ---- 16. a bad line at the very end of a full 64 KiB read ---------------------------------- */
+/* ---- 16. a bad line at the very end of a full read (64 KiB: two of mcp.h's 32 KiB reads) ---- */
 /* Last on purpose: a read past the line (and past the read buffer) shows up as junk in the log
    message here, and under AddressSanitizer stops the program. */
 

@@ -926,7 +926,8 @@ static void tool_garbage(const char *id)
     answer_text(id, "garbage sent");
 }
 
-/* Exactly 64 KiB in one write: a notification, then a bad line whose newline is the last byte. */
+/* Exactly 64 KiB in one write: a notification, then a bad line whose newline is the last byte
+   (of the last of the client's reads, whether it reads 16, 32 or 64 KiB at a time). */
 static void tool_edge(const char *id)
 {
     static char buf[65536];
