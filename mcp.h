@@ -5143,19 +5143,36 @@ static int mcp__is_late(const mcp_client *c, int64_t id)
 /* Sets a call's outcome to an error with this sentence (formatted like printf). A call keeps
    no mcp_error of its own: most calls succeed, and thousands may be in flight. If there is no
    memory for the sentence, mcp_call_result says so in its place. */
-static void mcp__call_say(mcp_call *call, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
-static void mcp__call_say(mcp_call *call, mcp_status st, const char *fmt, ...)
+static void mcp__call_vsay(mcp_call *call, mcp_status st, const char *fmt, va_list ap)
 {
     char m[sizeof ((mcp_error *)0)->message];
-    va_list ap;
     size_t n;
-    va_start(ap, fmt);
     vsnprintf(m, sizeof m, fmt, ap);
-    va_end(ap);
     n = strlen(m) + 1;
     MCP_FREE(call->msg, NULL);
     if ((call->msg = (char *)MCP_MALLOC(n, NULL)) != NULL) memcpy(call->msg, m, n);
     call->status = st;
+}
+
+/* The details (rpc_code, http_status, sys_errno) stay: set before, they belong to this error. */
+static void mcp__call_say(mcp_call *call, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+static void mcp__call_say(mcp_call *call, mcp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mcp__call_vsay(call, st, fmt, ap);
+    va_end(ap);
+}
+
+/* The connect's own verdict on a finished call: a new error, without the old one's details. */
+static void mcp__call_restate(mcp_call *call, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+static void mcp__call_restate(mcp_call *call, mcp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    call->rpc_code = 0; call->http_status = call->sys_errno = 0;
+    va_start(ap, fmt);
+    mcp__call_vsay(call, st, fmt, ap);
+    va_end(ap);
 }
 
 /* A call about to go again: no outcome yet. */
@@ -5323,6 +5340,7 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const 
     char *own;
     size_t ml, pl;
     int64_t now = mcp_time_ms();
+    call->status = MCP_AGAIN; call->is_init = is_init;  /* so a failure below ends it properly */
     if (method) {
         ml = strlen(method); pl = params ? strlen(params) : 0;
         if (!(own = (char *)MCP_MALLOC(ml + pl + 2, NULL))) {
@@ -5338,7 +5356,6 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const 
     mcp_json_free(call->doc); call->doc = NULL;
     mcp_json_free(call->errdoc); call->errdoc = NULL;
     mcp__call_clear(call);
-    call->status = MCP_AGAIN; call->is_init = is_init;
     call->id = ++c->rpc.next_id;
     call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
     mcp__call_due(call);
@@ -7355,7 +7372,11 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         if ((v = mcp__pick_version(sv, want)) != NULL) {
             c->modern = 1;                               /* a modern server: no handshake */
             c->version = mcp__modern_known(v) ? v : c->d.protocol_version;
-            if (mcp__build_meta(c, c->version) != MCP_OK) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory connecting."); return; }
+            if (mcp__build_meta(c, c->version) != MCP_OK) {      /* the call is over: restated */
+                mcp__call_restate(call, MCP_ERR_NOMEM, "Out of memory connecting.");
+                if (!c->dead) mcp__transport_down(c, MCP_ERR_NOMEM, "the connect failed");
+                return;
+            }
             c->init = call->doc; call->doc = NULL;
             c->state = MCP__READY;
             return;
@@ -7363,12 +7384,12 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
         mcp__list_text(sv, got, sizeof got);
         call->status = MCP_ERR_PROTOCOL;
-        mcp__call_say(call, MCP_ERR_PROTOCOL, "The server supports protocol versions %s, and this client %s.",
+        mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server supports protocol versions %s, and this client %s.",
                   got, pinned ? "was pinned to another" : "speaks none of them");
     } else if (call->status == MCP_OK) {
         if (!pinned) { mcp__to_legacy(c, call); return; }      /* not a DiscoverResult: legacy */
         call->status = MCP_ERR_PROTOCOL;
-        mcp__call_say(call, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
+        mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
                   "DiscoverResult: it does not speak protocol version %s.", c->d.protocol_version);
     } else if (code == -32022 && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
         modern_err = 1;                                  /* modern, another version: use its list */
@@ -7384,7 +7405,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
         mcp__list_text(sv, got, sizeof got);
         call->status = MCP_ERR_PROTOCOL;
-        mcp__call_say(call, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
+        mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
                   "(MCP error -32022).", pinned ? c->d.protocol_version : mcp__modern[0], got);
     } else if (mcp__modern_error(code) && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
         modern_err = 1;                                  /* modern, and the error stands */
@@ -7402,14 +7423,16 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         return;
     } else if (pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT)) {
         char *was = call->msg;                           /* the message is rewritten */
+        long rpc = call->rpc_code;
         call->msg = NULL;
-        mcp__call_say(call, call->status, "The server does not speak protocol version %s: server/discover "
-                      "got %.300s", c->d.protocol_version, was ? was : "an error");
+        mcp__call_restate(call, call->status, "The server does not speak protocol version %s: server/discover "
+                          "got %.300s", c->d.protocol_version, was ? was : "an error");
+        call->rpc_code = rpc;
         MCP_FREE(was, NULL);
     }
     (void)modern_err;
     if (call->status == MCP_ERR_CLOSED && c->exited)
-        mcp__call_say(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
+        mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                   c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "the connect failed");
 }
@@ -7435,7 +7458,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         v = mcp_json_str(mcp_json_get(r, "protocolVersion"));
         if (!mcp__version_known(v) || (c->d.protocol_version && strcmp(v, want))) {
             call->status = MCP_ERR_PROTOCOL;
-            mcp__call_say(call, MCP_ERR_PROTOCOL, "The server answered initialize with protocol version "
+            mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server answered initialize with protocol version "
                       "\"%.40s\", but this client %s \"%s\"%s.", v ? v : "(none)",
                       c->d.protocol_version ? "was pinned to" : "asked for", want,
                       c->d.protocol_version ? "" : " and supports 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05");
@@ -7468,7 +7491,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
     }
 #endif
     if (call->status == MCP_ERR_CLOSED && c->exited)
-        mcp__call_say(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
+        mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                   c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "initialize failed");
 }
