@@ -469,6 +469,8 @@ static void t_detect_32022(void)
             c = fail_client(&d, MCP_ERR_PROTOCOL, &err);
             EQS(err.message, "The server does not support protocol version 2026-07-28; it supports 2027-03-01 "
                              "(MCP error -32022).");
+            CHECKF(err.http_status == 0 && err.rpc_code == 0, "a protocol error of the connect's own carries "
+                   "http_status %d, rpc_code %ld (the 400 and the -32022 are in its message)", err.http_status, err.rpc_code);
             log_line(&v, line, sizeof line);
             EQS(line, "POST /mcp server/discover 400");              /* no initialize, no GET */
             CHECK(s.closes == 1);
