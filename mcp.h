@@ -5188,7 +5188,6 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
 {
     va_list ap;
     mcp_client *c = call->c;
-    char text[sizeof ((mcp_error *)0)->message];
     if (call->status != MCP_AGAIN) return;
     if (c) { mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call); }
     if (call->mrtr) {                                    /* answers still coming: not needed now */
@@ -5200,12 +5199,15 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
         mcp__mrtr_release(m);
     }
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mcp__call_vsay(call, st, fmt, ap);
     va_end(ap);
-    if (call->rf && st != MCP_ERR_CANCELLED)             /* it failed while re-reading tools/list */
+    if (call->rf && st != MCP_ERR_CANCELLED && call->msg) {   /* it failed re-reading tools/list */
+        char *was = call->msg;
+        call->msg = NULL;
         mcp__call_say(call, st, "The tools/call got MCP error -32020 (its HTTP headers did not match), "
-                      "and reading tools/list again failed: %.380s", text);
-    else mcp__call_say(call, st, "%s", text);
+                      "and reading tools/list again failed: %.380s", was);
+        MCP_FREE(was, NULL);
+    }
 #ifndef MCP_NO_HTTP
     if (c && c->d.transport != MCP_STDIO) mcp__http_call_ended(c, call->id);   /* drop its stream */
 #endif
@@ -7383,14 +7385,12 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         }
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
         mcp__list_text(sv, got, sizeof got);
-        call->status = MCP_ERR_PROTOCOL;
         mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server supports protocol versions %s, and this client %s.",
-                  got, pinned ? "was pinned to another" : "speaks none of them");
+                          got, pinned ? "was pinned to another" : "speaks none of them");
     } else if (call->status == MCP_OK) {
         if (!pinned) { mcp__to_legacy(c, call); return; }      /* not a DiscoverResult: legacy */
-        call->status = MCP_ERR_PROTOCOL;
         mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
-                  "DiscoverResult: it does not speak protocol version %s.", c->d.protocol_version);
+                          "DiscoverResult: it does not speak protocol version %s.", c->d.protocol_version);
     } else if (code == -32022 && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
         modern_err = 1;                                  /* modern, another version: use its list */
         data = mcp_json_get(mcp_json_root(call->errdoc), "data");
@@ -7404,9 +7404,8 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         }
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
         mcp__list_text(sv, got, sizeof got);
-        call->status = MCP_ERR_PROTOCOL;
         mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
-                  "(MCP error -32022).", pinned ? c->d.protocol_version : mcp__modern[0], got);
+                          "(MCP error -32022).", pinned ? c->d.protocol_version : mcp__modern[0], got);
     } else if (mcp__modern_error(code) && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
         modern_err = 1;                                  /* modern, and the error stands */
     } else if (call->status == MCP_ERR_HTTP && call->http_status == 404 && code == -32601) {
@@ -7433,7 +7432,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
     (void)modern_err;
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
-                  c->quote[0] ? ": " : "", c->quote);
+                          c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "the connect failed");
 }
 
@@ -7457,11 +7456,10 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         r = mcp_json_root(call->doc);
         v = mcp_json_str(mcp_json_get(r, "protocolVersion"));
         if (!mcp__version_known(v) || (c->d.protocol_version && strcmp(v, want))) {
-            call->status = MCP_ERR_PROTOCOL;
             mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server answered initialize with protocol version "
-                      "\"%.40s\", but this client %s \"%s\"%s.", v ? v : "(none)",
-                      c->d.protocol_version ? "was pinned to" : "asked for", want,
-                      c->d.protocol_version ? "" : " and supports 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05");
+                              "\"%.40s\", but this client %s \"%s\"%s.", v ? v : "(none)",
+                              c->d.protocol_version ? "was pinned to" : "asked for", want,
+                              c->d.protocol_version ? "" : " and supports 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05");
             mcp_json_free(call->doc); call->doc = NULL;
             mcp__transport_down(c, MCP_ERR_PROTOCOL, "unsupported protocol version");
             return;
@@ -7492,7 +7490,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
 #endif
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
-                  c->quote[0] ? ": " : "", c->quote);
+                          c->quote[0] ? ": " : "", c->quote);
     if (!c->dead) mcp__transport_down(c, call->status, "initialize failed");
 }
 
