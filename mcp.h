@@ -252,7 +252,10 @@
    - Numbers: an integer literal that fits in int64 is kept exactly (mcp_json_int64); every
      other number is the correctly rounded double (round-half-even), computed without strtod
      and so independent of the process locale. A number too large for a double (1e400) is
-     refused with MCP_ERR_PARSE, because it could not be written back. The writer prints
+     refused with MCP_ERR_PARSE, because it could not be written back. mcp_json_int64 also
+     answers 1 for a double that is exactly a whole number within int64 (1e18, 2.0), and 0
+     for one rounded from another literal (-9223372036854775809, 9007199254740993e0; the
+     double stays as it is). The writer prints
      doubles in the shortest-or-nearly form that reads back to the same bits, always with a '.'
      or an exponent, so they stay doubles.
    - Objects keep their members in order, duplicates included; mcp_json_get() returns the
@@ -1216,9 +1219,9 @@ static double mcp__bitsd(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
 
 /* A value is 16 bytes. Arrays and objects point at their children, stored contiguously in
    the document's arena; an object's children alternate key (a string value), value. */
-enum { MCP__NUM_INT = 1, MCP__STR_PLAIN = 2 };
+enum { MCP__NUM_INT = 1, MCP__STR_PLAIN = 2, MCP__NUM_INEXACT = 4 };
 struct mcp_json {
-    unsigned char type, flags;   /* mcp_json_type; MCP__NUM_INT when u.i holds the number,
+    unsigned char type, flags;   /* mcp_json_type; MCP__NUM_INT when u.i holds the number (MCP__NUM_INEXACT: a whole double rounded from another literal),
                                     MCP__STR_PLAIN when the string needs no escaping */
     uint32_t len;                /* string bytes, array items, object members */
     union { double d; int64_t i; const char *s; const mcp_json *kids; } u;
@@ -2420,6 +2423,20 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
     return p + 1;
 }
 
+/* Whether the literal mant x 10^e10 (with more nonzero digits when trunc) is exactly the
+   whole number d, for 2^53 <= |d| <= 2^63, the only range where mcp_json_int64 needs to know:
+   a literal that needed more than 19 digits has a nonzero digit past any integer of 19. */
+static int mcp__num_exact(uint64_t mant, int64_t e10, int trunc, double d)
+{
+    uint64_t u;
+    double a = d < 0 ? -d : d;
+    if (trunc || a > 9223372036854775808.0 || a != (double)(uint64_t)a) return 0;
+    u = (uint64_t)a;
+    for (; e10 > 0; e10--) { if (mant > UINT64_MAX / 10) return 0; mant *= 10; }
+    for (; e10 < 0; e10++) { if (mant % 10) return 0; mant /= 10; }
+    return mant == u;
+}
+
 static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned char *p, mcp_json *v)
 {
     const unsigned char *s = p, *end = ps->end;
@@ -2470,22 +2487,24 @@ static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned ch
     if (!trunc && mant <= ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
         d = (double)mant;
         d = e10 < 0 ? d / mcp__pow10_exact[-e10] : d * mcp__pow10_exact[e10];
-        v->u.d = neg ? -d : d;
-        return p;
-    }
+        d = neg ? -d : d;
+    } else
 #endif
     if (e10 >= -348 && e10 <= 347 && mcp__eisel_lemire(mant, (int)e10, &bits) &&
         (!trunc || (mcp__eisel_lemire(mant + 1, (int)e10, &b2) && b2 == bits))) {
-        v->u.d = mcp__bitsd(bits | (neg ? (uint64_t)1 << 63 : 0));
-        return p;
-    }
-    if (!mcp__slow_double((const char *)s, (const char *)p, &bits)) {
+        d = mcp__bitsd(bits | (neg ? (uint64_t)1 << 63 : 0));
+    } else if (mcp__slow_double((const char *)s, (const char *)p, &bits)) {
+        d = mcp__bitsd(bits);
+    } else {
         mcp__perr(ps, MCP_ERR_PARSE, s, "the number %.*s%s is too large for a double",
                   (int)(p - s > 40 ? 40 : p - s), (const char *)s, p - s > 40 ? "..." : "");
         return NULL;
     }
-    v->u.d = mcp__bitsd(bits);
-    (void)d;
+    v->u.d = d;
+    /* From 2^53 on, a double that is a whole number may be the rounding of another literal
+       (-9223372036854775809 becomes -2^63): mcp_json_int64 must not call that exact. */
+    if (MCP__UNLIKELY(d >= 9007199254740992.0 || d <= -9007199254740992.0) && !mcp__num_exact(mant, e10, trunc, d))
+        v->flags = MCP__NUM_INEXACT;
     return p;
 }
 
@@ -2835,7 +2854,7 @@ MCPDEF int mcp_json_int64(const mcp_json *v, int64_t *out)
     int64_t i;
     if (!v || v->type != MCP_JSON_NUMBER) return 0;
     if (v->flags & MCP__NUM_INT) i = v->u.i;
-    else if (v->u.d >= -9223372036854775808.0 && v->u.d < 9223372036854775808.0 &&
+    else if (!(v->flags & MCP__NUM_INEXACT) && v->u.d >= -9223372036854775808.0 && v->u.d < 9223372036854775808.0 &&
              v->u.d == (double)(int64_t)v->u.d) i = (int64_t)v->u.d;
     else return 0;
     if (out) *out = i;

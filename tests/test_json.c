@@ -830,7 +830,7 @@ static void test_number_cases(void)
     NUM_BITS("9223372036854775807.0", 0x43E0000000000000u);
     CHECK(int64_of("9223372036854775808", &i64) == 0);
     CHECK(int64_of("18446744073709551616", &i64) == 0);
-    CHECK(int64_of("-9223372036854775809", &i64) == 1 && i64 == INT64_MIN);  /* the double is -2^63 exactly */
+    i64 = 7; CHECK(int64_of("-9223372036854775809", &i64) == 0 && i64 == 7);  /* the double -2^63 is not the literal */
     {
         mcp_json_doc *d = parse_s("9223372036854775808", NULL);
         char *t = mcp_json_dump(mcp_json_root(d), 0, NULL);
@@ -844,7 +844,7 @@ static void test_number_cases(void)
     i64 = 7; CHECK(int64_of("1e2", &i64) == 1 && i64 == 100);
     i64 = 7; CHECK(int64_of("-0.0", &i64) == 1 && i64 == 0);
     i64 = 7; CHECK(int64_of("1e18", &i64) == 1 && i64 == 1000000000000000000);
-    i64 = 7; CHECK(int64_of("9007199254740993.0", &i64) == 1 && i64 == 9007199254740992);
+    i64 = 7; CHECK(int64_of("9007199254740993.0", &i64) == 0 && i64 == 7);   /* rounded to 2^53 */
     i64 = 7; CHECK(int64_of("9223372036854774784.0", &i64) == 1 && i64 == 9223372036854774784);
     i64 = 7; CHECK(int64_of("-9223372036854775808.0", &i64) == 1 && i64 == INT64_MIN);
     i64 = 7; CHECK(int64_of("1e300", &i64) == 0 && i64 == 7);
