@@ -45,6 +45,8 @@ done
 for pkg in server core; do
     [ -f "$here/node_modules/@modelcontextprotocol/$pkg/dist/index.mjs" ] || entries_ok=0
 done
+# the MCP Inspector CLI, which tests/interop/compare.sh measures mcpc against
+[ -f "$here/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js" ] || entries_ok=0
 if [ "$want" != "$have" ] || [ "$entries_ok" -ne 1 ]; then
     echo "interop: npm ci (node_modules missing or stale)"
     (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
@@ -53,7 +55,7 @@ else
     echo "interop: node_modules is up to date with package-lock.json"
 fi
 (cd "$here" && node -e '
-    for (const p of ["server-everything", "server-filesystem", "server-memory", "server", "core"]) {
+    for (const p of ["server-everything", "server-filesystem", "server-memory", "server", "core", "inspector"]) {
         const j = require("./node_modules/@modelcontextprotocol/" + p + "/package.json");
         console.log("interop: " + j.name + " " + j.version);
     }')
