@@ -299,10 +299,22 @@
        desc.transport = MCP_HTTP;
        desc.url = "http://127.0.0.1:3000/mcp";
        desc.headers = headers;            // "Name: value", sent with every request
-       desc.http_listen = 1;              // also open the GET stream (optional)
 
    https:// needs desc.tls, a TLS hook (section 13). There is no OAuth flow: put a token in
    desc.headers.
+
+   Messages the server sends on its own (log messages, list_changed and resource updates,
+   its requests) reach on_notification and on_request while the program polls: blocking
+   calls poll, and between calls an idle program calls mcp_client_poll (or watches
+   mcp_client_pollfds). Where they arrive: stdio, the server's stdout; Streamable HTTP
+   before 2026-07-28, the GET event stream, which the client opens after the handshake (a
+   server that answers it 405 offers none: nothing is said; desc.http_listen = -1 never
+   opens it), and the SSE answers of POSTs; HTTP+SSE, its event stream; 2026-07-28, only
+   during a request (its _meta logLevel) and on mcp_client_listen streams.
+
+   A URL given as MCP_HTTP whose POST initialize is answered 400, 404 or 405 (without a
+   2026-07-28 error) is tried as HTTP+SSE, the 2024-11-05 transport, at the same URL:
+   mcp_client_transport(c, &why) then returns MCP_SSE and why says "POST answered 404".
 
    Also in the description: client_name and client_version (default "mcp.h" and the library's
    version), protocol_version (section 14), the timeouts and max_message (section 3), the
@@ -310,8 +322,11 @@
 
    After connecting: mcp_client_protocol_version (the negotiated version),
    mcp_client_server_info ({"name", "version", ...}), mcp_client_server_capabilities and
-   mcp_client_instructions (NULL if none). mcp_client_close ends the connection (calls in
-   flight fail with "Transport closed"); mcp_client_free closes and frees.
+   mcp_client_instructions (NULL if none), mcp_client_transport (the transport in use).
+   mcp_client_close ends the connection (calls in flight fail with "Transport closed"), with
+   the waits described above; mcp_client_close_now ends it without them, for a server being
+   abandoned after a timeout or Ctrl-C (stdio: SIGTERM to the group at once); mcp_client_free
+   closes (politely, unless already closed) and frees.
 
    =============================================================================================
    10. CALLS
@@ -409,7 +424,7 @@
    (MCP_HTTP)              notifications; the session id and MCP-Protocol-Version sent after
                            the handshake; an SSE answer cut short is resumed with Last-Event-ID
                            (honouring retry:, bounded attempts); a 404 on a session means
-                           initialize again, once; the optional GET stream (405: not offered);
+                           initialize again, once; the GET stream (405: not offered);
                            keep-alive connections reused; DELETE on close. HTTP/1.1 only.
    HTTP+SSE (MCP_SSE)      the 2024-11-05 transport: a GET event stream whose "endpoint" event
                            names where to POST (same origin only).
@@ -434,7 +449,10 @@
    2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05: the era with an initialize handshake.
 
    desc.protocol_version NULL (the default): connect asks server/discover first, and waits
-   at most 3 s for it. A DiscoverResult means the stateless era (an error only a 2026-07-28
+   at most 3 s for it (half the timeout when timeout_ms is under 6 s): a 2025-era server
+   that ignores it costs that wait once per connect, a server that answers "Method not
+   found" costs one round trip. The probe, initialize and a fallback share the connect's
+   timeout_ms: a silent server fails the connect after timeout_ms in all. A DiscoverResult means the stateless era (an error only a 2026-07-28
    server gives fails the connect with it); -32022 listing 2025-era versions only, any other
    error, or silence, means initialize as before, offering 2025-11-25 and accepting any of
    the four. A version set there is the only one used:
@@ -867,7 +885,9 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
     size_t max_message;                  /* bytes of one message; 0: 16 MiB */
     int close_timeout_ms;                /* stdio close: each wait; 0: 2000 */
     const mcp_tls *tls;                  /* https:// needs it */
-    int http_listen;                     /* Streamable HTTP: also open the GET event stream */
+    int http_listen;                     /* Streamable HTTP, before 2026-07-28: the GET event
+                                            stream, for messages the server sends on its own;
+                                            0: open (dropped silently on 405), -1: never */
     int connect_timeout_ms;              /* HTTP: TCP connect and TLS handshake; 0: 10000 */
     size_t max_queued;                   /* stdio: bytes of requests the server has not read
                                             yet; past it new requests fail (MCP_ERR_LIMIT), as
@@ -882,6 +902,10 @@ MCPAPI mcp_status  mcp_client_request(mcp_client *c, const char *method, const c
 MCPAPI mcp_status  mcp_client_notify(mcp_client *c, const char *method, const char *params_json,
                                      mcp_error *err);
 MCPAPI mcp_status  mcp_client_close(mcp_client *c);   /* graceful; in-flight calls fail "Transport closed" */
+/* Closes without the polite waits, for a server being abandoned (after a timeout, Ctrl-C):
+   stdio sends SIGTERM to the server's group at once (SIGKILL after close_timeout_ms, then
+   reaps); HTTP neither waits for what was queued nor DELETEs the session. */
+MCPAPI mcp_status  mcp_client_close_now(mcp_client *c);
 MCPAPI void        mcp_client_free(mcp_client *c);    /* closes first if needed; calls not yet
                            freed stay valid (failed, detached): mcp_call_free them; requests from
                            the server not yet answered are freed. Never from its own callbacks. */
@@ -891,6 +915,9 @@ MCPAPI const char     *mcp_client_protocol_version(const mcp_client *c);
 MCPAPI const mcp_json *mcp_client_server_info(const mcp_client *c);          /* {name, version, ...} */
 MCPAPI const mcp_json *mcp_client_server_capabilities(const mcp_client *c);
 MCPAPI const char     *mcp_client_instructions(const mcp_client *c);         /* NULL if none */
+/* The transport in use: MCP_SSE after a URL given as MCP_HTTP fell back to HTTP+SSE, and then
+   *fallback (when not NULL) says why, e.g. "POST answered 404"; else *fallback is NULL. */
+MCPAPI mcp_transport_kind mcp_client_transport(const mcp_client *c, const char **fallback);
 
 /* Typed calls, blocking. Each returns the "result" object as a document (mcp_json_free it).
    Lists follow nextCursor to the end and return every item in one array. A method whose
@@ -4719,6 +4746,7 @@ struct mcp__xfer {
 typedef struct mcp__http {
     mcp_http_url url, post;              /* the endpoint; HTTP+SSE: where to POST */
     int have_post, listen_off, listen_attempts, reiniting, closing, tried_sse;
+    char fallback[40];                   /* why MCP_HTTP became MCP_SSE: "POST answered 404" */
     struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
     char *session;                       /* Mcp-Session-Id */
     unsigned sgen;                       /* counts the sessions, so a late 404 is told apart */
@@ -4816,6 +4844,8 @@ struct mcp_client {
     mcp_error why;                       /* why the transport closed */
     int64_t late[32]; unsigned nlate;    /* calls given up on: their answers are expected noise */
     int user_closed, exited;            /* exited: the transport ended because the server did */
+    int close_now;                      /* mcp_client_close_now: no polite waits */
+    int64_t connect_at;                 /* when the connect began: its steps share one timeout */
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
     int64_t init_id;                     /* the initialize request */
@@ -5558,6 +5588,17 @@ static mcp_status mcp__wait_take(mcp_call *call, mcp_json_doc **result, mcp_erro
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
 
+/* The TypeScript SDK's servers put "MCP error -32602: " in the message itself; the sentence
+   says it once. */
+static const char *mcp__rpc_unprefixed(const char *msg, long code)
+{
+    char head[40];
+    int n = snprintf(head, sizeof head, "MCP error %ld:", code);
+    if (n <= 0 || strncmp(msg, head, (size_t)n)) return msg;
+    for (msg += n; *msg == ' '; msg++) {}
+    return msg;
+}
+
 /* The sentence for a JSON-RPC error: "MCP error <code>: <message>", with what the codes of
    2026-07-28 (and a resource not found) mean spelled out. */
 static void mcp__rpc_error_text(const mcp_call *call, const mcp_json *er, char *out, size_t n)
@@ -5568,6 +5609,7 @@ static void mcp__rpc_error_text(const mcp_call *call, const mcp_json *er, char *
     char list[200];
     size_t i, k = 0;
     if (!msg) msg = "";
+    msg = mcp__rpc_unprefixed(msg, code);
     if (code == -32022) {
         mcp__list_text(mcp_json_get(data, "supported"), list, sizeof list);
         snprintf(out, n, "MCP error -32022: the server does not support protocol version %.40s; it supports "
@@ -6120,10 +6162,10 @@ static void mcp__stdio_shutdown(mcp_client *c)
 {
     mcp__stdio *s = &c->io;
     int ms = c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000;
-    mcp__flush(c);                                     /* best effort: what is queued, if it fits */
+    if (!c->close_now) mcp__flush(c);                  /* best effort: what is queued, if it fits */
     mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold);
     if (s->pid > 0) {
-        if (!mcp__stdio_wait_exit(c, s, ms)) {
+        if (!mcp__stdio_wait_exit(c, s, c->close_now ? 0 : ms)) {
             s->signalled = 1;
             mcp__stdio_signal(s, SIGTERM);
             if (!mcp__stdio_wait_exit(c, s, ms)) {
@@ -7127,7 +7169,7 @@ static int mcp__http_settled(const mcp_client *c)
 static void mcp__http_listen(mcp_client *c)
 {
     mcp__xfer *x;
-    if (!c->d.http_listen || c->d.transport != MCP_HTTP || c->http.listen_off || c->http.listener || c->modern) return;
+    if (c->d.http_listen < 0 || c->d.transport != MCP_HTTP || c->http.listen_off || c->http.listener || c->modern) return;
     if ((x = mcp__x_new(c, MCP__X_LISTEN, -1)) != NULL) { c->http.listener = x; mcp__x_start(c, x); }
 }
 
@@ -7263,8 +7305,10 @@ static void mcp__http_shutdown(mcp_client *c)
         if (!(x->kind == MCP__X_POST && x->id < 0) && x->kind != MCP__X_SSE_GET) { mcp__x_drop(c, x, 0); mcp__x_free(x); }
     }
     c->http.closing = 1; c->dead = 0;
+    if (c->close_now) end = 0;                            /* mcp_client_close_now: no DELETE either */
     while (mcp__http_busy(c, 0) && mcp_time_ms() < end) mcp__http_io(c, (int)(end - mcp_time_ms()));
-    if (c->http.session && c->d.transport == MCP_HTTP && c->http.ai && (x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL) {
+    if (!c->close_now && c->http.session && c->d.transport == MCP_HTTP && c->http.ai &&
+        (x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL) {
         mcp__x_start(c, x);
         while (mcp__http_busy(c, 1) && mcp_time_ms() < end) mcp__http_io(c, (int)(end - mcp_time_ms()));
     }
@@ -7372,10 +7416,22 @@ static void mcp__list_text(const mcp_json *list, char *out, size_t n)
 static int mcp__modern_error(long code) { return code == -32020 || code == -32021 || code == -32022; }
 
 /* The connect falls back to the legacy handshake: the same call, now an initialize. */
+/* The connect's steps (the probe, initialize, a fallback) share the connect's timeout: a
+   silent server is reported after timeout_ms in all, not after the probe's wait on top. */
+static void mcp__connect_deadline(mcp_client *c, mcp_call *call)
+{
+    int64_t end = c->connect_at + call->timeout_ms;
+    if (call->status != MCP_AGAIN || call->timeout_ms <= 0 || call->deadline <= end) return;
+    call->deadline = end;
+    mcp__call_due(call);
+    mcp__heap_update(&c->rpc, call);
+}
+
 static void mcp__to_legacy(mcp_client *c, mcp_call *call)
 {
     call->timeout_ms = c->d.timeout_ms ? c->d.timeout_ms : 30000;
     mcp__call_reissue(c, call, 1, "initialize", c->init_params, NULL, NULL);
+    mcp__connect_deadline(c, call);
 }
 
 /* The answer to the server/discover probe decides the era (2026-07-28 versioning rules). */
@@ -7419,6 +7475,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
             call->rounds = 1;
             call->timeout_ms = c->d.timeout_ms ? c->d.timeout_ms : 30000;
             mcp__call_reissue(c, call, 3, NULL, NULL, NULL, NULL);
+            mcp__connect_deadline(c, call);
             return;
         }
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
@@ -7501,8 +7558,10 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         mcp__xfer *x;
         c->http.tried_sse = 1;
         c->d.transport = MCP_SSE;
+        snprintf(c->http.fallback, sizeof c->http.fallback, "POST answered %d", call->http_status);
         while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
         mcp__call_reissue(c, call, 1, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
+        mcp__connect_deadline(c, call);
         if ((x = mcp__x_new(c, MCP__X_SSE_GET, -1)) != NULL) mcp__x_start(c, x);
         return;
     }
@@ -7594,6 +7653,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     }
 #endif
     c->state = MCP__CONNECTING;
+    c->connect_at = mcp_time_ms();
     pv = c->d.protocol_version;
     mcp_jw_init(&w, 0);                                  /* initialize's params, for a legacy server */
     mcp_jw_obj_begin(&w);
@@ -7613,7 +7673,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
            error) from a legacy one (any other error, or silence for a short while) */
         memset(&probe, 0, sizeof probe);
         tmo = c->d.timeout_ms ? c->d.timeout_ms : 30000;
-        probe.timeout_ms = !pv && (tmo < 0 || tmo > 3000) ? 3000 : tmo;
+        probe.timeout_ms = pv ? tmo : tmo < 0 ? 3000 : tmo / 2 < 3000 ? tmo / 2 + 1 : 3000;
         call = mcp__build_meta(c, pv ? pv : mcp__modern[0]) == MCP_OK
              ? mcp__start(c, "server/discover", NULL, 0, 0, &probe, 3, err) : NULL;
         if (!call && err->status == MCP_OK) mcp__fail(err, MCP_ERR_NOMEM, "Out of memory connecting.");
@@ -7757,6 +7817,13 @@ MCPDEF mcp_status mcp_client_close(mcp_client *c)
     if (!c->dead) { c->user_closed = 1; mcp__transport_down(c, MCP_ERR_CLOSED, "%s", ""); }
     mcp__dispatch(c);
     return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_client_close_now(mcp_client *c)
+{
+    if (!c) return MCP_ERR_INVALID;
+    c->close_now = 1;
+    return mcp_client_close(c);
 }
 
 MCPDEF void mcp_client_free(mcp_client *c)
@@ -7917,6 +7984,16 @@ MCPDEF void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out)
 }
 
 MCPDEF const char *mcp_client_protocol_version(const mcp_client *c) { return c ? c->version : NULL; }
+
+MCPDEF mcp_transport_kind mcp_client_transport(const mcp_client *c, const char **fallback)
+{
+    if (fallback) *fallback = NULL;
+    if (!c) return MCP_STDIO;
+#ifndef MCP_NO_HTTP
+    if (fallback && c->http.fallback[0]) *fallback = c->http.fallback;
+#endif
+    return c->d.transport;
+}
 MCPDEF const mcp_json *mcp_client_server_info(const mcp_client *c)
 {
     if (c && c->modern)                                  /* server/discover: in _meta */
@@ -8041,7 +8118,7 @@ MCPDEF mcp_call *mcp_client_listen(mcp_client *c, const char *notifications_json
     if (mcp__can_send(c, "subscriptions/listen", err) != MCP_OK) return NULL;
     if (!c->modern) {
         mcp__fail(err, MCP_ERR_INVALID, "subscriptions/listen exists in protocol version 2026-07-28 only; this "
-                  "connection speaks %s: use mcp_client_subscribe (and desc.http_listen) instead.", c->version);
+                  "connection speaks %s: use mcp_client_subscribe (and the GET stream) instead.", c->version);
         return NULL;
     }
     if (opts) o = *opts; else memset(&o, 0, sizeof o);

@@ -255,6 +255,7 @@ static void desc_for(mcp_client_desc *d, seen *s, mcp_transport_kind kind, const
     d->on_request = cb_request;
     d->capabilities = MCP_CAP_ROOTS | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION;
     d->timeout_ms = (int)LATE(5000);
+    d->http_listen = -1;         /* the GET stream only where a test asks for it (t_listen: the default) */
 }
 
 static mcp_client *open_client(const mcp_client_desc *d)
@@ -1004,9 +1005,19 @@ static void t_listen(void)
     const char *noget[] = { "X-Test-Mode: noget", NULL };
     int i;
     g_begin(&g, "GET listener, 405");
+    /* http_listen -1: no GET stream at all */
     srv_reset(&S);
     desc_for(&d, &s, MCP_HTTP, &S, NULL);
-    d.http_listen = 1;
+    c = open_client(&d);
+    st = tool(c, "echo", "{\"n\":1}", big, sizeof big, &err);
+    EQST(st, MCP_OK, err);
+    mcp_client_poll(c, 50);
+    mcp_client_free(c);
+    CHECK(log_find(&S, "method", "GET", 0, NULL, 0) == 0);
+    /* the default (0): the client opens it after the handshake */
+    srv_reset(&S);
+    desc_for(&d, &s, MCP_HTTP, &S, NULL);
+    d.http_listen = 0;
     c = open_client(&d);
     st = mcp_client_ping(c, &err);
     EQST(st, MCP_OK, err);

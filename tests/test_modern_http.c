@@ -291,6 +291,7 @@ static void desc_for(mcp_client_desc *d, seen *s, const char *url, const char *c
     d->on_request = cb_request;
     d->capabilities = MCP_CAP_ROOTS | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION;
     d->timeout_ms = (int)LATE(5000);
+    d->http_listen = -1;         /* the GET stream only where a test asks for it (t_listen: the default) */
     d->client_name = "modern-test";
     d->client_version = "7.0";
 }
@@ -1620,7 +1621,7 @@ static void t_listen(void)
     EQST(err.status, MCP_ERR_INVALID, err);
     CHECK(!strncmp(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only", 62));
     EQS(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only; this connection speaks "
-                     "2025-11-25: use mcp_client_subscribe (and desc.http_listen) instead.");
+                     "2025-11-25: use mcp_client_subscribe (and the GET stream) instead.");
     if (a) mcp_call_free(a);
     EQL(log_find(&S, "rpc", "subscriptions/listen", 0, NULL, 0), 0);    /* nothing was sent */
     mcp_client_free(c);

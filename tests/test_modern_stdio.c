@@ -507,13 +507,13 @@ static void t_detect_silent(void)
     char m[512];
     int i;
     g_begin(&g, "detect: legacy, silent on the probe");
-    {   /* timeout 700 ms: the probe waits min(700, 3000) */
+    {   /* timeout 700 ms: the probe waits half of it (under 6 s), inside the connect's 700 */
         const char *args[] = { "--probe=silent", NULL };
         desc_for(&d, &s, args);
         d.timeout_ms = 700;
         c = connect_timed(&d, &st, &ms, &err);
         EQST(st, MCP_OK, err);
-        CHECKF(ms >= 695 && ms < 700 + LATE(400), "connect took %lld ms, want about 700", (long long)ms);
+        CHECKF(ms >= 345 && ms < 351 + LATE(400), "connect took %lld ms, want about 351", (long long)ms);
         EQS(mcp_client_protocol_version(c), "2025-11-25");
         reqs = server_requests(c);
         EQS(methods_of(mcp_json_root(reqs), m, sizeof m), "server/discover initialize tools/call");
@@ -541,6 +541,18 @@ static void t_detect_silent(void)
         EQS(big, "{\"after\":\"silence\"}");
         mcp_client_free(c);
     }
+    {   /* silent to everything: the probe counts inside the connect's timeout, so the connect
+           fails after 1000 ms in all (it took 2000: the probe's 1000, then initialize's 1000) */
+        const char *args[] = { "--probe=silent", "--init=never", NULL };
+        desc_for(&d, &s, args);
+        d.timeout_ms = 1000;
+        c = connect_timed(&d, &st, &ms, &err);
+        EQST(st, MCP_ERR_TIMEOUT, err);
+        CHECKF(ms >= 990 && ms < 1000 + LATE(400), "a silent server failed the connect after %lld ms, want about 1000",
+               (long long)ms);
+        EQS(err.message, "Request timeout after 1000ms");
+        mcp_client_free(c);
+    }
     {   /* no timeout at all (< 0): the probe still gives up after 3000 ms */
         const char *args[] = { "--probe=silent", NULL };
         desc_for(&d, &s, args);
@@ -557,7 +569,7 @@ static void t_detect_silent(void)
         d.timeout_ms = 300;
         c = connect_timed(&d, &st, &ms, &err);
         EQST(st, MCP_OK, err);
-        CHECKF(ms >= 295 && ms < 300 + LATE(250), "connect took %lld ms, want about 300", (long long)ms);
+        CHECKF(ms >= 145 && ms < 151 + LATE(250), "connect took %lld ms, want about 151", (long long)ms);
         EQS(mcp_client_protocol_version(c), "2025-11-25");
         for (i = 0; i < 100; i++) {
             mcp_client_get_stats(c, &stats);
@@ -2186,7 +2198,7 @@ static void t_listen(void)
     CHECKF(!strncmp(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only",
                     strlen("subscriptions/listen exists in protocol version 2026-07-28 only")), "message: %s", err.message);
     EQS(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only; this connection speaks "
-                     "2025-11-25: use mcp_client_subscribe (and desc.http_listen) instead.");
+                     "2025-11-25: use mcp_client_subscribe (and the GET stream) instead.");
     mcp_client_get_stats(c, &s1);
     EQI(s1.sent - s0.sent, 0);
     mcp_call_free(a);
