@@ -572,6 +572,14 @@ static void t_typed(void)
     EQST(st, MCP_ERR_RPC, err);
     CHECK(doc == NULL && err.rpc_code == -32602);
     EQS(err.message, "MCP error -32602: Unknown tool: nosuch");
+    /* a message that already says "MCP error -32602:" (the TypeScript SDK's servers): once */
+    st = mcp_client_call_tool(c, "error", "{\"code\":-32602,\"message\":\"MCP error -32602: Invalid arguments "
+                              "for tool add\"}", &doc, &err);
+    EQST(st, MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Invalid arguments for tool add");
+    st = mcp_client_call_tool(c, "error", "{\"code\":-32603,\"message\":\"MCP error -32602: not this code\"}",
+                              &doc, &err);
+    EQS(err.message, "MCP error -32603: MCP error -32602: not this code");   /* another code: kept */
 
     /* the caller's own mistakes: nothing is sent */
     mcp_client_get_stats(c, &s0);
@@ -2162,6 +2170,32 @@ static void t_close(void)
         CHECK(pid > 0 && pid_gone(pid, 0));
         CHECK(s.closes == 1);
         EQS(s.why.message, "the client closed the connection");
+    }
+    {   /* mcp_client_close_now: SIGTERM at once, without the wait for the EOF to be seen */
+        const char *a[] = { "--ignore-eof", arg, NULL };
+        const char *why = "unset";
+        desc_for(&d, &s, a);
+        d.close_timeout_ms = 1500;
+        c = open_client(&d);
+        CHECK(mcp_client_transport(c, &why) == MCP_STDIO && why == NULL);
+        pid = server_pid(c);
+        t0 = mcp_time_ms();
+        CHECK(mcp_client_close_now(c) == MCP_OK);
+        el = mcp_time_ms() - t0;
+        CHECKF(el < LATE(700), "close_now of an EOF-ignoring server took %lld ms (the polite close: 1500)",
+               (long long)el);
+        txt = read_file(path);
+        EQS(txt, "SIGTERM\n");
+        free(txt);
+        unlink(path);
+        CHECK(pid > 0 && pid_gone(pid, 0));
+        CHECK(s.closes == 1);
+        EQS(s.why.message, "the client closed the connection");
+        st = mcp_client_ping(c, &err);
+        EQST(st, MCP_ERR_CLOSED, err);
+        mcp_client_free(c);                              /* already closed: nothing more to wait for */
+        CHECK(s.closes == 1);
+        CHECK(mcp_client_close_now(NULL) == MCP_ERR_INVALID);
     }
     {   /* ... one that also ignores SIGTERM is SIGKILLed */
         const char *a[] = { "--ignore-eof", "--ignore-term", NULL };

@@ -340,6 +340,10 @@ static void t_detect_modern(void)
     d.http_listen = 1;                                   /* asked for, but 2026-07-28 has none */
     c = open_client(&d);
     EQS(mcp_client_protocol_version(c), "2026-07-28");
+    {
+        const char *why = "unset";
+        CHECK(mcp_client_transport(c, &why) == MCP_HTTP && why == NULL);
+    }
     EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "http_server");
     EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "version")), "2.0.0");
     EQS(mcp_client_instructions(c), "Stateless 2026-07-28, with misbehaviours on demand.");
@@ -427,6 +431,12 @@ static void t_detect_sse(void)
     desc_for(&d, &s, S.url, hdrs);
     c = open_client(&d);
     EQS(mcp_client_protocol_version(c), "2025-11-25");
+    {
+        const char *why = "unset";
+        CHECK(mcp_client_transport(c, &why) == MCP_SSE);
+        EQS(why, "POST answered 405");
+        CHECK(mcp_client_transport(c, NULL) == MCP_SSE);
+    }
     st = tool(c, "echo", "{\"z\":3}", big, sizeof big, &err);
     EQST(st, MCP_OK, err);
     EQS(big, "{\"z\":3}");
@@ -443,6 +453,11 @@ static void t_detect_sse(void)
     desc_for(&d, &s, S.sse_url, NULL);
     c = open_client(&d);
     EQS(mcp_client_protocol_version(c), "2025-11-25");
+    {
+        const char *why = NULL;
+        CHECK(mcp_client_transport(c, &why) == MCP_SSE);
+        EQS(why, "POST answered 404");
+    }
     st = tool(c, "echo", "{}", big, sizeof big, &err);
     EQST(st, MCP_OK, err);
     log_line(&S, line, sizeof line);
