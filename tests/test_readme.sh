@@ -12,6 +12,19 @@
 # and as C++ (CXX, CXXFLAGS), runs each with "$BUILD/demo_server" as its argument (the quick
 # start is an MCP client; `make` builds the demo server) and compares what it prints with the
 # expected output, byte for byte.
+# Then it checks that what README.md says elsewhere is still true of the code:
+#   - every mcp_* and MCP_* name it uses exists in mcp.h (a name ending in _ is a prefix);
+#   - every desc.FIELD is a member of mcp_client_desc, every o.FIELD one of mcp_call_opts;
+#   - every `make TARGET` it names is a target of the Makefile;
+#   - every examples/, tests/ and bench/ path it names exists;
+#   - every option in the mcpc usage block (the ```text block after "## mcpc") appears in
+#     `$BUILD/mcpc --help`, and every line of its ```sh blocks that runs
+#     `build/mcpc build/demo_server ...` succeeds (run with $BUILD's mcpc and demo server);
+#   - the figures it gives for the header ("N lines, N bytes" in What it costs) are within
+#     10% of `wc -l mcp.h` and `wc -c mcp.h`, and the number of test programs it gives
+#     ("(N programs and scripts") is what `make test` runs: tests/test_*.c, standalone_*.c,
+#     test_*.cpp twice, tls_test.c (built where OpenSSL's headers are; README.md gives the
+#     count with it) and tests/test_*.sh.
 # Run from the repository root (make test does). Environment: CC CXX CFLAGS CXXFLAGS LDFLAGS
 # BUILD. Prints "N passed, N failed" last.
 set -uo pipefail
@@ -108,6 +121,102 @@ if [ -s "$out/header_output.txt" ]; then
     else bad "the output shown in mcp.h's section 2 differs from README.md's:"
          diff "$out/header_output.txt" "$out/expected.txt" >&2
     fi
+fi
+
+# ---- the rest of README.md against the code ------------------------------------------------
+
+# mcp_* and MCP_* names: each must occur in mcp.h as a whole word (a prefix: at a word start)
+missing=""
+for id in $(grep -oE '\b(mcp|MCP)_[A-Za-z0-9_]*' README.md | sort -u); do
+    case $id in
+    *_) grep -qE "(^|[^A-Za-z0-9_])$id" mcp.h || missing="$missing $id" ;;
+    *)  grep -qw -- "$id" mcp.h || missing="$missing $id" ;;
+    esac
+done
+if [ -z "$missing" ]; then ok; else bad "README.md names what mcp.h does not have:$missing"; fi
+
+# desc.FIELD and o.FIELD: members of mcp_client_desc and mcp_call_opts
+struct_body() {   # $1: the struct's name
+    awk -v n="$1" '$0 ~ "typedef struct " n " *[{]" { on = 1 } on { print } on && $0 ~ "^} *" n ";" { exit }' mcp.h
+}
+check_fields() {   # $1: prefix in README.md, $2: struct name
+    local body miss="" f
+    body=$(struct_body "$2" | sed 's,/\*[^*]*\*/,,g; s,/\*.*,,')
+    if [ -z "$body" ]; then bad "mcp.h has no typedef struct $2"; return; fi
+    for f in $(grep -oE "(^|[^A-Za-z0-9_.>])$1\.[a-z_]+" README.md | sed "s/.*$1\.//" | sort -u); do
+        grep -qw -- "$f" <<<"$body" || miss="$miss $1.$f"
+    done
+    if [ -z "$miss" ]; then ok; else bad "README.md uses fields $2 does not have:$miss"; fi
+}
+check_fields desc mcp_client_desc
+check_fields o mcp_call_opts
+
+# `make TARGET`: a target of the Makefile
+missing=""
+for t in $(grep -oE '`make [a-z][a-z-]*' README.md | sed 's/`make //' | sort -u); do
+    grep -qE "^$t:|^\.PHONY:.* $t( |$)" Makefile || missing="$missing $t"
+done
+if [ -z "$missing" ]; then ok; else bad "README.md names make targets the Makefile does not have:$missing"; fi
+
+# paths in the repository
+missing=""
+for p in $(grep -oE '\b(examples|tests|bench)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' README.md | sort -u); do
+    [ -e "$p" ] || missing="$missing $p"
+done
+if [ -z "$missing" ]; then ok; else bad "README.md names files that do not exist:$missing"; fi
+
+# mcpc: the usage block's options are in --help, the sh lines against the demo server succeed
+mcpc=$build/mcpc
+usage=$(awk '/^## mcpc/ { on = 1; next } on && /^## / { exit }
+             on && /^```text/ { inb = 1; next } inb && /^```/ { exit } inb { print }' README.md)
+if [ -z "$usage" ]; then bad "no \`\`\`text block (mcpc's usage) under '## mcpc' in README.md"
+elif [ ! -x "$mcpc" ]; then bad "$mcpc is missing (make builds it); README.md's mcpc lines need it"
+else
+    help=$("$mcpc" --help 2>&1)
+    missing=""
+    for o in $(grep -oE '(^|[ ,(])--?[A-Za-z][A-Za-z-]*' <<<"$usage" | sed 's/^[ ,(]//' | sort -u); do
+        grep -qe "$o\b" <<<"$help" || missing="$missing $o"
+    done
+    if [ -z "$missing" ]; then ok; else bad "README.md's mcpc usage names options mcpc --help does not:$missing"; fi
+    n=0
+    while IFS= read -r line; do
+        n=$((n + 1))
+        rest=${line#build/mcpc }
+        # split into words as a shell would, quotes included (the line is README.md's own text)
+        if eval "set -- $rest" 2>/dev/null; then
+            args=()
+            for a in "$@"; do
+                if [ "$a" = build/demo_server ]; then args+=("$build/demo_server"); else args+=("$a"); fi
+            done
+            if timeout 20 "$mcpc" "${args[@]}" </dev/null >"$out/mcpc.$n.out" 2>&1; then ok
+            else bad "README.md's '$line' failed (exit $?):"; cat "$out/mcpc.$n.out" >&2
+            fi
+        else bad "README.md's '$line' is not a shell command line"
+        fi
+    done < <(awk '/^```sh/ { on = 1; next } on && /^```/ { on = 0 } on' README.md |
+             sed 's/[[:space:]]*#.*$//' | grep -E '^build/mcpc( .*)? build/demo_server( |$)')
+    [ "$n" -gt 0 ] || bad "README.md's \`\`\`sh blocks have no 'build/mcpc ... build/demo_server' line to run"
+fi
+
+# figures: the header's size, the number of test programs
+lines=$(wc -l <mcp.h) bytes=$(wc -c <mcp.h)
+said=$(grep -oE '[0-9,]+ lines, [0-9,]+ bytes' README.md | head -n 1 | tr -d ,)
+if [ -z "$said" ]; then bad "README.md gives no 'N lines, N bytes' for mcp.h"
+else
+    sl=${said%% lines*} sb=${said#* lines }; sb=${sb%% bytes}
+    if awk -v a="$sl" -v b="$lines" -v c="$sb" -v d="$bytes" \
+        'BEGIN { exit !(a >= 0.9 * b && a <= 1.1 * b && c >= 0.9 * d && c <= 1.1 * d) }'
+    then ok
+    else bad "README.md says mcp.h is $sl lines, $sb bytes; it is $lines lines, $bytes bytes (wc)"
+    fi
+fi
+count() { local n=0 f; for f in "$@"; do [ -e "$f" ] && n=$((n + 1)); done; echo "$n"; }
+ntests=$(( $(count tests/test_*.c) + $(count tests/standalone_*.c) + 2 * $(count tests/test_*.cpp) \
+         + $(count tests/test_*.sh) ))
+[ -f tests/tls_test.c ] && ntests=$((ntests + 1))   # built where OpenSSL's headers are
+said=$(grep -oE '\(([0-9]+) programs and scripts' README.md | head -n 1 | tr -dc 0-9)
+if [ "$said" = "$ntests" ]; then ok
+else bad "README.md says make test runs '${said:-?}' programs and scripts; it runs $ntests here"
 fi
 
 echo "$pass passed, $fail failed"
