@@ -893,6 +893,10 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
                                             yet; past it new requests fail (MCP_ERR_LIMIT), as
                                             a server that stopped reading would make them wait
                                             for ever; 0: 64 MiB */
+    int max_connections;                 /* HTTP: connections carrying requests at once; more
+                                            requests wait their turn, in order, their timeouts
+                                            running; 0: 16. Long-lived streams (the GET stream,
+                                            HTTP+SSE's, mcp_client_listen's) have 8 of their own */
 } mcp_client_desc;
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
@@ -4711,12 +4715,14 @@ static void mcp__stdio_signal(mcp__stdio *s, int sig)
    blocks: the first connect pays it once, later ones reuse the answer. */
 
 enum { MCP__X_POST = 1, MCP__X_LISTEN, MCP__X_RESUME, MCP__X_SSE_GET, MCP__X_DELETE };
+#define MCP__HTTP_CONNECTIONS 16         /* desc.max_connections' default */
+#define MCP__HTTP_STREAMS 8              /* long-lived streams at once: GET, HTTP+SSE, listen */
 enum { MCP__K_CONNECT = 1, MCP__K_WRITE, MCP__K_READ, MCP__K_IDLE };
 
 typedef struct mcp__xfer mcp__xfer;
 
 typedef struct mcp__conn {
-    int fd, state, reused, ai_next, want_write, want_read, pending;
+    int fd, state, reused, want_write, want_read, pending;
     void *tls;                           /* the TLS hook's session, or NULL */
     mcp__xfer *x;                        /* the exchange on it; NULL when idle */
     mcp_http_resp resp;
@@ -4735,6 +4741,7 @@ struct mcp__xfer {
     size_t sent;
     mcp__conn *conn;
     int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting;
+    int stream;                          /* long-lived (GET stream, HTTP+SSE, listen): own budget */
     unsigned had_session;                /* the session it was sent in (its sgen), 0: none */
     mcp_sse sp;
     mcp_buf in;                          /* a JSON body, or the start of an error body */
@@ -4754,6 +4761,9 @@ typedef struct mcp__http {
     mcp__xfer *xfers;
     mcp__xfer *listener;
     char *rbuf;
+    struct pollfd *pf;                   /* mcp__http_io's poll set, one per busy connection */
+    mcp__conn **pk;
+    int npf;
     mcp_json_doc *xhdr;                  /* 2026-07-28: {"tool": [["Name", "prop", ...], ...]} */
 } mcp__http;
 
@@ -6251,6 +6261,7 @@ static mcp__xfer *mcp__x_new(mcp_client *c, int kind, int64_t id)
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
     x->kind = kind; x->id = id;
+    x->stream = kind == MCP__X_LISTEN || kind == MCP__X_SSE_GET;
     x->sp.max_event = c->d.max_message;
     for (pp = &c->http.xfers; *pp; pp = &(*pp)->next) {}       /* FIFO: started in order */
     *pp = x;
@@ -6362,9 +6373,34 @@ static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
     return mcp_http_write_request(&x->req, method, u, h, c->d.headers, x->body.data, x->body.len, err);
 }
 
+/* Connections busy with exchanges of x's class (requests, or long-lived streams) are under
+   that class's budget, so 1,000 calls in flight hold at most max_connections sockets and a
+   stream never takes the place of a call (nor calls the place of the streams). */
+static int mcp__x_room(const mcp_client *c, const mcp__xfer *x)
+{
+    const mcp__conn *k;
+    int n = 0, max = x->stream ? MCP__HTTP_STREAMS : c->d.max_connections;
+    for (k = c->http.conns; k; k = k->next) n += k->x && k->x->stream == x->stream;
+    return n < max;
+}
+
+/* Is an exchange waiting for a connection that it could have now? */
+static int mcp__x_startable(const mcp_client *c)
+{
+    const mcp__xfer *x;
+    int room[2] = { -1, -1 };
+    for (x = c->http.xfers; x; x = x->next) {
+        if (x->conn || x->waiting || x->at || (x->kind == MCP__X_POST && c->d.transport == MCP_SSE && !c->http.have_post))
+            continue;
+        if (room[x->stream] < 0) room[x->stream] = mcp__x_room(c, x);
+        if (room[x->stream]) return 1;
+    }
+    return 0;
+}
+
 static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
 {
-    mcp__conn *k = (mcp__conn *)MCP_MALLOC(sizeof *k, NULL);
+    mcp__conn *k = (mcp__conn *)MCP_MALLOC(sizeof *k, NULL), **pp;
     struct addrinfo *a;
     int e = 0;
     char hp[300];
@@ -6381,10 +6417,9 @@ static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
         return NULL;
     }
     k->state = MCP__K_CONNECT;
-    k->ai_next = 0;
     k->deadline = mcp_time_ms() + (c->d.connect_timeout_ms > 0 ? c->d.connect_timeout_ms : 10000);
-    k->next = c->http.conns; c->http.conns = k;
-    (void)a;
+    for (pp = &c->http.conns; *pp; pp = &(*pp)->next) {}   /* FIFO, as the exchanges */
+    *pp = k;
     return k;
 }
 
@@ -6398,6 +6433,7 @@ static void mcp__x_start(mcp_client *c, mcp__xfer *x)
     struct pollfd pf;
     if (x->conn || c->dead) return;
     if (x->kind == MCP__X_POST && c->d.transport == MCP_SSE && !c->http.have_post) return;  /* no endpoint yet */
+    if (!mcp__x_room(c, x)) return;                        /* waits its turn, in order */
     if (mcp__x_request(c, x, &e) != MCP_OK) { mcp__x_fail(c, x, e.status, 0, "%s", e.message); return; }
     x->sent = 0; x->status = 0; x->sse = x->json = 0; x->in.len = 0; x->at = 0;
     for (k = c->http.conns; k; k = next) {                /* reuse, unless the server closed it */
@@ -7143,7 +7179,9 @@ static void mcp__http_call_ended(mcp_client *c, int64_t id)
 static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err)
 {
     mcp__xfer *x = mcp__x_new(c, MCP__X_POST, id);
+    mcp_call *call = id >= 0 ? mcp__rpc_find(&c->rpc, id) : NULL;
     const char *h;
+    if (x && call && call->method && !strcmp(call->method, "subscriptions/listen")) x->stream = 1;
     for (h = c->hdrs; x && h && *h; h += strlen(h) + 1)  /* the headers this message carries */
         mcp_buf_append(&x->hdrs, h, strlen(h) + 1);
     if (!x || mcp_buf_append(&x->body, text, len) != MCP_OK) {
@@ -7226,6 +7264,7 @@ static int64_t mcp__http_due(const mcp_client *c)
         if (k->state == MCP__K_CONNECT && (due < 0 || k->deadline < due)) due = k->deadline;
         if (k->pending) due = 0;                          /* TLS holds bytes already read */
     }
+    if (due != 0 && mcp__x_startable(c)) due = 0;         /* a place came free for a queued one */
     return due;
 }
 
@@ -7236,10 +7275,27 @@ static int mcp__conn_alive(const mcp_client *c, const mcp__conn *k)
     return 0;
 }
 
+/* Room in the poll set for every connection there is (the budgets bound them). */
+static int mcp__http_pollset(mcp_client *c)
+{
+    const mcp__conn *k;
+    int n = 0;
+    void *p;
+    for (k = c->http.conns; k; k = k->next) n++;
+    if (n <= c->http.npf) return 1;
+    n += 8;
+    if (!(p = MCP_REALLOC(c->http.pf, (size_t)n * sizeof *c->http.pf, NULL))) return 0;
+    c->http.pf = (struct pollfd *)p;
+    if (!(p = MCP_REALLOC(c->http.pk, (size_t)n * sizeof *c->http.pk, NULL))) return 0;
+    c->http.pk = (mcp__conn **)p;
+    c->http.npf = n;
+    return 1;
+}
+
 static void mcp__http_io(mcp_client *c, int wait)
 {
-    struct pollfd pf[64];
-    mcp__conn *ks[64], *k, *next;
+    struct pollfd *pf;
+    mcp__conn **ks, *k, *next;
     mcp__xfer *x, *xn;
     int64_t now = mcp_time_ms(), due;
     int n = 0, i, r;
@@ -7258,7 +7314,9 @@ static void mcp__http_io(mcp_client *c, int wait)
             if (c->dead) return;
         }
     }
-    for (k = c->http.conns; k && n < 64; k = k->next) {
+    if (!mcp__http_pollset(c)) { mcp__transport_down(c, MCP_ERR_NOMEM, "out of memory polling the connections"); return; }
+    pf = c->http.pf; ks = c->http.pk;
+    for (k = c->http.conns; k; k = k->next) {
         if (k->state == MCP__K_IDLE) continue;
         ks[n] = k;
         pf[n].fd = k->fd; pf[n].revents = 0;
@@ -7280,6 +7338,10 @@ static void mcp__http_io(mcp_client *c, int wait)
         if (k->state == MCP__K_CONNECT) mcp__conn_connected(c, k);
         else if (k->state == MCP__K_WRITE) mcp__conn_write(c, k);
         else mcp__conn_read(c, k);
+    }
+    for (x = c->http.xfers; x && !c->dead; x = xn) {      /* places freed by what just ended */
+        xn = x->next;
+        if (!x->conn && !x->waiting && !x->at) mcp__x_start(c, x);
     }
 }
 
@@ -7805,6 +7867,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
 #endif
 #ifndef MCP_NO_HTTP
     c->http.url = url;
+    if (c->d.max_connections <= 0) c->d.max_connections = MCP__HTTP_CONNECTIONS;
 #endif
     mcp__ok(err);
     return c;
@@ -7853,6 +7916,8 @@ MCPDEF void mcp_client_free(mcp_client *c)
     if (c->http.ai) freeaddrinfo(c->http.ai);
     MCP_FREE(c->http.session, NULL);
     MCP_FREE(c->http.rbuf, NULL);
+    MCP_FREE(c->http.pf, NULL);
+    MCP_FREE(c->http.pk, NULL);
     mcp_json_free(c->http.xhdr);
 #endif
 #ifndef MCP_NO_STDIO
