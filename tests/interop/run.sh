@@ -14,7 +14,11 @@
 #    `... sse`, and `node modern_server.mjs http`, with PORT set to a free port, each in its own
 #    process group), waits until each accepts connections, and stops each after its checks.
 #    Its last line is "N passed, N failed";
-# 4. checks that no HTTP server of this folder is left running.
+# 4. runs mcpc (the command-line client) as a user does: tests/interop/mcpc.sh (server-everything
+#    over stdio) and tests/interop/mcpc_features.sh (feature by feature: server-everything on
+#    all three transports, server-filesystem, server-memory, schema_server.mjs, https through
+#    tls_relay.mjs); the last line adds up all three runs;
+# 5. checks that no HTTP server of this folder is left running.
 # Environment: CC (default cc), BUILD (default build), INTEROP_VERBOSE=1 (every stderr line,
 # request and notification, and the HTTP servers' output), INTEROP_TRANSPORTS (a subset of
 # "stdio streamableHttp sse" for server-everything and modern-server).
@@ -72,20 +76,28 @@ last="$(tail -n 1 "$build/interop.log")"
 if [ ! -x "$build/mcpc" ]; then make --no-print-directory "$build/mcpc" >/dev/null || rc=1; fi
 BUILD="$build" bash "$here/mcpc.sh" | tee "$build/interop_mcpc.log" || rc=1
 mlast="$(tail -n 1 "$build/interop_mcpc.log")"
-mp=${mlast%% passed*}; mf=${mlast#*passed, }; mf=${mf%% failed*}
-lp=${last%% passed*}; lf=${last#*passed, }; lf=${lf%% failed*}
-if [[ "$mp$mf$lp$lf" =~ ^[0-9]+$ ]]; then last="$((lp + mp)) passed, $((lf + mf)) failed"; fi
+# ... and feature by feature, on every transport and the other servers (mcpc_features.sh)
+BUILD="$build" bash "$here/mcpc_features.sh" | tee "$build/interop_mcpc_features.log" || rc=1
+flast="$(tail -n 1 "$build/interop_mcpc_features.log")"
+tp=0 tf=0 ts=0
+for l in "$last" "$mlast" "$flast"; do        # "N passed, N failed[, N skipped]"
+    p=${l%% passed*}; f=${l#*passed, }; f=${f%% failed*}; s=0
+    if [[ "$l" == *skipped* ]]; then s=${l#*failed, }; s=${s%% skipped*}; fi
+    if [[ "$p$f$s" =~ ^[0-9]+$ ]]; then tp=$((tp + p)); tf=$((tf + f)); ts=$((ts + s)); else tf=$((tf + 1)); fi
+done
+last="$tp passed, $tf failed"
+if [ "$ts" -gt 0 ]; then last="$last, $ts skipped"; fi
 
 # No orphans: interop.c stops its servers (and checks their process groups are empty); a
 # server of this folder still running now would be one it lost.
 if command -v pgrep >/dev/null 2>&1; then
-    left="$(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio))" || true)"
+    left="$(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio)|tls_relay.mjs|schema_server.mjs)" || true)"
     if [ -n "$left" ]; then
         echo "interop: FAILED: server(s) of $here still running after the run: pid(s) $(echo $left)"
         echo "0 passed, 1 failed"
         exit 1
     fi
-    echo "interop: no server-everything or modern-server process left running"
+    echo "interop: no server-everything, modern-server, schema-server or TLS relay process left running"
     echo "$last"
 fi
 exit "$rc"
