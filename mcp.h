@@ -1018,6 +1018,9 @@ typedef struct mcp_client_stats {
     uint64_t dropped;                    /* received and dropped: malformed or not JSON-RPC */
     uint64_t unknown_ids;                /* responses to no call in flight (late ones included) */
     uint64_t stderr_bytes;
+    uint64_t resent;                     /* HTTP: requests sent again on a new connection */
+    uint64_t reinits;                    /* HTTP: sessions started again after a 404 */
+    uint64_t redirects;                  /* HTTP: 307/308 redirects followed */
 } mcp_client_stats;
 MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 #endif /* a transport */
@@ -4717,6 +4720,7 @@ static void mcp__stdio_signal(mcp__stdio *s, int sig)
 enum { MCP__X_POST = 1, MCP__X_LISTEN, MCP__X_RESUME, MCP__X_SSE_GET, MCP__X_DELETE };
 #define MCP__HTTP_CONNECTIONS 16         /* desc.max_connections' default */
 #define MCP__HTTP_STREAMS 8              /* long-lived streams at once: GET, HTTP+SSE, listen */
+#define MCP__IDLE_REUSE_MS 4000          /* an idle connection older than this is not reused */
 enum { MCP__K_CONNECT = 1, MCP__K_WRITE, MCP__K_READ, MCP__K_IDLE };
 
 typedef struct mcp__xfer mcp__xfer;
@@ -4728,6 +4732,7 @@ typedef struct mcp__conn {
     mcp_http_resp resp;
     int64_t deadline;                    /* of the connect (and TLS handshake) */
     int64_t idle_since;
+    int idle_max;                        /* ms it may stay idle and still be reused */
     size_t got;                          /* response bytes for this exchange */
     struct mcp__conn *next;
 } mcp__conn;
@@ -6289,6 +6294,21 @@ static void mcp__conn_close(mcp_client *c, mcp__conn *k)
     MCP_FREE(k, NULL);
 }
 
+/* How long an idle connection may wait to be reused: a second less than the server's
+   "Keep-Alive: timeout=N" (half of it when that is short), else 4 s, under the 5 s after
+   which Node's servers close theirs: a request is never written into a connection the
+   server is about to close. */
+static int mcp__idle_max(const char *ka)
+{
+    const char *p = ka ? strstr(ka, "timeout=") : NULL;
+    long t = 0;
+    if (!p) return MCP__IDLE_REUSE_MS;
+    for (p += 8; *p >= '0' && *p <= '9' && t < 100000; p++) t = t * 10 + (*p - '0');
+    t *= 1000;
+    t -= t < 2000 ? t / 2 : 1000;
+    return t < MCP__IDLE_REUSE_MS ? (int)t : MCP__IDLE_REUSE_MS;
+}
+
 /* An exchange is over: off its connection (closed unless it may carry another), off the list. */
 static void mcp__x_drop(mcp_client *c, mcp__xfer *x, int keep_conn)
 {
@@ -6301,6 +6321,7 @@ static void mcp__x_drop(mcp_client *c, mcp__xfer *x, int keep_conn)
     for (i = c->http.conns; i; i = i->next) idle += i->state == MCP__K_IDLE;
     if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead) {
         k->state = MCP__K_IDLE; k->reused = 0; k->idle_since = mcp_time_ms();
+        k->idle_max = mcp__idle_max(mcp_http_resp_header(&k->resp, "keep-alive", 0));
     }
     else mcp__conn_close(c, k);
 }
@@ -6439,12 +6460,10 @@ static void mcp__x_start(mcp_client *c, mcp__xfer *x)
     for (k = c->http.conns; k; k = next) {                /* reuse, unless the server closed it */
         next = k->next;
         if (k->state != MCP__K_IDLE) continue;
-        /* a connection idle for a while is looked at first (EOF or stray bytes: closed); a
-           fresh one is taken as it is: if the server closed it after all, the retry copes */
-        if (mcp_time_ms() - k->idle_since >= 1000) {
-            pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
-            if (poll(&pf, 1, 0) != 0) { mcp__conn_close(c, k); continue; }
-        }
+        /* too old, or readable (EOF, stray bytes): closed. A request written into a closed
+           connection may only be sent again if it is safe to repeat (mcp__x_retry) */
+        pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
+        if (mcp_time_ms() - k->idle_since >= k->idle_max || poll(&pf, 1, 0) != 0) { mcp__conn_close(c, k); continue; }
         break;
     }
     if (!k && !(k = mcp__conn_new(c, &e))) {
@@ -6458,14 +6477,32 @@ static void mcp__x_start(mcp_client *c, mcp__xfer *x)
     if (k->state == MCP__K_IDLE) { k->state = MCP__K_WRITE; k->reused = 1; mcp__conn_write(c, k); }
 }
 
-/* After a failure on a connection that was reused and gave nothing back: the server closed
-   it while idle, so the request goes again, once, on a new one. */
+/* Requests a server may get twice without harm: HTTP's idempotent methods, messages that
+   want no answer, initialize (a session nobody uses) and the MCP requests that only read. */
+static int mcp__x_repeatable(const mcp_client *c, const mcp__xfer *x)
+{
+    static const char *const safe[] = { "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+        "resources/read", "prompts/get", "completion/complete", "ping", "server/discover", "initialize", NULL };
+    const mcp_call *call;
+    int i;
+    if (x->kind != MCP__X_POST || x->id < 0) return 1;   /* GET, DELETE; notifications, replies */
+    call = mcp__rpc_find(&c->rpc, x->id);
+    for (i = 0; call && call->method && safe[i]; i++) if (!strcmp(call->method, safe[i])) return 1;
+    return 0;
+}
+
+/* After a failure on a connection that was reused and gave nothing back: the server may have
+   closed it while idle, so the request goes again, once, on a new one: always when the
+   request did not all go out (no server acts on half a request), else only when it is safe
+   to repeat, as the server may have read it and acted. */
 static int mcp__x_retry(mcp_client *c, mcp__conn *k)
 {
     mcp__xfer *x = k->x;
     mcp__conn *i, *next;
     if (!x || !k->reused || k->got || x->retried) return 0;
+    if (x->sent == x->req.len && !mcp__x_repeatable(c, x)) return 0;
     x->retried = 1;
+    c->stats.resent++;
     k->x = NULL; x->conn = NULL;
     mcp__conn_close(c, k);
     for (i = c->http.conns; i; i = next) {                /* the others idled as long: new one */
@@ -6771,7 +6808,9 @@ static void mcp__x_stream_end(mcp_client *c, mcp__xfer *x, const char *why)
         return;
     } else if (!lil || x->attempts >= 5) {
         mcp__x_free(x);
-        mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld", (long long)call->id);
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld: its event stream "
+                       "ended (%s) %s", (long long)call->id, why, lil ? "and 5 attempts to resume it failed"
+                       : "without an event id to resume it from");
         return;
     }
     x->attempts++;
@@ -6898,14 +6937,22 @@ static void mcp__conn_read(mcp_client *c, mcp__conn *k)
         if (!k->x) return;
         if (k->x->sse && k->x->status >= 200 && k->x->status < 300) {   /* a stream dropped */
             mcp__xfer *x = k->x;
+            char k_what[120];
+            snprintf(k_what, sizeof k_what, "%s", r < 0 && !k->tls ? strerror(errno) : k->resp.what ? k->resp.what : "");
             k->x = NULL; x->conn = NULL;
             mcp__conn_close(c, k);
             mcp__x_unlink(c, x);
-            mcp__x_stream_end(c, x, "the connection closed");
+            mcp__x_stream_end(c, x, k_what[0] ? k_what : "the connection closed");
             return;
         }
         mcp__host_port(c, hp, sizeof hp);
-        if (k->x->id >= 0 && k->x->kind == MCP__X_POST)
+        if (k->x->id >= 0 && k->x->kind == MCP__X_POST && k->reused && !k->got) {
+            const mcp_call *call = mcp__rpc_find(&c->rpc, k->x->id);
+            int e = r < 0 && !k->tls ? errno : 0;
+            mcp__x_fail(c, k->x, e ? MCP_ERR_IO : MCP_ERR_CLOSED, e, "The connection to %s %s after the %s request "
+                        "was sent, before any answer; the server may have run it, so it was not sent again.", hp,
+                        e ? strerror(e) : "closed", call && call->method ? call->method : "");
+        } else if (k->x->id >= 0 && k->x->kind == MCP__X_POST)
             mcp__x_fail(c, k->x, MCP_ERR_PROTOCOL, 0, "No response received for request ID %lld (the "
                         "connection to %s closed: %s)", (long long)k->x->id, hp,
                         k->resp.what ? k->resp.what : "EOF");
@@ -7138,6 +7185,7 @@ static void mcp__http_reinit(mcp_client *c, mcp__xfer *x)
     x->waiting = 1;                                      /* parked until the new session */
     if (c->http.reiniting) return;
     c->http.reiniting = 1;
+    c->stats.reinits++;
     MCP_FREE(c->http.session, NULL);
     c->http.session = NULL;
     call = c->init_params ? mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, 2, &e) : NULL;
