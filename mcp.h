@@ -893,6 +893,8 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
                                             yet; past it new requests fail (MCP_ERR_LIMIT), as
                                             a server that stopped reading would make them wait
                                             for ever; 0: 64 MiB */
+    int http_cross_origin;               /* HTTP: follow a 307/308 to another origin (then never
+                                            with desc.headers); 0: such a redirect is an error */
     int max_connections;                 /* HTTP: connections carrying requests at once; more
                                             requests wait their turn, in order, their timeouts
                                             running; 0: 16. Long-lived streams (the GET stream,
@@ -4733,6 +4735,7 @@ typedef struct mcp__conn {
     int64_t deadline;                    /* of the connect (and TLS handshake) */
     int64_t idle_since;
     int idle_max;                        /* ms it may stay idle and still be reused */
+    unsigned ugen;                       /* the endpoint origin it was opened to */
     size_t got;                          /* response bytes for this exchange */
     struct mcp__conn *next;
 } mcp__conn;
@@ -4747,6 +4750,7 @@ struct mcp__xfer {
     mcp__conn *conn;
     int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting;
     int stream;                          /* long-lived (GET stream, HTTP+SSE, listen): own budget */
+    int hops;                            /* redirects followed */
     unsigned had_session;                /* the session it was sent in (its sgen), 0: none */
     mcp_sse sp;
     mcp_buf in;                          /* a JSON body, or the start of an error body */
@@ -4759,6 +4763,8 @@ typedef struct mcp__http {
     mcp_http_url url, post;              /* the endpoint; HTTP+SSE: where to POST */
     int have_post, listen_off, listen_attempts, reiniting, closing, tried_sse;
     char fallback[40];                   /* why MCP_HTTP became MCP_SSE: "POST answered 404" */
+    int cross;                           /* redirected to another origin: no desc.headers */
+    unsigned ugen;                       /* counts the endpoint's origins (redirects) */
     struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
     char *session;                       /* Mcp-Session-Id */
     unsigned sgen;                       /* counts the sessions, so a late 404 is told apart */
@@ -6319,7 +6325,7 @@ static void mcp__x_drop(mcp_client *c, mcp__xfer *x, int keep_conn)
     if (!k) return;
     k->x = NULL;
     for (i = c->http.conns; i; i = i->next) idle += i->state == MCP__K_IDLE;
-    if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead) {
+    if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead && k->ugen == c->http.ugen) {
         k->state = MCP__K_IDLE; k->reused = 0; k->idle_since = mcp_time_ms();
         k->idle_max = mcp__idle_max(mcp_http_resp_header(&k->resp, "keep-alive", 0));
     }
@@ -6391,7 +6397,8 @@ static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
     if (x->last_id) { snprintf(lei, sizeof lei, "Last-Event-ID: %.1000s", x->last_id); h[n++] = lei; }
     h[n] = NULL;
     x->req.len = 0;
-    return mcp_http_write_request(&x->req, method, u, h, c->d.headers, x->body.data, x->body.len, err);
+    return mcp_http_write_request(&x->req, method, u, h, c->http.cross ? NULL : c->d.headers, x->body.data,
+                                  x->body.len, err);
 }
 
 /* Connections busy with exchanges of x's class (requests, or long-lived streams) are under
@@ -6438,6 +6445,7 @@ static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
         return NULL;
     }
     k->state = MCP__K_CONNECT;
+    k->ugen = c->http.ugen;
     k->deadline = mcp_time_ms() + (c->d.connect_timeout_ms > 0 ? c->d.connect_timeout_ms : 10000);
     for (pp = &c->http.conns; *pp; pp = &(*pp)->next) {}   /* FIFO, as the exchanges */
     *pp = k;
@@ -6572,13 +6580,102 @@ static void mcp__conn_connected(mcp_client *c, mcp__conn *k)
     mcp__conn_write(c, k);
 }
 
-/* "HTTP 401: <body> (WWW-Authenticate: ...)" */
-static void mcp__http_error_text(const mcp__xfer *x, const mcp_http_resp *r, char *out, size_t n)
+/* A URL reference (an endpoint event, a Location) made absolute against base, and parsed:
+   "//host/x", "/x" and "x" as RFC 3986 reads them (without dot segments). abs holds the
+   text (mcp_buf_free it); u is set only on MCP_OK. */
+static mcp_status mcp__url_resolve(const mcp_http_url *base, const char *ref, size_t n, mcp_buf *abs,
+                                   mcp_http_url *u, mcp_error *err)
+{
+    const char *slash;
+    char hp[300];
+    memset(abs, 0, sizeof *abs);
+    snprintf(hp, sizeof hp, "%s://%s%s%s:%u", base->https ? "https" : "http", base->ipv6 ? "[" : "",
+             base->host, base->ipv6 ? "]" : "", base->port);
+    if (n >= 2 && ref[0] == '/' && ref[1] == '/') {
+        mcp_buf_append(abs, base->https ? "https:" : "http:", base->https ? 6 : 5);
+    } else if (!(n > 7 && !memcmp(ref, "http://", 7)) && !(n > 8 && !memcmp(ref, "https://", 8))) {
+        mcp_buf_append(abs, hp, strlen(hp));
+        if (!n || ref[0] != '/') {                      /* relative: against the base's path */
+            slash = strrchr(base->target, '/');
+            mcp_buf_append(abs, base->target, slash ? (size_t)(slash - base->target) + 1 : 1);
+        }
+    }
+    mcp_buf_append(abs, ref, n);
+    if (mcp_buf_append(abs, "", 1) != MCP_OK) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+    return mcp_http_url_parse(u, abs->data, err);
+}
+
+static int mcp__same_origin(const mcp_http_url *a, const mcp_http_url *b)
+{
+    return a->https == b->https && a->port == b->port && mcp__ieq(a->host, strlen(a->host), b->host);
+}
+
+static const char *mcp__reason(int status, const mcp_http_resp *r)
+{
+    static const struct { int status; const char *text; } std[] = {
+        { 301, "Moved Permanently" }, { 302, "Found" }, { 303, "See Other" }, { 307, "Temporary Redirect" },
+        { 308, "Permanent Redirect" }, { 500, "Internal Server Error" }, { 502, "Bad Gateway" },
+        { 503, "Service Unavailable" }, { 504, "Gateway Timeout" } };
+    size_t i;
+    if (r->reason && *r->reason) return r->reason;
+    for (i = 0; i < sizeof std / sizeof std[0]; i++) if (std[i].status == status) return std[i].text;
+    return "";
+}
+
+/* An HTML error page in words: its <title>, else its first text (tags, scripts and styles
+   left out), whitespace collapsed. 0 when it has no text. */
+static size_t mcp__html_text(const char *p, size_t len, char *out, size_t n)
+{
+    const char *e = p + len, *t = NULL, *q;
+    size_t m = 0;
+    int skip = 0;
+    for (q = p; q + 7 <= e; q++)
+        if (*q == '<' && mcp__ieq(q + 1, 6, "title>")) { t = q + 7; break; }
+    for (q = t ? t : p; q < e && m + 1 < n; q++) {
+        if (*q == '<') {
+            if (t) break;                                 /* the title's end */
+            skip = (e - q > 7 && mcp__ieq(q + 1, 6, "script")) || (e - q > 6 && mcp__ieq(q + 1, 5, "style"));
+            while (q < e && *q != '>') q++;
+            if (!skip && m && out[m - 1] != ' ') out[m++] = ' ';
+            continue;
+        }
+        if (skip) continue;
+        if ((unsigned char)*q <= ' ' || *q == 0x7F) { if (m && out[m - 1] != ' ') out[m++] = ' '; continue; }
+        out[m++] = *q;
+    }
+    while (m && out[m - 1] == ' ') m--;
+    out[m] = 0;
+    return m;
+}
+
+/* "HTTP 401: <body> (WWW-Authenticate: ...)"; an HTML page: "HTTP 503 Service Unavailable:
+   <its title>"; a redirect a POST cannot follow names the URL to use. */
+static void mcp__http_error_text(const mcp_client *c, const mcp__xfer *x, const mcp_http_resp *r, char *out, size_t n)
 {
     char body[240];
     size_t i, m = 0;
     const char *wa = mcp_http_resp_header(r, "www-authenticate", 0);
     const char *as = mcp_http_resp_header(r, "mcp-auth-server", 0);
+    const char *ct = mcp_http_resp_header(r, "content-type", 0), *loc = mcp_http_resp_header(r, "location", 0);
+    if (x->status >= 301 && x->status <= 303 && loc) {
+        mcp_buf abs;
+        mcp_http_url u;
+        mcp_error e;
+        int ok = mcp__url_resolve(&c->http.url, loc, strlen(loc), &abs, &u, &e) == MCP_OK;
+        snprintf(out, n, "HTTP %d %s: the server redirects %s %s to %.200s, which a %s cannot follow (it "
+                 "would become a GET); use that URL instead", x->status, mcp__reason(x->status, r),
+                 x->kind == MCP__X_POST ? "POST" : x->kind == MCP__X_DELETE ? "DELETE" : "GET", c->http.url.target,
+                 ok ? abs.data : loc, x->kind == MCP__X_POST ? "POST" : "request");
+        if (ok) mcp_http_url_free(&u);
+        mcp_buf_free(&abs);
+        return;
+    }
+    if ((ct && !strncmp(ct, "text/html", 9)) || (x->in.len && x->in.data[0] == '<')) {
+        if (mcp__html_text(x->in.data, x->in.len, body, sizeof body)) {
+            snprintf(out, n, "HTTP %d %s: %s (an HTML page)", x->status, mcp__reason(x->status, r), body);
+            return;
+        }
+    }
     for (i = 0; i < x->in.len && m + 1 < sizeof body; i++) {
         unsigned char ch = (unsigned char)x->in.data[i];
         if (ch < 0x20 || ch == 0x7F) ch = ' ';
@@ -6656,25 +6753,10 @@ static void mcp__sse_endpoint(mcp_client *c, const char *data, size_t n)
     mcp_buf abs;
     mcp_http_url p;
     mcp_error e;
-    char hp[300], *slash;
     mcp__xfer *x;
-    memset(&abs, 0, sizeof abs);
-    snprintf(hp, sizeof hp, "%s://%s%s%s:%u", u->https ? "https" : "http", u->ipv6 ? "[" : "",
-             u->host, u->ipv6 ? "]" : "", u->port);
-    if (n >= 2 && data[0] == '/' && data[1] == '/') {
-        mcp_buf_append(&abs, u->https ? "https:" : "http:", u->https ? 6 : 5);
-    } else if (!(n > 7 && !memcmp(data, "http://", 7)) && !(n > 8 && !memcmp(data, "https://", 8))) {
-        mcp_buf_append(&abs, hp, strlen(hp));
-        if (!n || data[0] != '/') {                      /* relative: against the stream's path */
-            slash = strrchr(u->target, '/');
-            mcp_buf_append(&abs, u->target, slash ? (size_t)(slash - u->target) + 1 : 1);
-        }
-    }
-    mcp_buf_append(&abs, data, n);
-    mcp_buf_append(&abs, "", 1);
-    if (!abs.data || mcp_http_url_parse(&p, abs.data, &e) != MCP_OK) {
+    if (mcp__url_resolve(u, data, n, &abs, &p, &e) != MCP_OK) {
         mcp__refuse_endpoint(c, "The server's endpoint event is not a usable URL: %.200s", e.message);
-    } else if (p.https != u->https || p.port != u->port || !mcp__ieq(p.host, strlen(p.host), u->host)) {
+    } else if (!mcp__same_origin(&p, u)) {
         mcp__refuse_endpoint(c, "The server's endpoint event names another origin (%.200s); it was refused",
                              abs.data);
         mcp_http_url_free(&p);
@@ -6726,6 +6808,69 @@ static int mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t 
 }
 
 /* The response is complete (END), or the connection ended it. */
+/* 307 and 308 keep the method and the body: followed for the MCP endpoint, at most 5 hops,
+   and the final URL is the endpoint from then on (the session, the GET stream, DELETE).
+   Another origin only with desc.http_cross_origin, and from then on without desc.headers.
+   0, with the sentence in msg, when it is not followed. */
+static int mcp__x_redirect(mcp_client *c, mcp__conn *k, mcp__xfer *x, char *msg, size_t n)
+{
+    const char *loc = mcp_http_resp_header(&k->resp, "location", 0), *how = x->kind == MCP__X_POST ? "POST"
+                    : x->kind == MCP__X_DELETE ? "DELETE" : "GET";
+    mcp_http_url u;
+    mcp_buf abs;
+    mcp_error e;
+    struct addrinfo hints, *ai = NULL;
+    char port[16];
+    int cross, r;
+    if (!loc || (x->kind == MCP__X_POST && c->d.transport == MCP_SSE)) return 0;   /* HTTP+SSE's POSTs: no */
+    if (mcp__url_resolve(&c->http.url, loc, strlen(loc), &abs, &u, &e) != MCP_OK) {
+        snprintf(msg, n, "HTTP %d: the server redirects %s %s to \"%.150s\", which is not a usable URL (%.150s)",
+                 x->status, how, c->http.url.target, loc, e.message);
+        mcp_buf_free(&abs);
+        return 0;
+    }
+    cross = !mcp__same_origin(&u, &c->http.url);
+    if (x->hops >= 5 || (cross && !c->d.http_cross_origin) || (u.https && !c->d.tls)) {
+        snprintf(msg, n, x->hops >= 5 ? "HTTP %d: the server redirected %s %s more than 5 times (the last time to "
+                 "%.200s); the redirect was not followed" : cross && !c->d.http_cross_origin ? "HTTP %d: the server "
+                 "redirects %s %s to another origin, %.200s; the redirect was not followed (desc.http_cross_origin "
+                 "allows it, without desc.headers)" : "HTTP %d: the server redirects %s %s to %.200s, and https:// "
+                 "needs desc.tls, a TLS hook", x->status, how, c->http.url.target, abs.data);
+        mcp_http_url_free(&u); mcp_buf_free(&abs);
+        return 0;
+    }
+    if (cross) {                                          /* the new host's addresses */
+        memset(&hints, 0, sizeof hints);
+        hints.ai_family = AF_UNSPEC; hints.ai_socktype = SOCK_STREAM; hints.ai_flags = AI_NUMERICSERV;
+        snprintf(port, sizeof port, "%u", u.port);
+        if ((r = getaddrinfo(u.host, port, &hints, &ai)) != 0) {
+            snprintf(msg, n, "HTTP %d: the server redirects to %.200s, and %.100s could not be resolved: %s",
+                     x->status, abs.data, u.host, gai_strerror(r));
+            mcp_http_url_free(&u); mcp_buf_free(&abs);
+            return 0;
+        }
+    }
+    mcp_buf_free(&abs);
+    c->stats.redirects++;
+    x->hops++;
+    mcp__x_drop(c, x, 1);
+    mcp_http_url_free(&c->http.url);
+    c->http.url = u;
+    if (cross) {
+        mcp__conn *i, *next;
+        freeaddrinfo(c->http.ai);
+        c->http.ai = ai;
+        c->http.cross = 1;
+        c->http.ugen++;                                   /* no connection to the old origin is reused */
+        for (i = c->http.conns; i; i = next) { next = i->next; if (i->state == MCP__K_IDLE) mcp__conn_close(c, i); }
+    }
+    x->status = 0; x->sse = x->json = x->bad_ct = 0; x->in.len = 0;
+    x->next = c->http.xfers; c->http.xfers = x;           /* first again: it was the oldest */
+    if (x->kind == MCP__X_LISTEN) c->http.listener = x;
+    mcp__x_start(c, x);
+    return 1;
+}
+
 static void mcp__x_end(mcp_client *c, mcp__conn *k)
 {
     mcp__xfer *x = k->x;
@@ -6753,7 +6898,8 @@ static void mcp__x_end(mcp_client *c, mcp__conn *k)
         mcp__x_free(x);
         return;
     }
-    if (!x->bad_ct) mcp__http_error_text(x, &k->resp, msg, sizeof msg);   /* failures only */
+    if (!x->bad_ct) mcp__http_error_text(c, x, &k->resp, msg, sizeof msg);   /* failures only */
+    if ((x->status == 307 || x->status == 308) && mcp__x_redirect(c, k, x, msg, sizeof msg)) return;
     mcp__x_drop(c, x, 1);
     if (x->kind == MCP__X_LISTEN) {
         if (x->status != 405) mcp__log(c, "The server refused the GET event stream: %s", msg);
