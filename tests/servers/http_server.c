@@ -3,10 +3,11 @@
    loop over the listening socket, stdin, every connection (many at once, keep-alive, pipelined
    requests answered in order) and the timers of pending answers.
 
-   Usage: http_server [PORT] [--mode=FLAGS] [--retry=MS] [--idle-ms=MS] [--version=V]
+   Usage: http_server [PORT] [--mode=FLAGS] [--retry=MS] [--idle-ms=MS] [--version=V] [--other=URL]
    It listens on 127.0.0.1 only. PORT 0 (the default) picks a free port. The first line on
    stdout is "PORT <n>"; nothing else is written there. It exits with status 0 on SIGTERM or
-   SIGINT, or when its stdin ends (so a test that dies takes it along).
+   SIGINT, or when its stdin ends (so a test that dies takes it along). It raises its own soft
+   fd limit to 2048 (as far as the hard limit allows): a test may lower the limit it inherits.
 
    Endpoints
      POST /mcp        Streamable HTTP (2025-03-26 and later): one JSON-RPC message per POST.
@@ -27,6 +28,11 @@
                       202 Accepted at once; answers, notifications and server requests go on
                       that session's stream as `message` events. Unknown session: 404.
                       Requests other than initialize and ping before initialize: -32600.
+     /hop/N           (any method) 307 to /hop/N-1; /hop/0: 307 to /mcp. N + 1 hops in all.
+     /moved           301 to http://127.0.0.1:PORT/mcp (absolute).
+     /cross           307 to the URL of --other= (another origin: a second server); 404 without.
+     /mcp/            the same endpoint as /mcp (where redir307 and redir308 send a client).
+                      A redirect's body is "See the Location header."; stats counts redirects.
      GET /debug/...   for the tests (answered with Connection: close; these connections count
                       nowhere): stats, log (the last 512 requests: method, path, connection,
                       session, protocol version, Last-Event-ID, Authorization, JSON-RPC method,
@@ -34,10 +40,17 @@
                       expire (forget every session), capture (record the bytes of the next
                       tools/call request and of its whole response), last (them, as JSON),
                       cancels (ids of 2026-07-28 requests whose stream the client closed),
-                      listens (the open subscriptions/listen streams: [{id, filter}]).
+                      listens (the open subscriptions/listen streams: [{id, filter}]),
+                      arm_reset (the next JSON-RPC request POSTed to /mcp on a connection that
+                      served one already is treated as reset_after_read says; each call arms
+                      one more).
                       stats counts listens (opened), listen_closed (closed by the client),
                       listen_ended (ended by the server with end_listen), listen_dropped (broken
-                      by drop_listen) and listen_refused (dropped unacknowledged, refuse_next).
+                      by drop_listen) and listen_refused (dropped unacknowledged, refuse_next);
+                      max_open (MCP connections open at once, since the last reset; a reset
+                      starts it from those open now), resets (requests reset after read),
+                      redirects (3xx answers), and exec_METHOD ('/' as '_': exec_tools_call) for
+                      each JSON-RPC method, the requests handed to it (the reset ones included).
 
    Flags: from --mode=a,b (every request), from the request header "X-Test-Mode: a,b" (one
    client's requests), or from "_mode" in a tools/call's arguments (that call only):
@@ -66,6 +79,19 @@
      hang         no request is ever answered
      cross        HTTP+SSE: the endpoint event names another origin
      absep        HTTP+SSE: the endpoint event is an absolute URL of this origin
+     reset_after_read
+                  a JSON-RPC request (POST /mcp) arriving on a connection that already served
+                  one is read whole, counted as executed (exec_METHOD), then the connection is
+                  reset (SO_LINGER 0, RST) without an answer: a reused keep-alive connection
+                  that broke after the server took the request (a fresh connection is served)
+     redir307     any request to /mcp: 307 Temporary Redirect, Location: /mcp/ (relative)
+     redir308     the same with 308 Permanent Redirect
+     html503      a JSON-RPC request: 503 Service Unavailable with an HTML page, its <title>
+                  "Down for maintenance"
+     html502      a JSON-RPC request: 502 Bad Gateway with an HTML page without a title, its
+                  first text "The gateway got no answer upstream"
+     cutchunk     a JSON-RPC request: a chunked SSE answer whose first chunk header promises
+                  1024 bytes; the start of an event comes, then the connection closes
 
    Methods: initialize (echoes the client's version if it knows it; --version=V forces one),
    ping, tools/list (2 pages), tools/call, resources/list (2 pages), resources/templates/list,
@@ -130,11 +156,14 @@
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 /* ---- flags and options ------------------------------------------------------------------------ */
+
+typedef uint64_t flags_t;              /* a set of flags: bit j is flag_names[j] */
 
 enum {
     F_SSE = 1 << 0, F_CHUNKED = 1 << 1, F_UNTIL_CLOSE = 1 << 2, F_DRIP = 1 << 3, F_CUT = 1 << 4,
@@ -145,15 +174,24 @@ enum {
     F_PROBEJSON = 1 << 24, F_SSEONLY = 1 << 25, F_NODISCOVER = 1 << 26, F_V32022 = 1 << 27,
     F_PROBE200 = 1 << 28, F_HDRBAD = 1 << 29, F_LISTFAIL = 1 << 30
 };
+/* past an int's bits */
+#define F_RESET     ((flags_t)1 << 31)
+#define F_REDIR307  ((flags_t)1 << 32)
+#define F_REDIR308  ((flags_t)1 << 33)
+#define F_HTML503   ((flags_t)1 << 34)
+#define F_HTML502   ((flags_t)1 << 35)
+#define F_CUTCHUNK  ((flags_t)1 << 36)
 
 static const char *const flag_names[] = { "sse", "chunked", "until_close", "drip", "cut", "badchunk",
     "bighead", "manyhead", "ctype", "auth", "noget", "nodelete", "nosession", "prime", "noid", "drop",
     "dropnoid", "idle", "racy", "hang", "cross", "absep", "probe404", "probe405", "probejson", "sseonly",
-    "nodiscover", "v32022", "probe200", "hdrbad", "listfail", NULL };
+    "nodiscover", "v32022", "probe200", "hdrbad", "listfail", "reset_after_read", "redir307", "redir308",
+    "html503", "html502", "cutchunk", NULL };
 
-static unsigned srv_flags;
+static flags_t srv_flags;
 static int retry_ms = 150, idle_ms = 30;
 static const char *force_version;
+static const char *other_url;          /* --other=URL: where /cross redirects */
 static int port;
 static int64_t t_start;
 static volatile sig_atomic_t stop_now;
@@ -167,9 +205,9 @@ typedef struct flake { char key[32]; int seen; char ids[200]; } flake;   /* tool
 static flake flakes[16];
 static int nflakes;
 
-static unsigned parse_flags(const char *s, size_t n)
+static flags_t parse_flags(const char *s, size_t n)
 {
-    unsigned f = 0;
+    flags_t f = 0;
     size_t i = 0, b, len;
     int j;
     while (s && i < n) {
@@ -178,7 +216,7 @@ static unsigned parse_flags(const char *s, size_t n)
         while (i < n && s[i] != ',' && s[i] != ' ' && s[i] != '\t') i++;
         len = i - b;
         for (j = 0; len && flag_names[j]; j++)
-            if (strlen(flag_names[j]) == len && !memcmp(flag_names[j], s + b, len)) f |= 1u << j;
+            if (strlen(flag_names[j]) == len && !memcmp(flag_names[j], s + b, len)) f |= (flags_t)1 << j;
     }
     return f;
 }
@@ -332,7 +370,24 @@ static struct {
     long modern, discovers, rejects, cancels;
     long listens, listen_closed, listen_ended;   /* subscriptions/listen: opened, closed by the client, ended by us */
     long listen_dropped, listen_refused;         /* broken by drop_listen; dropped before the acknowledgment */
+    long resets, redirects;                      /* reset after read (reset_after_read, arm_reset); 3xx answers */
 } stats;
+
+/* JSON-RPC requests executed (handed to their method, or read whole and then reset), per
+   method: /debug/stats shows each as "exec_METHOD", '/' written '_' (exec_tools_call). */
+static struct { char method[48]; long n; } execs[32];
+static int nexecs;
+static int reset_armed;                /* /debug/arm_reset: requests still to reset after read */
+
+static void exec_count(const char *method)
+{
+    int i;
+    if (!method) return;
+    for (i = 0; i < nexecs; i++) if (!strcmp(execs[i].method, method)) { execs[i].n++; return; }
+    if (nexecs == 32 || strlen(method) >= sizeof execs[0].method) return;
+    memcpy(execs[nexecs].method, method, strlen(method) + 1);
+    execs[nexecs++].n = 1;
+}
 
 static int refuse_listens;             /* drop_listen's refuse_next: listen POSTs still to drop unacknowledged */
 
@@ -356,7 +411,8 @@ static void copy_field(char *dst, size_t n, const char *src)   /* as snprintf "%
 static char *stats_json(void)
 {
     mcp_buf b = {0};
-    char *d;
+    char *d, *p;
+    int i;
     buf_fmt(&b, "{\"conns\":%ld,\"open\":%ld,\"max_open\":%ld,\"requests\":%ld,\"posts\":%ld,\"gets\":%ld,"
                 "\"deletes\":%ld,\"sse_gets\":%ld,\"inits\":%ld,\"racy\":%ld,\"resumes\":%ld,\"drops\":%ld,"
                 "\"modern\":%ld,\"discovers\":%ld,\"rejects\":%ld,\"cancels\":%ld,\"listens\":%ld,"
@@ -365,6 +421,14 @@ static char *stats_json(void)
             stats.sse_gets, stats.inits, stats.racy, stats.resumes, stats.drops, stats.modern, stats.discovers,
             stats.rejects, stats.cancels, stats.listens, stats.listen_closed, stats.listen_ended,
             stats.listen_dropped, stats.listen_refused);
+    b.len--;                                     /* the closing brace: more fields follow */
+    buf_fmt(&b, ",\"resets\":%ld,\"redirects\":%ld", stats.resets, stats.redirects);
+    for (i = 0; i < nexecs; i++) {
+        buf_str(&b, ",\"exec_");
+        for (p = execs[i].method; *p; p++) buf_add(&b, *p == '/' ? "_" : p, 1);
+        buf_fmt(&b, "\":%ld", execs[i].n);
+    }
+    buf_str(&b, "}");
     d = xstrndup(b.data, b.len);
     mcp_buf_free(&b);
     return d;
@@ -415,7 +479,7 @@ static char *log_json(void)
 
 typedef struct conn {
     int id, fd, dead, mcp, nreq, busy, close_after, drip, capture;
-    unsigned flags;                    /* of its latest request */
+    flags_t flags;                     /* of its latest request */
     mcp_buf in, out;
     size_t off;                        /* bytes of out already sent */
     int64_t next_drip, idle_at;
@@ -516,7 +580,7 @@ static void log_status(conn *k, int status)
 
 /* Status line and headers. framing: 'L' Content-Length len, 'C' chunked, 'X' until close. */
 static void head(conn *k, int status, const char *reason, const char *ctype, const char *extra,
-                 char framing, size_t len, unsigned fl)
+                 char framing, size_t len, flags_t fl)
 {
     int i;
     out_str(k, "HTTP/1.1 "); out_num(k, (unsigned long)status, 10); out_str(k, " ");
@@ -554,7 +618,7 @@ static void chunk_end(conn *k, int ext)
 
 /* A whole response with a body, framed as the flags say. */
 static void respond(conn *k, int status, const char *reason, const char *ctype, const char *extra,
-                    const char *body, size_t n, unsigned fl)
+                    const char *body, size_t n, flags_t fl)
 {
     size_t i, m;
     if ((fl & F_CTYPE) && ctype) ctype = "text/plain";
@@ -609,7 +673,7 @@ typedef struct stream {
     char *rid;                         /* modern: the request's id (JSON text) */
     char *filter;                      /* subscriptions/listen: the accepted filter (JSON text); NULL else */
     sess *s;
-    unsigned flags;
+    flags_t flags;
     char *extra;                       /* headers for a JSON answer (Mcp-Session-Id) */
     mcp_buf kept;                      /* every event as sent, for replay: texts, NUL-separated */
     size_t *kept_at; int nkept, capkept;
@@ -681,7 +745,7 @@ static void sess_forget(sess *s)
     free(s);
 }
 
-static stream *stream_new(int kind, sess *s, conn *k, unsigned fl)
+static stream *stream_new(int kind, sess *s, conn *k, flags_t fl)
 {
     stream *st = (stream *)calloc(1, sizeof *st);
     if (!st) die("calloc");
@@ -816,7 +880,7 @@ typedef struct ctx {
     sess *s;
     int stream;                        /* where messages for this request go */
     const char *id;                    /* the request's id as JSON text */
-    unsigned flags;
+    flags_t flags;
     int nh; char **hn, **hv;           /* the request's headers */
     const mcp_json *meta;              /* 2026-07-28: params._meta (NULL: a legacy request) */
 } ctx;
@@ -1381,6 +1445,8 @@ static void debug_request(conn *k, const req *rq)
         memset(flakes, 0, sizeof flakes);
         ask_seq = 0;
         refuse_listens = 0;
+        nexecs = 0;
+        reset_armed = 0;
         {
             conn *c2;
             for (c2 = conns; c2; c2 = c2->next) c2->logi = -1;
@@ -1388,6 +1454,9 @@ static void debug_request(conn *k, const req *rq)
         body = xstrdup("{}");
     } else if (!strcmp(p, "expire")) {
         while (sessions) sess_forget(sessions);
+        body = xstrdup("{}");
+    } else if (!strcmp(p, "arm_reset")) {
+        reset_armed++;
         body = xstrdup("{}");
     } else if (!strcmp(p, "capture")) {
         capture_armed = 1; cap_done = 0;
@@ -1411,7 +1480,7 @@ static void debug_request(conn *k, const req *rq)
     free(body);
 }
 
-static void log_request(conn *k, const req *rq, unsigned fl)
+static void log_request(conn *k, const req *rq, flags_t fl)
 {
     rec *r = &logv[nlog % NLOG];
     int j, m = 0;
@@ -1433,13 +1502,13 @@ static void log_request(conn *k, const req *rq, unsigned fl)
             snprintf(r->mparams + l, sizeof r->mparams - l, "%s%s: %s", l ? "\n" : "", rq->hn[j], rq->hv[j]);
         }
     for (j = 0; flag_names[j]; j++)
-        if ((fl & (1u << j)) && m + strlen(flag_names[j]) + 2 < sizeof r->mode)
+        if ((fl & ((flags_t)1 << j)) && m + strlen(flag_names[j]) + 2 < sizeof r->mode)
             m += snprintf(r->mode + m, sizeof r->mode - (size_t)m, "%s%s", m ? "," : "", flag_names[j]);
     k->logi = nlog++;
 }
 
 /* The JSON-RPC message of a POST: the flags of a tools/call's arguments._mode join in. */
-static mcp_json_doc *parse_body(conn *k, const req *rq, unsigned *fl, const char **method, int *kind)
+static mcp_json_doc *parse_body(conn *k, const req *rq, flags_t *fl, const char **method, int *kind)
 {
     mcp_json_doc *doc = mcp_json_parse(rq->body, rq->blen, NULL);
     const mcp_json *m = mcp_json_root(doc), *mode;
@@ -1478,7 +1547,7 @@ static int wants_stream(const char *method, const mcp_json *params)
            mcp_json_get(mcp_json_get(params, "arguments"), "every");
 }
 
-static void fill_ctx(ctx *x, conn *k, req *rq, sess *s, unsigned fl)
+static void fill_ctx(ctx *x, conn *k, req *rq, sess *s, flags_t fl)
 {
     memset(x, 0, sizeof *x);
     x->k = k; x->s = s; x->flags = fl;
@@ -2102,7 +2171,7 @@ static int is_modern_request(const req *rq, const mcp_json *m)
 }
 
 /* A 2026-07-28 POST: every check of the transport page, then the method, statelessly. */
-static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const char *method, int kind)
+static void modern_post(conn *k, req *rq, flags_t fl, const mcp_json *m, const char *method, int kind)
 {
     const mcp_json *params = mcp_json_get(m, "params"), *meta = mcp_json_get(params, "_meta"), *v;
     const mcp_json *caps = mcp_json_get(meta, "io.modelcontextprotocol/clientCapabilities");
@@ -2197,6 +2266,7 @@ static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const 
             x.stream = st->id;
             if (!(fl & F_SSE) && !wants_stream_modern(method, params)) st->json = 1;
             else sse_head(k, st, NULL);
+            exec_count(method);
             handle_modern(&x, method, params);
         }
     }
@@ -2205,7 +2275,52 @@ static void modern_post(conn *k, req *rq, unsigned fl, const mcp_json *m, const 
     mcp_buf_free(&dv);
 }
 
-static void mcp_post(conn *k, req *rq, unsigned fl)
+/* Pages of the html503 and html502 flags: what a proxy or a maintenance page sends. */
+static const char page503[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<title>Down for maintenance</title>\n<style>body { font: 16px sans-serif; }</style>\n</head>\n<body>\n"
+    "<h1>Back soon</h1>\n<p>The service is being upgraded &amp; returns shortly.</p>\n</body>\n</html>\n";
+static const char page502[] = "<html>\n<body>\n<h1>The gateway got no answer upstream</h1>\n<p>Try again "
+    "later.</p>\n</body>\n</html>\n";
+
+/* A JSON-RPC request (read whole) that the flags say to mistreat: reset_after_read (and
+   /debug/arm_reset) on a connection that served a request already: counted as executed,
+   then the connection is reset (RST: SO_LINGER 0), no answer; html503 / html502: an HTML
+   error page; cutchunk: an SSE answer whose first chunk promises 1024 bytes, 40 come, then
+   the connection closes. 1 if it did (the request is done with), 0 to go on normally. */
+static int misbehave(conn *k, flags_t fl, const char *method)
+{
+    if (k->nreq > 1 && ((fl & F_RESET) || reset_armed > 0)) {
+        struct linger lg;
+        if (!(fl & F_RESET)) reset_armed--;
+        exec_count(method);
+        stats.resets++;
+        log_status(k, -2);
+        lg.l_onoff = 1; lg.l_linger = 0;
+        setsockopt(k->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        conn_close(k);
+        return 1;
+    }
+    if (fl & F_HTML503) {
+        respond(k, 503, "Service Unavailable", "text/html; charset=utf-8", NULL, page503, sizeof page503 - 1, 0);
+        done_response(k);
+        return 1;
+    }
+    if (fl & F_HTML502) {
+        respond(k, 502, "Bad Gateway", "text/html", NULL, page502, sizeof page502 - 1, 0);
+        done_response(k);
+        return 1;
+    }
+    if (fl & F_CUTCHUNK) {
+        head(k, 200, "OK", "text/event-stream", "Cache-Control: no-cache\r\n", 'C', 0, fl);
+        out_str(k, "400\r\n");                     /* 1024 bytes promised */
+        out_str(k, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":");
+        k->close_after = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void mcp_post(conn *k, req *rq, flags_t fl)
 {
     const char *method, *sid = hdr(rq, "mcp-session-id"), *ver = hdr(rq, "mcp-protocol-version");
     int kind, is_init;
@@ -2218,6 +2333,7 @@ static void mcp_post(conn *k, req *rq, unsigned fl)
     stats.posts++;
     doc = parse_body(k, rq, &fl, &method, &kind);
     if (!doc || !kind) { mcp_json_free(doc); respond_text(k, 400, "Bad Request", NULL, "Bad Request: not a JSON-RPC message"); return; }
+    if (kind == 'R' && misbehave(k, fl, method)) { mcp_json_free(doc); return; }
     m = mcp_json_root(doc);
     params = mcp_json_get(m, "params");
     if (era == ERA_MODERN || (era == ERA_DUAL && is_modern_request(rq, m))) {
@@ -2297,19 +2413,20 @@ static void mcp_post(conn *k, req *rq, unsigned fl)
             stream_event(st, (fl & F_DROP) ? f : NULL, NULL, 0, 0);
             if (fl & F_DROP) {                                 /* the connection goes, the stream stays */
                 stats.drops++;
-                st->flags &= ~(unsigned)F_DROP;
+                st->flags &= ~(flags_t)F_DROP;
                 k->close_after = 1;
                 k->stream = 0; st->conn = 0;
             }
         }
     }
+    exec_count(method);
     handle_request(&x, method, params);
     if ((st = stream_get(x.stream)) != NULL && !st->conn && !st->resumable) stream_free(st);   /* dropnoid */
     free(id);
     mcp_json_free(doc);
 }
 
-static void mcp_get(conn *k, req *rq, unsigned fl)
+static void mcp_get(conn *k, req *rq, flags_t fl)
 {
     const char *sid = hdr(rq, "mcp-session-id"), *lei = hdr(rq, "last-event-id");
     sess *s = NULL;
@@ -2329,7 +2446,7 @@ static void mcp_get(conn *k, req *rq, unsigned fl)
         stats.resumes++;
         if (st->conn) { conn *old = conn_get(st->conn); st->conn = 0; if (old) { old->stream = 0; conn_close(old); } }
         st->conn = k->id; k->stream = st->id;
-        st->flags = (st->flags & ~(unsigned)(F_DROP | F_DROPNOID)) | (fl & F_DRIP);
+        st->flags = (st->flags & ~(flags_t)(F_DROP | F_DROPNOID)) | (fl & F_DRIP);
         sse_head(k, st, NULL);
         for (i = en; i < st->nkept; i++)
             sse_write(k, st, st->kept.data + st->kept_at[i], strlen(st->kept.data + st->kept_at[i]));
@@ -2338,12 +2455,12 @@ static void mcp_get(conn *k, req *rq, unsigned fl)
     }
     if (fl & F_NOGET) { respond_text(k, 405, "Method Not Allowed", "Allow: POST, DELETE\r\n", "Method Not Allowed"); return; }
     if (s->listener) { respond_text(k, 409, "Conflict", NULL, "Conflict: the session has a listener stream already"); return; }
-    st = stream_new(S_LISTEN, s, k, fl & ~(unsigned)(F_DROP | F_DROPNOID));
+    st = stream_new(S_LISTEN, s, k, fl & ~(flags_t)(F_DROP | F_DROPNOID));
     s->listener = st->id;
     sse_head(k, st, NULL);
 }
 
-static void mcp_delete(conn *k, req *rq, unsigned fl)
+static void mcp_delete(conn *k, req *rq, flags_t fl)
 {
     const char *sid = hdr(rq, "mcp-session-id");
     sess *s;
@@ -2356,10 +2473,10 @@ static void mcp_delete(conn *k, req *rq, unsigned fl)
     done_response(k);
 }
 
-static void legacy_get(conn *k, unsigned fl)
+static void legacy_get(conn *k, flags_t fl)
 {
     sess *s = sess_new(1);
-    stream *st = stream_new(S_LEGACY, s, k, fl & ~(unsigned)(F_DROP | F_DROPNOID));
+    stream *st = stream_new(S_LEGACY, s, k, fl & ~(flags_t)(F_DROP | F_DROPNOID));
     char ep[200];
     stats.sse_gets++;
     s->stream = st->id;
@@ -2370,7 +2487,7 @@ static void legacy_get(conn *k, unsigned fl)
     stream_event(st, "event: endpoint\n", ep, strlen(ep), 0);
 }
 
-static void legacy_post(conn *k, req *rq, unsigned fl)
+static void legacy_post(conn *k, req *rq, flags_t fl)
 {
     const char *method, *q = rq->query;
     char sid[64];
@@ -2399,7 +2516,7 @@ static void legacy_post(conn *k, req *rq, unsigned fl)
         x.stream = s->stream;
         if (!s->inited && strcmp(method, "initialize") && strcmp(method, "ping"))
             send_error(x.stream, id, -32600, "Session not initialized: send initialize first");
-        else handle_request(&x, method, mcp_json_get(m, "params"));
+        else { exec_count(method); handle_request(&x, method, mcp_json_get(m, "params")); }
         free(id);
     }
     free(text);
@@ -2409,16 +2526,44 @@ static void legacy_post(conn *k, req *rq, unsigned fl)
 /* A POST refused before its body is looked at: its JSON-RPC method still goes in the log. */
 static void log_body(conn *k, const req *rq)
 {
-    unsigned fl = 0;
+    flags_t fl = 0;
     const char *method;
     int kind;
     if (!strcmp(rq->method, "POST")) mcp_json_free(parse_body(k, rq, &fl, &method, &kind));
 }
 
+/* The redirecting paths: /hop/N answers 307 to /hop/N-1, /hop/0 to /mcp (N + 1 hops in all);
+   /moved 301 to http://127.0.0.1:PORT/mcp; /cross 307 to --other's URL; /mcp with redir307 or
+   redir308 that status to /mcp/ (relative). The request's body is read and logged, no more. */
+static void redirect(conn *k, const req *rq, flags_t fl)
+{
+    char loc[300], extra[320];
+    int status = 307;
+    const char *reason = "Temporary Redirect";
+    log_body(k, rq);
+    if (!strncmp(rq->path, "/hop/", 5)) {
+        int n = atoi(rq->path + 5);
+        if (n > 0) snprintf(loc, sizeof loc, "/hop/%d", n - 1);
+        else snprintf(loc, sizeof loc, "/mcp");
+    } else if (!strcmp(rq->path, "/moved")) {
+        status = 301; reason = "Moved Permanently";
+        snprintf(loc, sizeof loc, "http://127.0.0.1:%d/mcp", port);
+    } else if (!strcmp(rq->path, "/cross")) {
+        if (!other_url) { respond_text(k, 404, "Not Found", NULL, "Not Found: the server has no --other URL"); return; }
+        snprintf(loc, sizeof loc, "%.290s", other_url);
+    } else {
+        if (fl & F_REDIR308) { status = 308; reason = "Permanent Redirect"; }
+        snprintf(loc, sizeof loc, "/mcp/");
+    }
+    stats.redirects++;
+    snprintf(extra, sizeof extra, "Location: %s\r\n", loc);
+    respond_text(k, status, reason, extra, "See the Location header.");
+}
+
 static void handle_http(conn *k, req *rq)
 {
     const char *mode = hdr(rq, "x-test-mode"), *origin = hdr(rq, "origin"), *auth = hdr(rq, "authorization");
-    unsigned fl = srv_flags | parse_flags(mode, mode ? strlen(mode) : 0);
+    flags_t fl = srv_flags | parse_flags(mode, mode ? strlen(mode) : 0);
     k->nreq++;
     k->idle_at = 0;
     if (!strncmp(rq->target, "/debug/", 7)) { debug_request(k, rq); return; }
@@ -2452,6 +2597,12 @@ static void handle_http(conn *k, req *rq)
     }
     rq->path = rq->target;
     if (rq->query) rq->query[-1] = 0;
+    if (!strncmp(rq->path, "/hop/", 5) || !strcmp(rq->path, "/moved") || !strcmp(rq->path, "/cross") ||
+        ((fl & (F_REDIR307 | F_REDIR308)) && !strcmp(rq->path, "/mcp"))) {
+        redirect(k, rq, fl);
+        return;
+    }
+    if (!strcmp(rq->path, "/mcp/")) rq->path[4] = 0;      /* the endpoint is there too */
     if (!strcmp(rq->path, "/mcp")) {
         if ((fl & F_SSEONLY) && era == ERA_LEGACY) {         /* an HTTP+SSE server on this URL */
             if (!strcmp(rq->method, "GET")) legacy_get(k, fl);
@@ -2587,6 +2738,7 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "--retry=", 8)) retry_ms = atoi(argv[i] + 8);
         else if (!strncmp(argv[i], "--idle-ms=", 10)) idle_ms = atoi(argv[i] + 10);
         else if (!strncmp(argv[i], "--version=", 10)) force_version = argv[i] + 10;
+        else if (!strncmp(argv[i], "--other=", 8)) other_url = argv[i] + 8;
         else if (!strcmp(argv[i], "--era=modern")) era = ERA_MODERN;
         else if (!strcmp(argv[i], "--era=dual")) era = ERA_DUAL;
         else if (!strcmp(argv[i], "--era=legacy")) era = ERA_LEGACY;
@@ -2603,6 +2755,13 @@ int main(int argc, char **argv)
         else { fprintf(stderr, "http_server: unknown argument %s\n", argv[i]); return 2; }
     }
     if (!nsupported) snprintf(supported[nsupported++], sizeof supported[0], "2026-07-28");
+    {   /* a client test may lower its own fd limit before starting us: we need ~1,000 */
+        struct rlimit rl;
+        if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 2048 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max < 2048 ? rl.rlim_max : 2048;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
