@@ -6,13 +6,21 @@
                 slow {steps, ms}          works steps x ms (default 5 x 300 ms), sending
                                           notifications/progress when the client asks for it
                 picture                   a tiny PNG image and a link to demo://readme
+                book {title, minutes, ...}  typed arguments (integer, number, boolean,
+                                          enum, array, nullable, anyOf, $ref): answers with
+                                          what it received, and refuses a wrong type
      resource   demo://readme             a short Markdown text
+                demo://clock              the time; once subscribed, updated every second
+                                          (notifications/resources/updated, and a debug log)
      template   demo://greeting/{name}    "Hello, NAME!"
+                demo://city/{country}/{city}   completions of city follow the country
      prompt     greet {name, style}       asks the model to greet someone
-     and        completion/complete (names and styles), logging/setLevel, ping
+     and        completion/complete (names, styles, countries, cities), logging/setLevel,
+                resources/subscribe and unsubscribe, ping
 
-   Messages are JSON lines on stdin and stdout. One poll() loop serves stdin and the timers of
-   the slow calls, so the server is single-threaded and answers while slow calls run. It writes
+   Messages are JSON lines on stdin and stdout. One poll() loop serves stdin, the timers of
+   the slow calls and the clock, so the server is single-threaded and answers while slow calls
+   run. It writes
    to stderr only when a call is cancelled, and exits when stdin ends. */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -22,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- what the server offers: mostly fixed JSON ----------------------------------------------- */
@@ -36,13 +45,38 @@ static const char TOOLS[] = "{\"tools\":["
       "progress.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":\"integer\"},"
       "\"ms\":{\"type\":\"integer\"}}}},"
     "{\"name\":\"picture\",\"description\":\"Returns a tiny PNG image and a link to demo://readme.\","
-      "\"inputSchema\":{\"type\":\"object\"}}]}";
+      "\"inputSchema\":{\"type\":\"object\"}},"
+    "{\"name\":\"book\",\"title\":\"Book a room\",\"description\":\"Books a meeting room. A demo of typed "
+      "arguments: it answers with the arguments as it received them, as JSON, and refuses a value of the "
+      "wrong type.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+      "\"title\":{\"type\":\"string\",\"description\":\"What the meeting is about\"},"
+      "\"minutes\":{\"type\":\"integer\",\"description\":\"How long, in minutes\",\"default\":30,\"minimum\":5},"
+      "\"budget\":{\"type\":\"number\",\"description\":\"What it may cost, in euros\"},"
+      "\"online\":{\"type\":\"boolean\",\"description\":\"Also open a video call\",\"default\":false},"
+      "\"room\":{\"type\":\"string\",\"enum\":[\"red\",\"blue\",\"green\"],\"description\":\"Which room\"},"
+      "\"attendees\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Who comes\"},"
+      "\"note\":{\"type\":[\"string\",\"null\"],\"description\":\"A note for the door, or null for none\"},"
+      "\"floor\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}],"
+        "\"description\":\"A floor number, or a name such as roof\"},"
+      "\"when\":{\"$ref\":\"#/$defs/slot\"}},"
+      "\"required\":[\"title\"],"
+      "\"$defs\":{\"slot\":{\"type\":\"object\",\"description\":\"A day and an hour, as JSON\","
+        "\"properties\":{\"day\":{\"type\":\"string\",\"format\":\"date\"},"
+        "\"hour\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":23}},\"required\":[\"day\"]}}},"
+      "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+        "\"booking\":{\"type\":\"integer\",\"description\":\"The booking's number\"},"
+        "\"received\":{\"type\":\"object\",\"description\":\"The arguments as the server got them\"}},"
+        "\"required\":[\"booking\",\"received\"]}}]}";
 
 static const char RESOURCES[] = "{\"resources\":[{\"uri\":\"demo://readme\",\"name\":\"readme\","
-    "\"description\":\"What this server is.\",\"mimeType\":\"text/markdown\"}]}";
+    "\"description\":\"What this server is.\",\"mimeType\":\"text/markdown\"},"
+    "{\"uri\":\"demo://clock\",\"name\":\"clock\",\"description\":\"The time (UTC); subscribe to it "
+    "and it changes every second.\",\"mimeType\":\"text/plain\"}]}";
 
 static const char TEMPLATES[] = "{\"resourceTemplates\":[{\"uriTemplate\":\"demo://greeting/{name}\","
-    "\"name\":\"greeting\",\"description\":\"A greeting for anyone.\",\"mimeType\":\"text/plain\"}]}";
+    "\"name\":\"greeting\",\"description\":\"A greeting for anyone.\",\"mimeType\":\"text/plain\"},"
+    "{\"uriTemplate\":\"demo://city/{country}/{city}\",\"name\":\"city\",\"description\":\"A city; "
+    "the completions of city follow the country.\",\"mimeType\":\"text/plain\"}]}";
 
 static const char PROMPTS[] = "{\"prompts\":[{\"name\":\"greet\",\"description\":\"Asks the model to "
     "greet someone.\",\"arguments\":[{\"name\":\"name\",\"description\":\"Who to greet\",\"required\":true},"
@@ -56,6 +90,9 @@ static const char PNG_1X1[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAD
 
 static const char *const NAMES[] = { "Ada", "Alan", "Barbara", "Grace", "Linus", "Margaret", NULL };
 static const char *const STYLES[] = { "formal", "casual", "pirate", NULL };
+static const char *const COUNTRIES[] = { "France", "Japan", "Peru", NULL };
+static const char *const CITIES[][4] = {           /* in the order of COUNTRIES */
+    { "Paris", "Lyon", "Nice", NULL }, { "Tokyo", "Osaka", "Kyoto", NULL }, { "Lima", "Cusco", "Arequipa", NULL } };
 static const char *const LEVELS[] = { "debug", "info", "notice", "warning", "error", "critical",
                                       "alert", "emergency", NULL };
 static int log_level = 1;            /* info and above, until logging/setLevel */
@@ -228,13 +265,116 @@ static void initialize(const char *id, const mcp_json *params)
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "protocolVersion"); mcp_jw_str(&w, version);
     mcp_jw_key(&w, "capabilities");
-    raw("{\"tools\":{},\"resources\":{},\"prompts\":{},\"logging\":{},\"completions\":{}}");
+    raw("{\"tools\":{},\"resources\":{\"subscribe\":true},\"prompts\":{},\"logging\":{},\"completions\":{}}");
     mcp_jw_key(&w, "serverInfo");
     raw("{\"name\":\"demo_server\",\"title\":\"mcp.h demo server\",\"version\":\"1.0.0\"}");
     mcp_jw_key(&w, "instructions");
-    mcp_jw_str(&w, "A demo: echo and add answer at once, slow reports progress, picture returns an image.");
+    mcp_jw_str(&w, "A demo: echo and add answer at once, slow reports progress, picture returns an image, "
+                   "book takes typed arguments; subscribe to demo://clock and it changes every second.");
     mcp_jw_obj_end(&w);
     msg_send();
+}
+
+/* ---- book: what a strict server does with typed arguments ------------------------------------ */
+
+enum { T_STR = 1, T_INT = 2, T_NUM = 4, T_BOOL = 8, T_ARR = 16, T_OBJ = 32, T_NULL = 64 };
+static const struct { const char *key; int types; const char *what; } BOOK_ARGS[] = {
+    { "title", T_STR, "a string" }, { "minutes", T_INT, "an integer" }, { "budget", T_NUM, "a number" },
+    { "online", T_BOOL, "true or false" }, { "room", T_STR, "red, blue or green" },
+    { "attendees", T_ARR, "an array of names" }, { "note", T_STR | T_NULL, "a string or null" },
+    { "floor", T_INT | T_STR, "an integer or a string" }, { "when", T_OBJ, "an object {day, hour}" } };
+
+static int json_types(const mcp_json *v)      /* the T_* a value fits: 42 is a number and an integer */
+{
+    int64_t i;
+    switch (mcp_json_typeof(v)) {
+    case MCP_JSON_STRING: return T_STR;
+    case MCP_JSON_NUMBER: return T_NUM | (mcp_json_int64(v, &i) ? T_INT : 0);
+    case MCP_JSON_BOOL: return T_BOOL;
+    case MCP_JSON_ARRAY: return T_ARR;
+    case MCP_JSON_OBJECT: return T_OBJ;
+    default: return T_NULL;
+    }
+}
+
+/* The first argument of the wrong type, as a sentence (NULL: all fit). Unknown keys pass, as a
+   lenient server lets them. */
+static const char *book_check(const mcp_json *args, char *text, size_t size)
+{
+    const char *room = mcp_json_str(mcp_json_get(args, "room"));
+    size_t i, k, klen;
+    if (!mcp_json_str(mcp_json_get(args, "title"))) return "book needs a title (a string).";
+    for (i = 0; i < mcp_json_len(args); i++) {
+        const char *key = mcp_json_key_at(args, i, &klen);
+        for (k = 0; k < sizeof BOOK_ARGS / sizeof BOOK_ARGS[0]; k++)
+            if (strlen(BOOK_ARGS[k].key) == klen && !memcmp(BOOK_ARGS[k].key, key, klen) &&
+                !(json_types(mcp_json_at(args, i)) & BOOK_ARGS[k].types)) {
+                snprintf(text, size, "book: %s must be %s.", BOOK_ARGS[k].key, BOOK_ARGS[k].what);
+                return text;
+            }
+    }
+    if (room && strcmp(room, "red") && strcmp(room, "blue") && strcmp(room, "green")) return "book: room must be red, blue or green.";
+    return NULL;
+}
+
+static void book(const char *id, const mcp_json *args)
+{
+    static int bookings;
+    char text[128], *json;
+    const char *wrong = book_check(args, text, sizeof text);
+    if (wrong) { reply_text(id, wrong, 1); return; }
+    json = mcp_json_dump(args, 0, NULL);
+    result_begin(id);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "content"); mcp_jw_arr_begin(&w); text_item(json ? json : "{}"); mcp_jw_arr_end(&w);
+    mcp_jw_key(&w, "structuredContent"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "booking"); mcp_jw_int(&w, ++bookings);
+    mcp_jw_key(&w, "received"); mcp_jw_value(&w, args);
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    msg_send();
+    mcp_free(json);
+}
+
+/* ---- the clock: demo://clock changes every second while subscribed ------------------------------ */
+
+static int clock_subscribed;
+static int64_t clock_due;            /* the next tick */
+
+static void clock_text(char *out, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out, size, "%H:%M:%S UTC", &tm);
+}
+
+static void run_clock(int64_t now)  /* notifications/resources/updated, and a debug log line */
+{
+    char text[64], when[32];
+    if (!clock_subscribed || clock_due > now) return;
+    clock_due += 1000;
+    msg_begin();
+    mcp_jw_key(&w, "method"); mcp_jw_str(&w, "notifications/resources/updated");
+    mcp_jw_key(&w, "params"); raw("{\"uri\":\"demo://clock\"}");
+    msg_send();
+    clock_text(when, sizeof when);
+    snprintf(text, sizeof text, "clock: %s", when);
+    log_message("debug", text);
+}
+
+static void subscribe(const char *id, const mcp_json *params, int on)
+{
+    const char *uri = mcp_json_str(mcp_json_get(params, "uri"));
+    if (!uri || (strcmp(uri, "demo://clock") && strcmp(uri, "demo://readme"))) {
+        reply_error(id, -32002, "Resource not found");
+        return;
+    }
+    if (!strcmp(uri, "demo://clock")) {
+        if (on && !clock_subscribed) clock_due = mcp_time_ms() + 1000;
+        clock_subscribed = on;
+    }
+    reply_raw(id, "{}");
 }
 
 static void call_tool(const char *id, const mcp_json *params)
@@ -246,6 +386,8 @@ static void call_tool(const char *id, const mcp_json *params)
     if (!strcmp(name, "echo")) {
         const mcp_json *t = mcp_json_get(args, "text");
         char *json = mcp_json_typeof(t) == MCP_JSON_STRING ? NULL : mcp_json_dump(t, 0, NULL);
+        snprintf(text, sizeof text, "echo: %s of %zu bytes", json ? "JSON" : "text", strlen(json ? json : mcp_json_str(t) ? mcp_json_str(t) : ""));
+        log_message("debug", text);                            /* seen after logging/setLevel debug */
         reply_text(id, json ? json : mcp_json_str(t), 0);      /* not a string: echo its JSON */
         mcp_free(json);
     } else if (!strcmp(name, "add")) {
@@ -283,6 +425,8 @@ static void call_tool(const char *id, const mcp_json *params)
         j->token = token ? mcp_json_dump(token, 0, NULL) : NULL;
         snprintf(text, sizeof text, "slow: working for %d steps of %d ms", j->steps, j->ms);
         log_message("info", text);
+    } else if (!strcmp(name, "book")) {
+        book(id, args);
     } else if (!strcmp(name, "picture")) {
         result_begin(id);
         mcp_jw_obj_begin(&w);
@@ -310,6 +454,13 @@ static void read_resource(const char *id, const mcp_json *params)
     char buf[160];
     if (uri && !strcmp(uri, "demo://readme")) {
         text = README; mime = "text/markdown";
+    } else if (uri && !strcmp(uri, "demo://clock")) {
+        clock_text(buf, sizeof buf);
+        text = buf;
+    } else if (uri && !strncmp(uri, "demo://city/", 12) && strchr(uri + 12, '/') && strchr(uri + 12, '/')[1]) {
+        const char *slash = strchr(uri + 12, '/');
+        snprintf(buf, sizeof buf, "%.60s, in %.*s.", slash + 1, (int)(slash - uri - 12 > 60 ? 60 : slash - uri - 12), uri + 12);
+        text = buf;
     } else if (uri && !strncmp(uri, "demo://greeting/", 16) && uri[16]) {
         snprintf(buf, sizeof buf, "Hello, %.100s!", uri + 16);
         text = buf;
@@ -350,23 +501,32 @@ static void get_prompt(const char *id, const mcp_json *params)
     msg_send();
 }
 
-/* completion/complete: names for greet's "name" and the template's {name}, styles for "style" */
+/* completion/complete: names for greet's "name" and the template's {name}, styles for "style",
+   countries, and the cities of the country in context.arguments (all cities without it) */
 static void complete(const char *id, const mcp_json *params)
 {
     const mcp_json *arg = mcp_json_get(params, "argument");
     const char *which = mcp_json_str(mcp_json_get(arg, "name"));
     const char *prefix = mcp_json_str(mcp_json_get(arg, "value"));
-    const char *const *list = which && !strcmp(which, "style") ? STYLES : which && !strcmp(which, "name") ? NAMES : NULL;
-    int i, n = 0;
+    const char *country = mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_get(params, "context"), "arguments"), "country"));
+    const char *list[16];
+    int i, k, n = 0, found = 0;
     if (!prefix) prefix = "";
+    if (!which) which = "";
+    for (i = 0; !strcmp(which, "name") && NAMES[i]; i++) list[n++] = NAMES[i];
+    for (i = 0; !strcmp(which, "style") && STYLES[i]; i++) list[n++] = STYLES[i];
+    for (i = 0; !strcmp(which, "country") && COUNTRIES[i]; i++) list[n++] = COUNTRIES[i];
+    for (i = 0; !strcmp(which, "city") && COUNTRIES[i]; i++)
+        if (!country || !strcmp(country, COUNTRIES[i]))
+            for (k = 0; CITIES[i][k]; k++) list[n++] = CITIES[i][k];
     result_begin(id);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "completion"); mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "values"); mcp_jw_arr_begin(&w);
-    for (i = 0; list && list[i]; i++)
-        if (!strncmp(list[i], prefix, strlen(prefix))) { mcp_jw_str(&w, list[i]); n++; }
+    for (i = 0; i < n; i++)
+        if (!strncmp(list[i], prefix, strlen(prefix))) { mcp_jw_str(&w, list[i]); found++; }
     mcp_jw_arr_end(&w);
-    mcp_jw_key(&w, "total"); mcp_jw_int(&w, n);
+    mcp_jw_key(&w, "total"); mcp_jw_int(&w, found);
     mcp_jw_key(&w, "hasMore"); mcp_jw_bool(&w, 0);
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
@@ -403,6 +563,8 @@ static void on_message(const char *line, size_t len)
     else if (!strcmp(method, "prompts/get")) get_prompt(id, params);
     else if (!strcmp(method, "completion/complete")) complete(id, params);
     else if (!strcmp(method, "logging/setLevel")) set_level(id, params);
+    else if (!strcmp(method, "resources/subscribe")) subscribe(id, params, 1);
+    else if (!strcmp(method, "resources/unsubscribe")) subscribe(id, params, 0);
     else reply_error(id, -32601, "Method not found");
     mcp_free(id);
     mcp_json_free(doc);
@@ -419,9 +581,14 @@ int main(void)
     for (;;) {
         struct pollfd pfd;
         ssize_t n;
-        run_jobs(mcp_time_ms());
+        int64_t now = mcp_time_ms();
+        int wait;
+        run_jobs(now);
+        run_clock(now);
+        wait = ms_to_next_job(now);
+        if (clock_subscribed && (wait < 0 || clock_due - now < wait)) wait = clock_due > now ? (int)(clock_due - now) : 0;
         pfd.fd = 0; pfd.events = POLLIN; pfd.revents = 0;
-        if (poll(&pfd, 1, ms_to_next_job(mcp_time_ms())) <= 0) continue;   /* a timer is due */
+        if (poll(&pfd, 1, wait) <= 0) continue;             /* a timer is due */
         n = read(0, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;                                  /* stdin ended: the client is gone */

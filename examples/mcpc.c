@@ -1,130 +1,346 @@
 /* mcpc - a command-line MCP client on mcp.h: list and call a server's tools, read its resources,
-   get its prompts, from a shell or a script. `mcpc --help` documents it all.
+   get its prompts, watch what it sends, from a shell or a script. `mcpc --help` documents it all.
 
        mcpc build/demo_server tools
        mcpc build/demo_server call add a=2 b=40
 
    Every request goes out with mcp_client_send and is waited for in a loop of
    mcp_client_poll(client, 100), so Ctrl-C (a flag set by the SIGINT handler) can cancel it:
-   mcp_call_cancel tells the server, and mcpc exits with status 130. */
+   mcp_call_cancel tells the server, and mcpc exits with status 130.
+
+   key=value arguments of `call` are typed by the tool's inputSchema, read with tools/list
+   first: the server sees 42 where the schema says integer and "42" where it says string.
+
+   Built with -DMCPC_OPENSSL (and -lssl -lcrypto), mcpc reaches https:// servers through the
+   TLS hook of examples/tls_openssl.c, which it includes. */
 #define _POSIX_C_SOURCE 200809L
+#ifdef MCPC_OPENSSL
+#define TLS_OPENSSL_NO_MAIN
+#include "tls_openssl.c"            /* defines MCP_IMPLEMENTATION and includes mcp.h */
+#else
 #define MCP_IMPLEMENTATION
 #include "../mcp.h"
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 
-static const char HELP[] =
+/* --help, in parts: C99 compilers need take no string over 4095 bytes */
+static const char *const HELP[] = {
 "mcpc - a command-line client for MCP (Model Context Protocol) servers, built on mcp.h\n"
 "\n"
 "Usage:\n"
 "  mcpc [options] SERVER [COMMAND [ARGS...]]                      a server program to run\n"
-"  mcpc [options] SERVER SERVER-ARGS... -- [COMMAND [ARGS...]]    ... with its arguments\n"
-"  mcpc [options] http://HOST[:PORT]/PATH [COMMAND [ARGS...]]     Streamable HTTP\n"
+"  mcpc [options] 'SERVER SERVER-ARGS...' [COMMAND [ARGS...]]     ... with its arguments\n"
+"  mcpc [options] SERVER SERVER-ARGS... -- [COMMAND [ARGS...]]    ... the same, unquoted\n"
+"  mcpc [options] http[s]://HOST[:PORT]/PATH [COMMAND [ARGS...]]  Streamable HTTP\n"
 "  mcpc [options] --sse URL [COMMAND [ARGS...]]                   HTTP+SSE (2024-11-05)\n"
 "\n"
-"A stdio server is started as a child process and stopped when mcpc is done. If it takes\n"
-"arguments, end them with --; without --, SERVER is one word and the rest is the command.\n"
-"https:// needs TLS, which mcp.h leaves to a hook (examples/tls_openssl.c); mcpc has none.\n"
+"A stdio server is started as a child process and stopped when mcpc is done. SERVER is one\n"
+"word. A word that names an existing file or a program on PATH runs as it is; any other word\n"
+"with spaces is split as a shell splits it ('...', \"...\" and backslash quote; no shell runs):\n"
+"mcpc \"node server.js --port 3\" tools. Unquoted server arguments end with --.\n"
+"A URL whose server does not take POSTs (400, 404, 405) is tried with HTTP+SSE; info says so.\n"
+"https:// needs a build with OpenSSL (mcpc --version tells).\n"
 "\n"
 "Commands (default: info):\n"
-"  info                            server name, version, protocol, capabilities, instructions\n"
-"  tools                           the tools and their arguments ([optional] in brackets)\n"
+"  info                            server, protocol, transport, capabilities, instructions\n"
+"  tools [NAME]                    the tools and their arguments ([optional] in brackets);\n"
+"                                  with NAME, that tool in full: each argument's type,\n"
+"                                  values, default and description, and the output schema\n"
 "  call TOOL [ARGS]                call a tool and print what it returns\n"
 "  resources                       the resources\n"
 "  templates                       the resource templates\n"
 "  read URI                        read a resource\n"
 "  prompts                         the prompts and their arguments\n"
 "  prompt NAME [ARGS]              get a prompt\n"
-"  complete prompt NAME ARG [VALUE]     completions for a prompt argument\n"
-"  complete resource URI ARG [VALUE]    completions for a resource template argument\n"
+"  complete prompt NAME ARG [VALUE [ARGS]]   completions for a prompt argument, ARGS being\n"
+"  complete resource URI ARG [VALUE [ARGS]]  ... or a template's; the other arguments' values\n"
 "  ping                            check that the server answers\n"
 "  request METHOD [ARGS]           any request; prints the result as JSON\n"
-"\n"
-"ARGS is one JSON object, '{\"a\": 2, \"b\": 40}', or key=value words: a=2 b=40. A value that\n"
-"is valid JSON is sent as that JSON (42, true, null, [1,2], {\"k\":1}, \"quoted\"), anything\n"
-"else as a string: text=hello sends \"hello\", n=42 sends 42, n='\"42\"' sends \"42\".\n"
+"  watch [URI...]                  stay connected; print each notification and log message\n"
+"                                  the server sends, until Ctrl-C or --for; URI: a resource\n"
+"                                  to subscribe to (its updates are printed too)\n"
+"\n",
+"ARGS is key=value words (a=2 b=40), one JSON object ('{\"a\": 2, \"b\": 40}'), or a JSON\n"
+"object followed by words, which replace its members. A value of `call` takes the type the\n"
+"tool's input schema gives its key (mcpc SERVER tools TOOL shows them):\n"
+"  string                 the word as it is: text=42 sends \"42\"\n"
+"  integer, number        a number: n=42, x=-2.5e3; anything else is an error\n"
+"  boolean, null          true or false; null\n"
+"  enum, const            one of the values listed\n"
+"  array, object          JSON: tags='[\"a\", \"b\"]' when='{\"day\": \"2026-05-01\"}'\n"
+"  anyOf, oneOf, [types]  the first type the word is, string last\n"
+"A key the schema does not list (with a warning), a value of `request` and one of a tool\n"
+"without a schema: JSON if it parses (42, true, [1,2], \"quoted\"), else a string. Prompt\n"
+"arguments and completion context are always strings.\n"
 "\n"
 "Options (before SERVER, or after COMMAND):\n"
 "  -H, --header 'Name: value'  an HTTP header (repeatable): -H 'Authorization: Bearer TOKEN'\n"
 "  -e, --env KEY=VALUE         an environment variable for the server process (repeatable)\n"
 "      --sse URL               connect to URL with the HTTP+SSE transport\n"
+"      --cacert FILE           https: trust the CAs in FILE (PEM) instead of the system's\n"
+"      --insecure              https: do not verify the server's certificate (warned about)\n"
 "  -t, --timeout MS            per-request timeout in ms (default 30000; 0: none); progress\n"
 "                              from the server restarts it, up to 10 times the timeout in all\n"
 "      --protocol VERSION      speak only this protocol version, e.g. 2025-06-18\n"
-"      --json                  print the result as JSON (pretty on a terminal, else compact)\n"
+"      --log-level LEVEL       ask for the server's log messages at LEVEL and above (debug,\n"
+"                              info, notice, warning, error, critical, alert, emergency) and\n"
+"                              show them on stderr\n"
+"      --args-file FILE        call, prompt, request: the arguments, a JSON object, from FILE\n"
+"                              (- for stdin); key=value words replace its members\n"
+"      --for DURATION          watch: stop after DURATION: ms, or 500ms, 10s, 2m\n"
+"      --json                  JSON output (pretty on a terminal, else compact), errors too\n"
 "      --progress              show progress even when stderr is not a terminal\n"
-"  -v, --verbose               server log messages and stderr, notifications, to stderr\n"
+"  -v, --verbose               notifications, server log messages and stderr, to stderr\n"
+"  -V, --version               the version, and whether https:// is built in\n"
 "  -h, --help                  this text\n"
+"\n",
+"Output: results go to stdout; progress, warnings, errors and what -v shows, to stderr.\n"
+"With --json, stdout has the result as JSON (watch: one notification a line, {\"method\",\n"
+"\"params\"}) and each line on stderr is one JSON object: {\"warning\": ...}, what -v shows\n"
+"({\"method\", \"params\"}, {\"stderr\": ...}, {\"log\": ...}), {\"progress\", \"total\",\n"
+"\"message\"}, and on failure, last, the error:\n"
+"  {\"status\": \"MCP_ERR_RPC\", \"class\": \"protocol\", \"exit\": 4,\n"
+"   \"message\": \"MCP error -32602: Unknown tool: x\", \"rpc_code\": -32602}\n"
+"with \"http_status\" after an HTTP error, \"errno\" after a system error.\n"
 "\n"
 "Progress reported by the server shows on stderr when it is a terminal. Ctrl-C cancels the\n"
 "request in flight (the server is told) and exits with status 130; a second Ctrl-C quits\n"
-"at once.\n"
+"at once. Ctrl-C ends watch with status 0.\n"
 "\n"
-"Exit status:\n"
-"  0    success\n"
-"  1    another failure (out of memory)\n"
-"  2    usage: bad arguments or options, or a request the server did not declare support for\n"
+"Exit status (the \"class\" of a JSON error):\n"
+"  0    ok: success\n"
+"  1    other: out of memory\n"
+"  2    usage: bad arguments or options, a value that does not fit the tool's schema, a\n"
+"       request the server did not declare support for\n"
 "  3    connection: the server could not be started or reached, or went away (HTTP errors too)\n"
 "  4    protocol: the server answered with a JSON-RPC error, or broke the protocol\n"
-"  5    the tool ran and reported an error (isError: true)\n"
+"  5    tool: the tool ran and reported an error (isError: true)\n"
 "  6    timeout\n"
 "  130  cancelled with Ctrl-C\n"
 "\n"
 "Examples:\n"
 "  mcpc build/demo_server tools\n"
+"  mcpc build/demo_server tools book\n"
 "  mcpc build/demo_server call add a=2 b=40\n"
+"  mcpc build/demo_server call book title=Standup minutes=15 room=blue attendees='[\"Ada\"]'\n"
 "  mcpc build/demo_server call echo '{\"text\": \"hello\"}'\n"
+"  echo '{\"text\": \"from stdin\"}' | mcpc build/demo_server call echo --args-file -\n"
 "  mcpc build/demo_server read demo://greeting/Ada\n"
 "  mcpc build/demo_server prompt greet name=Ada style=pirate\n"
 "  mcpc build/demo_server complete prompt greet name A\n"
+"  mcpc build/demo_server complete resource 'demo://city/{country}/{city}' city '' country=Peru\n"
+"  mcpc --log-level debug build/demo_server watch demo://clock --for 5s\n"
 "  mcpc --json build/demo_server call slow steps=3 | jq .content\n"
-"  mcpc -e DEBUG=1 npx -y @modelcontextprotocol/server-everything -- call echo message=hi\n"
-"  mcpc -H 'Authorization: Bearer TOKEN' http://localhost:3000/mcp tools\n"
-"  mcpc --sse http://localhost:3001/sse ping\n";
+"  mcpc 'npx -y @modelcontextprotocol/server-everything' call echo message=42\n"
+"  mcpc -e DEBUG=1 npx -y @modelcontextprotocol/server-everything -- prompt resource-prompt resourceId=3\n"
+"  mcpc -H 'Authorization: Bearer TOKEN' https://example.com/mcp tools\n"
+"  mcpc --sse http://localhost:3001/sse ping\n",
+NULL };
 
 enum { RC_OK = 0, RC_OTHER = 1, RC_USAGE = 2, RC_CONNECT = 3, RC_PROTOCOL = 4, RC_TOOL = 5, RC_TIMEOUT = 6,
        RC_CANCELLED = 130 };
 
 static struct {
-    int json, pretty, verbose, progress, tty_progress;
+    int json, pretty, verbose, progress, tty_progress, insecure;
     const char *headers[64], *env[64];
     int nheaders, nenv;
-    const char *sse;
+    const char *sse, *cacert, *log_level, *args_file;
+    long watch_ms;                          /* --for; 0: until Ctrl-C */
 } opt;
 
-static mcp_client *client;
+static mcp_client *volatile client;         /* volatile: the SIGINT handler reads it */
 static mcp_client_desc desc;
 static volatile sig_atomic_t interrupted;
 static int progress_shown;                  /* a progress line is on the terminal */
+static int watching;                        /* watch: notifications go to stdout */
+static int abandon;                         /* a timeout or Ctrl-C: close without waiting */
+static mcp_error closed_why;                /* why the connection ended (on_close) */
+#ifdef MCPC_OPENSSL
+static tls_openssl tls;
+static int tls_on;
+#endif
 
-/* ---- small helpers -------------------------------------------------------------------------- */
+/* ---- text: UTF-8, widths, wrapping ----------------------------------------------------------- */
 
-static int usage(const char *fmt, ...)
+static size_t utf8_seq(const unsigned char *s)   /* bytes of the valid UTF-8 character at s, 0 if none */
 {
-    va_list ap;
-    fputs("mcpc: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nRun 'mcpc --help' for usage.\n", stderr);
-    return RC_USAGE;
+    unsigned c = s[0], n, i, cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4;
+    else return 0;
+    cp = c & (0x7Fu >> n);
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return n;
 }
+
+/* Writes s as a JSON string; bytes that are not UTF-8 (the writer would refuse them, and spoil
+   the whole line) become '?'. */
+static void jw_text(mcp_jw *w, const char *s)
+{
+    size_t i = 0, k, n = strlen(s);
+    char *copy;
+    while (i < n && (k = utf8_seq((const unsigned char *)s + i)) != 0) i += k;
+    if (i == n || !(copy = (char *)malloc(n + 1))) { mcp_jw_str(w, s); return; }
+    for (i = 0; i < n; i += k ? k : 1) {
+        k = utf8_seq((const unsigned char *)s + i);
+        if (k) memcpy(copy + i, s + i, k);
+        else copy[i] = '?';
+    }
+    copy[n] = 0;
+    mcp_jw_str(w, copy);
+    free(copy);
+}
+
+static size_t text_cols(const char *s, size_t n)   /* terminal columns: one per character */
+{
+    size_t i, cols = 0;
+    for (i = 0; i < n && s[i]; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && s[i] != '\r') cols++;
+    return cols;
+}
+
+static int term_width(void)                 /* stdout's columns; 100 when it is not a terminal */
+{
+#ifdef TIOCGWINSZ
+    struct winsize ws;
+    if (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+#endif
+    return 100;
+}
+
+/* The next line of s wrapped to `width` columns: its length in *n, and where the line after it
+   starts (NULL when s is done). Lines end at newlines and between words; a word longer than
+   the width is cut only when `cut` is set (else the line runs over). */
+static const char *wrap_next(const char *s, size_t width, int cut, size_t *n)
+{
+    size_t i, cols = 0, end = 0;            /* end: where the line may break, after a word */
+    if (!s || !*s) return NULL;
+    for (i = 0; s[i] && s[i] != '\n'; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        int space = ch == ' ' || ch == '\t';
+        if ((ch & 0xC0) == 0x80 || ch == '\r') continue;   /* inside a character, or no width */
+        if (space && i > 0 && s[i - 1] != ' ' && s[i - 1] != '\t') end = i;
+        if (!space && cols >= width && (end || cut)) {
+            const char *next = s + (end ? end : i);
+            *n = end ? end : i;
+            while (*next == ' ' || *next == '\t') next++;
+            return next;
+        }
+        cols++;
+    }
+    *n = i;
+    while (*n > 0 && (s[*n - 1] == ' ' || s[*n - 1] == '\t' || s[*n - 1] == '\r')) (*n)--;
+    return s[i] ? s + i + 1 : s + i;
+}
+
+static void put_line(FILE *f, const char *s, size_t n)   /* tabs as spaces, no CR */
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (s[i] != '\r') fputc(s[i] == '\t' ? ' ' : s[i], f);
+}
+
+/* text wrapped to the terminal, the cursor being at column `col` already; continuation lines
+   start at column `indent`. Blank lines are kept (paragraphs). */
+static void print_wrapped(const char *text, size_t col, size_t indent)
+{
+    size_t width = (size_t)term_width(), avail = width > col + 20 ? width - col : 20, n;
+    const char *next;
+    int first = 1;
+    while ((next = wrap_next(text, avail, 1, &n)) != NULL) {
+        if (!first) printf("%*s", (int)indent, "");
+        put_line(stdout, text, n);
+        putchar('\n');
+        text = next;
+        first = 0;
+        avail = width > indent + 20 ? width - indent : 20;
+    }
+    if (first) putchar('\n');
+}
+
+/* ---- messages on stderr: text, or one JSON object a line with --json -------------------------- */
 
 static void end_progress(void)              /* clear the progress line before other output */
 {
     if (progress_shown) { fputs("\r\033[K", stderr); progress_shown = 0; }
 }
 
-/* The exit status for an error, after printing the library's sentence. */
-static int fail(const mcp_error *err)
+static void json_line(FILE *f, mcp_jw *w)   /* finishes w and prints it as one line */
 {
+    char *text = mcp_jw_finish(w, NULL, NULL);
+    if (text) { fputs(text, f); fputc('\n', f); fflush(f); }
+    mcp_free(text);
+}
+
+static void warn(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    mcp_jw w;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     end_progress();
-    fprintf(stderr, "mcpc: %s\n", err->message);
-    switch (err->status) {
+    if (!opt.json) { fprintf(stderr, "mcpc: warning: %s\n", msg); return; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w); mcp_jw_key(&w, "warning"); jw_text(&w, msg); mcp_jw_obj_end(&w);
+    json_line(stderr, &w);
+}
+
+static const char *rc_class(int rc)
+{
+    switch (rc) {
+    case RC_OK: return "ok";
+    case RC_USAGE: return "usage";
+    case RC_CONNECT: return "connection";
+    case RC_PROTOCOL: return "protocol";
+    case RC_TOOL: return "tool";
+    case RC_TIMEOUT: return "timeout";
+    case RC_CANCELLED: return "cancelled";
+    default: return "other";
+    }
+}
+
+/* Prints an error, the library's sentence as it is (it already says "MCP error -32602: ..."),
+   and returns rc. */
+static int report(const mcp_error *err, int rc)
+{
+    const char *status = mcp_status_str(err->status);
+    mcp_jw w;
+    end_progress();
+    if (!opt.json) { fprintf(stderr, "mcpc: %s\n", err->message); return rc; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "status"); mcp_jw_strn(&w, status, strcspn(status, ":"));   /* "MCP_ERR_RPC" */
+    mcp_jw_key(&w, "class"); mcp_jw_str(&w, rc_class(rc));
+    mcp_jw_key(&w, "exit"); mcp_jw_int(&w, rc);
+    mcp_jw_key(&w, "message"); jw_text(&w, err->message);
+    if (err->http_status) { mcp_jw_key(&w, "http_status"); mcp_jw_int(&w, err->http_status); }
+    if (err->rpc_code) { mcp_jw_key(&w, "rpc_code"); mcp_jw_int(&w, err->rpc_code); }
+    if (err->sys_errno) { mcp_jw_key(&w, "errno"); mcp_jw_int(&w, err->sys_errno); }
+    mcp_jw_obj_end(&w);
+    json_line(stderr, &w);
+    return rc;
+}
+
+static int rc_of(mcp_status st)
+{
+    switch (st) {
     case MCP_ERR_INVALID: return RC_USAGE;
     case MCP_ERR_IO: case MCP_ERR_CLOSED: case MCP_ERR_HTTP: return RC_CONNECT;
     case MCP_ERR_RPC: case MCP_ERR_PROTOCOL: case MCP_ERR_PARSE: case MCP_ERR_LIMIT: return RC_PROTOCOL;
@@ -133,6 +349,42 @@ static int fail(const mcp_error *err)
     default: return RC_OTHER;
     }
 }
+
+/* The exit status for a failed request, after printing why. */
+static int fail(const mcp_error *err)
+{
+    if (err->status == MCP_ERR_TIMEOUT || err->status == MCP_ERR_CANCELLED) abandon = 1;
+    return report(err, rc_of(err->status));
+}
+
+static int vusage(int hint, const char *fmt, va_list ap)
+{
+    mcp_error e;
+    memset(&e, 0, sizeof e);
+    e.status = MCP_ERR_INVALID;
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    report(&e, RC_USAGE);
+    if (hint && !opt.json) fputs("Run 'mcpc --help' for usage.\n", stderr);
+    return RC_USAGE;
+}
+
+static int usage(const char *fmt, ...)      /* a command line mcpc cannot take */
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt); rc = vusage(1, fmt, ap); va_end(ap);
+    return rc;
+}
+
+static int invalid(const char *fmt, ...)    /* the same class, without pointing at --help */
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt); rc = vusage(0, fmt, ap); va_end(ap);
+    return rc;
+}
+
+/* ---- small helpers -------------------------------------------------------------------------- */
 
 static const char *str(const mcp_json *obj, const char *key)   /* "" when absent */
 {
@@ -147,24 +399,38 @@ static void print_json(const mcp_json *v)
     mcp_free(text);
 }
 
-/* The first line of a description, at most 100 bytes (cut at a UTF-8 boundary). */
-static void one_line(char *out, size_t size, const char *text)
-{
-    size_t n = strcspn(text, "\r\n"), max = size - 4 < 100 ? size - 4 : 100;
-    if (n > max) {
-        n = max;
-        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
-        snprintf(out, size, "%.*s...", (int)n, text);
-    } else {
-        snprintf(out, size, "%.*s", (int)n, text);
-    }
-}
-
 static unsigned long base64_bytes(const char *b64)   /* decoded size of base64 text */
 {
     size_t n = strlen(b64);
     while (n > 0 && b64[n - 1] == '=') n--;
     return (unsigned long)(n * 3 / 4);
+}
+
+static int key_is(const mcp_json *obj, size_t i, const char *key)   /* member i is named key */
+{
+    size_t klen;
+    const char *k = mcp_json_key_at(obj, i, &klen);
+    return k && klen == strlen(key) && !memcmp(k, key, klen);
+}
+
+/* params that hold nothing but _meta print as nothing; else the JSON without _meta */
+static char *dump_without_meta(const mcp_json *params)
+{
+    const mcp_json *v;
+    size_t i, klen;
+    mcp_jw w;
+    if (mcp_json_typeof(params) != MCP_JSON_OBJECT) return params ? mcp_json_dump(params, 0, NULL) : NULL;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_json_foreach(params, i, v)
+        if (!key_is(params, i, "_meta")) {
+            const char *key = mcp_json_key_at(params, i, &klen);
+            mcp_jw_keyn(&w, key, klen);
+            mcp_jw_value(&w, v);
+        }
+    mcp_jw_obj_end(&w);
+    if (mcp_json_len(params) == (mcp_json_get(params, "_meta") ? 1u : 0u)) { mcp_jw_free(&w); return NULL; }
+    return mcp_jw_finish(&w, NULL, NULL);
 }
 
 /* ---- requests: sent without blocking, waited for with Ctrl-C in mind ------------------------- */
@@ -174,6 +440,7 @@ static void on_sigint(int sig)
     (void)sig;
     if (interrupted) _exit(RC_CANCELLED);    /* the second Ctrl-C: quit at once */
     interrupted = 1;
+    if (client) mcp_client_interrupt(client);   /* stops a blocking call (logging/setLevel) */
 }
 
 static mcp_status wait_for(mcp_call *call, mcp_json_doc **result, mcp_error *err)
@@ -185,6 +452,7 @@ static mcp_status wait_for(mcp_call *call, mcp_json_doc **result, mcp_error *err
         mcp_call_cancel(call, "the user pressed Ctrl-C");    /* the server is told */
     if (mcp_call_status(call) == MCP_AGAIN) {    /* initialize (never cancelled), or closed */
         mcp_call_free(call);
+        memset(err, 0, sizeof *err);
         err->status = interrupted ? MCP_ERR_CANCELLED : MCP_ERR_CLOSED;
         snprintf(err->message, sizeof err->message, "%s", interrupted ? "Request cancelled" : "Transport closed");
         return err->status;
@@ -199,8 +467,19 @@ static void on_progress(void *user, mcp_call *call, double progress, double tota
     const char *what = (const char *)user;
     char bar[21];
     int i, fill;
+    mcp_jw w;
     (void)call;
     if (!opt.progress) return;
+    if (opt.json) {                         /* one JSON object a report */
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "progress"); mcp_jw_num(&w, progress);
+        if (total > 0) { mcp_jw_key(&w, "total"); mcp_jw_num(&w, total); }
+        if (message) { mcp_jw_key(&w, "message"); jw_text(&w, message); }
+        mcp_jw_obj_end(&w);
+        json_line(stderr, &w);
+        return;
+    }
     if (!opt.tty_progress) {                /* not a terminal: one plain line per report */
         if (total > 0) fprintf(stderr, "%s: %g/%g%s%s\n", what, progress, total, message ? " " : "", message ? message : "");
         else fprintf(stderr, "%s: %g%s%s\n", what, progress, message ? " " : "", message ? message : "");
@@ -278,38 +557,374 @@ static mcp_status list_all(const char *method, const char *key, mcp_json_doc **r
     return st;
 }
 
-/* ARGS: none, one JSON object, or key=value words. *out: JSON text (mcp_free it) or NULL. */
-static int build_args(char **words, int n, char **out)
+/* The tool named `name` in a tools/list result (NULL if none). */
+static const mcp_json *find_tool(const mcp_json_doc *tools, const char *name)
 {
-    mcp_jw w;
-    mcp_json_doc *doc;
-    mcp_error err;
-    int i;
-    *out = NULL;
-    if (n == 0) return RC_OK;
-    mcp_jw_init(&w, 0);
-    if (words[0][0] == '{') {
-        if (n > 1) return usage("give the arguments as one JSON object or as key=value words, not both");
-        if (!(doc = mcp_json_parse(words[0], strlen(words[0]), &err)))
-            return usage("the arguments are not valid JSON: %s", err.message);
-        mcp_jw_value(&w, mcp_json_root(doc));
-        mcp_json_free(doc);
-    } else {
-        mcp_jw_obj_begin(&w);
-        for (i = 0; i < n; i++) {
-            const char *eq = strchr(words[i], '=');
-            if (!eq || eq == words[i]) {
-                mcp_jw_free(&w);
-                return usage("\"%s\" is not key=value (arguments are key=value words or one JSON object)", words[i]);
-            }
-            mcp_jw_keyn(&w, words[i], (size_t)(eq - words[i]));
-            if ((doc = mcp_json_parse(eq + 1, strlen(eq + 1), NULL)) != NULL) mcp_jw_value(&w, mcp_json_root(doc));
-            else mcp_jw_str(&w, eq + 1);    /* not JSON: a string */
-            mcp_json_free(doc);
+    const mcp_json *t;
+    size_t i;
+    mcp_json_foreach(mcp_json_get(mcp_json_root(tools), "tools"), i, t)
+        if (!strcmp(str(t, "name"), name)) return t;
+    return NULL;
+}
+
+/* ---- JSON Schema: what an argument takes ----------------------------------------------------- */
+
+/* schema with a local $ref ("#/$defs/X", "#/definitions/X", any "#/a/b" pointer) followed;
+   NULL when it leads nowhere. *name (if not NULL) gets the last step of the last ref. */
+static const mcp_json *follow_ref(const mcp_json *root, const mcp_json *schema, const char **name)
+{
+    char step[256];
+    int hops;
+    for (hops = 0; schema && hops < 16; hops++) {
+        const char *ref = mcp_json_str(mcp_json_get(schema, "$ref")), *p;
+        if (!ref) return schema;
+        if (ref[0] != '#' || (ref[1] && ref[1] != '/')) return NULL;   /* not local */
+        for (schema = root, p = ref + 1; schema && *p == '/'; ) {
+            size_t n = 0;
+            for (p++; *p && *p != '/' && n < sizeof step - 1; p++)   /* JSON pointer: ~1 is /, ~0 is ~ */
+                step[n++] = p[0] == '~' && (p[1] == '0' || p[1] == '1') ? (++p, *p == '1' ? '/' : '~') : *p;
+            step[n] = 0;
+            schema = mcp_json_typeof(schema) == MCP_JSON_ARRAY ? mcp_json_at(schema, (size_t)atol(step))
+                                                                : mcp_json_get(schema, step);
+            if (name) *name = strrchr(ref, '/') + 1;
         }
-        mcp_jw_obj_end(&w);
     }
-    if (!(*out = mcp_jw_finish(&w, NULL, &err))) return usage("bad arguments: %s", err.message);
+    return hops < 16 ? schema : NULL;
+}
+
+static const mcp_json *any_of(const mcp_json *s)   /* anyOf or oneOf: alternatives */
+{
+    const mcp_json *a = mcp_json_get(s, "anyOf");
+    return a ? a : mcp_json_get(s, "oneOf");
+}
+
+/* allOf's first member that says what the value is (pydantic wraps a $ref so, for a
+   description beside it) */
+static const mcp_json *all_of(const mcp_json *s)
+{
+    static const char *const says[] = { "type", "enum", "const", "anyOf", "oneOf", "$ref", "allOf", "properties" };
+    const mcp_json *m;
+    size_t i, k;
+    mcp_json_foreach(mcp_json_get(s, "allOf"), i, m)
+        for (k = 0; k < sizeof says / sizeof says[0]; k++)
+            if (mcp_json_get(m, says[k])) return m;
+    return NULL;
+}
+
+static void cat(char *out, size_t size, const char *fmt, ...)   /* appends, cut at size */
+{
+    size_t n = strlen(out);
+    va_list ap;
+    if (n + 1 >= size) return;
+    va_start(ap, fmt);
+    vsnprintf(out + n, size - n, fmt, ap);
+    va_end(ap);
+}
+
+/* What a schema takes, in short: "integer", "string or null", "array of string",
+   "one of: red, blue", "object (slot)". */
+static void type_name(char *out, size_t size, const mcp_json *root, const mcp_json *s, int depth)
+{
+    const char *ref = NULL, *t;
+    const mcp_json *v, *alts;
+    size_t i;
+    char *json;
+    out[0] = 0;
+    if (depth > 8 || !(s = follow_ref(root, s, &ref)) || mcp_json_typeof(s) != MCP_JSON_OBJECT) {
+        snprintf(out, size, "any");
+    } else if ((v = mcp_json_get(s, "const")) != NULL) {
+        json = mcp_json_dump(v, 0, NULL);
+        snprintf(out, size, "%s (always)", json ? json : "?");
+        mcp_free(json);
+    } else if ((v = mcp_json_get(s, "enum")) != NULL) {
+        snprintf(out, size, "one of:");
+        mcp_json_foreach(v, i, alts) {
+            json = mcp_json_str(alts) ? NULL : mcp_json_dump(alts, 0, NULL);
+            cat(out, size, "%s %s", i ? "," : "", json ? json : mcp_json_str(alts));
+            mcp_free(json);
+        }
+    } else if ((alts = any_of(s)) != NULL || mcp_json_typeof(mcp_json_get(s, "type")) == MCP_JSON_ARRAY) {
+        char part[256];
+        mcp_json_foreach(alts ? alts : mcp_json_get(s, "type"), i, v) {
+            if (alts) type_name(part, sizeof part, root, v, depth + 1);
+            else snprintf(part, sizeof part, "%s", mcp_json_str(v) ? mcp_json_str(v) : "?");
+            cat(out, size, "%s%s", i ? " or " : "", part);
+        }
+    } else if ((t = mcp_json_str(mcp_json_get(s, "type"))) != NULL) {
+        snprintf(out, size, "%s", t);
+        if (!strcmp(t, "array") && mcp_json_get(s, "items")) {
+            char part[256];
+            type_name(part, sizeof part, root, mcp_json_get(s, "items"), depth + 1);
+            cat(out, size, " of %s", part);
+        }
+        if (*str(s, "format")) cat(out, size, " (%s)", str(s, "format"));
+    } else if ((v = all_of(s)) != NULL) {
+        type_name(out, size, root, v, depth + 1);
+    } else {
+        snprintf(out, size, mcp_json_get(s, "properties") ? "object" : "any");
+    }
+    if (ref && !strncmp(out, "object", 6) && !out[6]) cat(out, size, " (%s)", ref);
+}
+
+/* ---- arguments: key=value words, typed by the tool's input schema ---------------------------- */
+
+enum { ARGS_JSON, ARGS_STRINGS, ARGS_SCHEMA };   /* how key=value words become JSON values */
+
+typedef struct argspec {
+    char **words; int n;                    /* key=value words */
+    mcp_json_doc *base;                     /* a JSON object (first word or --args-file), or NULL */
+} argspec;
+
+/* A value as JSON if it parses, else as a string: what a key no schema describes gets. */
+static void put_loose(mcp_jw *w, const char *word)
+{
+    mcp_json_doc *doc = mcp_json_parse(word, strlen(word), NULL);
+    if (doc) mcp_jw_value(w, mcp_json_root(doc));
+    else mcp_jw_str(w, word);
+    mcp_json_free(doc);
+}
+
+/* The word as one JSON type (a JSON Schema "type" name), written if it is one: 1, else 0.
+   no_string: "string" fits nothing (the first pass over a union). */
+static int put_type(mcp_jw *w, const char *type, const char *word, int no_string)
+{
+    mcp_json_doc *doc;
+    const mcp_json *v;
+    mcp_json_type jt;
+    int64_t i;
+    int ok = 0;
+    if (!strcmp(type, "string")) {
+        if (!no_string) mcp_jw_str(w, word);
+        return !no_string;
+    }
+    if (!(doc = mcp_json_parse(word, strlen(word), NULL))) return 0;
+    v = mcp_json_root(doc);
+    jt = mcp_json_typeof(v);
+    if (!strcmp(type, "integer") && jt == MCP_JSON_NUMBER) {
+        double x = mcp_json_num(v);
+        ok = 1;
+        if (mcp_json_int64(v, &i)) mcp_jw_int(w, i);
+        else if (x > -9.2e18 && x < 9.2e18 && x == (double)(int64_t)x) mcp_jw_int(w, (int64_t)x);   /* 1e3 */
+        else if (x <= -9.2e18 || x >= 9.2e18) mcp_jw_value(w, v);   /* that large, a double is whole */
+        else ok = 0;                                                /* 2.5 */
+    } else if (!strcmp(type, "number") && jt == MCP_JSON_NUMBER) {   /* as written: 1e3, 0.1 */
+        size_t from = strspn(word, " \t\r\n"), to = strlen(word);
+        while (to > from && strchr(" \t\r\n", word[to - 1])) to--;
+        mcp_jw_raw(w, word + from, to - from);
+        ok = 1;
+    } else if ((!strcmp(type, "boolean") && jt == MCP_JSON_BOOL) ||
+               (!strcmp(type, "null") && jt == MCP_JSON_NULL) || (!strcmp(type, "array") && jt == MCP_JSON_ARRAY) ||
+               (!strcmp(type, "object") && jt == MCP_JSON_OBJECT)) {
+        mcp_jw_value(w, v);
+        ok = 1;
+    }
+    mcp_json_free(doc);
+    return ok;
+}
+
+/* enum and const: the word is this value (a string compared as it is, others as JSON) */
+static int put_choice(mcp_jw *w, const mcp_json *value, const char *word)
+{
+    mcp_json_doc *doc;
+    int ok;
+    if (mcp_json_str(value)) {
+        if (strcmp(mcp_json_str(value), word)) return 0;
+        mcp_jw_value(w, value);
+        return 1;
+    }
+    doc = mcp_json_parse(word, strlen(word), NULL);
+    if ((ok = doc && mcp_json_equal(mcp_json_root(doc), value)) != 0) mcp_jw_value(w, value);
+    mcp_json_free(doc);
+    return ok;
+}
+
+/* Writes the word as the schema s wants it: 1, or 0 (nothing written) if it does not fit.
+   Unions (anyOf, oneOf, a list of types) try every choice but a plain string first. */
+static int put_typed(mcp_jw *w, const mcp_json *root, const mcp_json *s, const char *word, int no_string, int depth)
+{
+    const mcp_json *v, *alts, *types;
+    size_t i;
+    int pass;
+    if (depth > 16) return 0;
+    s = follow_ref(root, s, NULL);
+    if (mcp_json_typeof(s) != MCP_JSON_OBJECT) {   /* true, or a $ref to nowhere: anything */
+        if (!no_string) { put_loose(w, word); return 1; }
+        return put_type(w, "null", word, 1) || put_type(w, "number", word, 1) || put_type(w, "boolean", word, 1) ||
+               put_type(w, "array", word, 1) || put_type(w, "object", word, 1);
+    }
+    if ((v = mcp_json_get(s, "const")) != NULL) return put_choice(w, v, word);
+    if ((v = mcp_json_get(s, "enum")) != NULL) {
+        mcp_json_foreach(v, i, alts) if (put_choice(w, alts, word)) return 1;
+        return 0;
+    }
+    alts = any_of(s);
+    types = mcp_json_get(s, "type");
+    if (alts || mcp_json_typeof(types) == MCP_JSON_ARRAY) {
+        for (pass = 1; pass >= no_string; pass--)   /* 1: all but string; 0: string too */
+            mcp_json_foreach(alts ? alts : types, i, v)
+                if (alts ? put_typed(w, root, v, word, pass, depth + 1)
+                         : put_type(w, mcp_json_str(v) ? mcp_json_str(v) : "", word, pass))
+                    return 1;
+        return 0;
+    }
+    if (mcp_json_str(types)) return put_type(w, mcp_json_str(types), word, no_string);
+    if ((v = all_of(s)) != NULL) return put_typed(w, root, v, word, no_string, depth + 1);
+    if (mcp_json_get(s, "properties")) return put_type(w, "object", word, no_string);
+    return put_typed(w, root, NULL, word, no_string, depth + 1);        /* no type said: anything */
+}
+
+static const char *article(const char *type)   /* "an integer", "a string", "one of: ..." */
+{
+    if (!strncmp(type, "one of", 6) || type[0] == '"' || (type[0] >= '0' && type[0] <= '9')) return "";
+    return strchr("aeiou", type[0]) ? "an " : "a ";
+}
+
+static int bad_value(const char *tool, const char *key, size_t klen, const mcp_json *root, const mcp_json *prop,
+                     const char *word)
+{
+    char type[256];
+    int json;
+    type_name(type, sizeof type, root, prop, 0);
+    json = !strncmp(type, "array", 5) || !strncmp(type, "object", 6) || strstr(type, " or array") || strstr(type, " or object");
+    return invalid("%.*s=%s does not fit the tool \"%s\": %.*s is %s%s%s%s%.*s%s", (int)klen, key, word, tool,
+                   (int)klen, key, article(type), type, strstr(type, "boolean") ? " (true or false)" : "",
+                   json ? ", written in JSON: " : "", json ? (int)klen : 0, key,
+                   json ? (type[0] == 'o' ? "='{\"k\": 1}'" : "='[\"a\", \"b\"]'") : "");
+}
+
+/* "a b [c]": the names of an input schema's properties or a prompt's arguments */
+static void arg_names(char *out, size_t size, const mcp_json *schema, const mcp_json *prompt_args)
+{
+    const mcp_json *props = mcp_json_get(schema, "properties"), *req = mcp_json_get(schema, "required"), *v;
+    size_t i, j, n = 0, count = prompt_args ? mcp_json_len(prompt_args) : mcp_json_len(props), klen;
+    out[0] = 0;
+    for (i = 0; i < count && n + 1 < size; i++) {
+        const char *name;
+        int required = 0;
+        if (prompt_args) {
+            name = str(mcp_json_at(prompt_args, i), "name"); klen = strlen(name);
+            required = mcp_json_is_true(mcp_json_get(mcp_json_at(prompt_args, i), "required"));
+        } else {
+            name = mcp_json_key_at(props, i, &klen);
+            mcp_json_foreach(req, j, v)
+                if (mcp_json_len(v) == klen && !memcmp(mcp_json_str(v), name, klen)) required = 1;
+        }
+        n += (size_t)snprintf(out + n, size - n, required ? "%s%.*s" : "%s[%.*s]", n ? " " : "", (int)klen, name);
+    }
+    if (n >= size) strcpy(out + size - 4, "...");
+}
+
+/* One key=value word as JSON. ARGS_SCHEMA: typed by the input schema (NULL: the tool is not
+   listed, so as given). */
+static int put_arg(mcp_jw *w, int mode, const mcp_json *schema, const char *tool, const char *key, size_t klen,
+                   const char *value)
+{
+    const mcp_json *top = follow_ref(schema, schema, NULL), *props = mcp_json_get(top, "properties"), *prop, *extra;
+    char names[256] = "";
+    size_t i, n;
+    if (mode == ARGS_STRINGS) { mcp_jw_str(w, value); return RC_OK; }
+    if (mode == ARGS_JSON || !schema) { put_loose(w, value); return RC_OK; }
+    prop = mcp_json_getn(props, key, klen);
+    extra = mcp_json_get(top, "additionalProperties");
+    if (!prop && mcp_json_typeof(extra) == MCP_JSON_OBJECT) prop = extra;   /* a schema for any other key */
+    if (!prop) {
+        for (i = 0; i < mcp_json_len(props); i++) {
+            const char *name = mcp_json_key_at(props, i, &n);
+            cat(names, sizeof names, "%s%.*s", i ? ", " : "", (int)n, name);
+        }
+        warn("the tool \"%s\" has no argument %.*s (%s%s); it is sent as given", tool, (int)klen, key,
+             *names ? "its arguments: " : "it takes none", names);
+        put_loose(w, value);
+        return RC_OK;
+    }
+    return put_typed(w, schema, prop, value, 0, 0) ? RC_OK : bad_value(tool, key, klen, schema, prop, value);
+}
+
+static int word_sets(const argspec *a, int from, const char *key, size_t klen)   /* a word from `from` on sets key */
+{
+    int k;
+    for (k = from; k < a->n; k++)
+        if (!strncmp(a->words[k], key, klen) && a->words[k][klen] == '=') return 1;
+    return 0;
+}
+
+/* The arguments as a JSON object (mcp_free *out; NULL when there are none): the base object's
+   members, then the words, a later word replacing an earlier one or a member. */
+static int build_args(const argspec *a, int mode, const mcp_json *schema, const char *tool, char **out)
+{
+    const mcp_json *base = mcp_json_root(a->base), *v;
+    mcp_jw w;
+    mcp_error err;
+    size_t i, klen;
+    int k, rc;
+    *out = NULL;
+    if (!a->base && a->n == 0) return RC_OK;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_json_foreach(base, i, v) {
+        const char *key = mcp_json_key_at(base, i, &klen);
+        if (word_sets(a, 0, key, klen)) continue;
+        mcp_jw_keyn(&w, key, klen);
+        mcp_jw_value(&w, v);
+    }
+    for (k = 0; k < a->n; k++) {
+        klen = (size_t)(strchr(a->words[k], '=') - a->words[k]);
+        if (word_sets(a, k + 1, a->words[k], klen)) continue;
+        mcp_jw_keyn(&w, a->words[k], klen);
+        if ((rc = put_arg(&w, mode, schema, tool, a->words[k], klen, a->words[k] + klen + 1)) != RC_OK) {
+            mcp_jw_free(&w);
+            return rc;
+        }
+    }
+    mcp_jw_obj_end(&w);
+    if (!(*out = mcp_jw_finish(&w, NULL, &err))) return invalid("bad arguments: %s", err.message);
+    return RC_OK;
+}
+
+static int read_args_file(const char *path, mcp_json_doc **doc)   /* --args-file: a JSON object */
+{
+    const char *name = strcmp(path, "-") ? path : "stdin";
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    mcp_buf b;
+    mcp_error err;
+    char chunk[65536];
+    size_t got;
+    memset(&b, 0, sizeof b);
+    if (!f) return invalid("cannot read the arguments file %s: %s", path, strerror(errno));
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (mcp_buf_append(&b, chunk, got) != MCP_OK) break;
+    if (f != stdin) fclose(f);
+    *doc = mcp_json_parse(b.data ? b.data : "", b.len, &err);
+    mcp_buf_free(&b);
+    if (!*doc) return invalid("the arguments in %s are not valid JSON: %s", name, err.message);
+    if (mcp_json_typeof(mcp_json_root(*doc)) != MCP_JSON_OBJECT) {
+        mcp_json_free(*doc);
+        *doc = NULL;
+        return invalid("the arguments in %s must be a JSON object", name);
+    }
+    return RC_OK;
+}
+
+/* ARGS before connecting: --args-file, a JSON object, key=value words; checked, not yet typed */
+static int parse_args(char **words, int n, argspec *a)
+{
+    mcp_error err;
+    int i = 0, rc;
+    if (opt.args_file && (rc = read_args_file(opt.args_file, &a->base)) != RC_OK) return rc;
+    if (n > 0 && words[0][0] == '{') {
+        if (a->base) return usage("give the arguments in --args-file or as a JSON object, not both");
+        if (!(a->base = mcp_json_parse(words[0], strlen(words[0]), &err)))
+            return usage("the arguments are not valid JSON: %s", err.message);
+        if (mcp_json_typeof(mcp_json_root(a->base)) != MCP_JSON_OBJECT) return usage("the arguments must be a JSON object");
+        i = 1;
+    }
+    a->words = words + i;
+    a->n = n - i;
+    for (; i < n; i++) {
+        const char *eq = strchr(words[i], '=');
+        if (!eq || eq == words[i])
+            return usage("\"%s\" is not key=value (arguments are key=value words or one JSON object)", words[i]);
+    }
     return RC_OK;
 }
 
@@ -347,108 +962,259 @@ static void print_content(FILE *f, const mcp_json *item)
     }
 }
 
-#define NCOL 4
-typedef void (*row_fn)(const mcp_json *item, char cell[NCOL][256]);
+/* ---- tables: one row per item, the description wrapped --------------------------------------- */
 
-/* An aligned table: one row per item, empty columns left out. */
-static void print_table(const mcp_json *items, row_fn row, const char *none)
+#define NCELL 3
+#define CELL_MAX 40                         /* columns; a wider cell wraps at its spaces */
+typedef struct row { char cell[NCELL][256]; const char *text; } row;   /* text: the last column */
+typedef void (*row_fn)(const mcp_json *item, row *r);
+
+static void buf_line(mcp_buf *b, const char *s, size_t n)   /* tabs as spaces, no CR */
 {
-    size_t width[NCOL] = {0}, i, n;
-    char cell[NCOL][256], line[NCOL * 260];
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (s[i] != '\r') mcp_buf_append(b, s[i] == '\t' ? " " : s + i, 1);
+}
+
+static void print_row(const row *r, const size_t *width, size_t avail)
+{
+    const char *pos[NCELL + 1], *next;
+    mcp_buf line;
+    size_t n, cols;
+    int k, more;
+    memset(&line, 0, sizeof line);
+    for (k = 0; k < NCELL; k++) pos[k] = r->cell[k];
+    pos[NCELL] = r->text;
+    do {
+        line.len = 0;
+        for (k = 0; k <= NCELL; k++) {
+            if (k < NCELL && !width[k]) continue;
+            while (k == NCELL && pos[k] && (*pos[k] == '\n' || *pos[k] == '\r')) pos[k]++;   /* no blank lines */
+            next = wrap_next(pos[k], k < NCELL ? width[k] : avail, k == NCELL, &n);
+            cols = next ? text_cols(pos[k], n) : 0;
+            if (next) buf_line(&line, pos[k], n);
+            pos[k] = next;
+            for (cols = k < NCELL && cols < width[k] ? width[k] - cols + 2 : 2; k < NCELL && cols > 0; cols--)
+                mcp_buf_append(&line, " ", 1);
+        }
+        while (line.len > 0 && line.data[line.len - 1] == ' ') line.len--;
+        if (line.data) fwrite(line.data, 1, line.len, stdout);
+        putchar('\n');
+        for (more = 0, k = 0; k <= NCELL; k++) more |= pos[k] && *pos[k] && (k == NCELL || width[k]);
+    } while (more);
+    mcp_buf_free(&line);
+}
+
+/* An aligned table, empty columns left out; the last column wraps to the terminal's width
+   (100 columns when stdout is not one). */
+static void print_table(const mcp_json *items, row_fn fill, const char *none)
+{
+    size_t width[NCELL] = {0}, i, start = 0, avail, total = (size_t)term_width(), c;
     const mcp_json *item;
+    row r;
     int k;
     if (mcp_json_len(items) == 0) { printf("(%s)\n", none); return; }
     mcp_json_foreach(items, i, item) {
-        row(item, cell);
-        for (k = 0; k < NCOL; k++)
-            if (strlen(cell[k]) > width[k]) width[k] = strlen(cell[k]) > 60 ? 60 : strlen(cell[k]);
+        fill(item, &r);
+        for (k = 0; k < NCELL; k++)
+            if ((c = text_cols(r.cell[k], sizeof r.cell[k])) > width[k]) width[k] = c > CELL_MAX ? CELL_MAX : c;
     }
-    mcp_json_foreach(items, i, item) {
-        row(item, cell);
-        for (n = 0, k = 0; k < NCOL; k++)
-            if (width[k]) n += (size_t)sprintf(line + n, "%-*s  ", (int)width[k], cell[k]);
-        while (n > 0 && line[n - 1] == ' ') n--;
-        printf("%.*s\n", (int)n, line);
-    }
-}
-
-/* "a b [c]": the names of an input schema's properties or a prompt's arguments */
-static void arg_names(char *out, size_t size, const mcp_json *schema, const mcp_json *prompt_args)
-{
-    const mcp_json *props = mcp_json_get(schema, "properties"), *req = mcp_json_get(schema, "required"), *v;
-    size_t i, j, n = 0, count = prompt_args ? mcp_json_len(prompt_args) : mcp_json_len(props), klen;
-    out[0] = 0;
-    for (i = 0; i < count && n + 1 < size; i++) {
-        const char *name;
-        int required = 0;
-        if (prompt_args) {
-            name = str(mcp_json_at(prompt_args, i), "name"); klen = strlen(name);
-            required = mcp_json_is_true(mcp_json_get(mcp_json_at(prompt_args, i), "required"));
-        } else {
-            name = mcp_json_key_at(props, i, &klen);
-            mcp_json_foreach(req, j, v)
-                if (mcp_json_len(v) == klen && !memcmp(mcp_json_str(v), name, klen)) required = 1;
+    for (;;) {                              /* a narrow terminal: the widest cell column gives */
+        int widest = 0;
+        for (start = 0, k = 0; k < NCELL; k++) {
+            start += width[k] ? width[k] + 2 : 0;
+            if (width[k] > width[widest]) widest = k;
         }
-        n += (size_t)snprintf(out + n, size - n, required ? "%s%.*s" : "%s[%.*s]", n ? " " : "", (int)klen, name);
+        if (start + 30 <= total || width[widest] <= 12) break;
+        width[widest]--;
     }
-    if (n >= size) strcpy(out + size - 4, "...");
+    avail = total > start + 30 ? total - start : 30;
+    mcp_json_foreach(items, i, item) {
+        fill(item, &r);
+        print_row(&r, width, avail);
+    }
 }
 
-static void tool_row(const mcp_json *t, char cell[NCOL][256])
+static void tool_row(const mcp_json *t, row *r)
 {
-    snprintf(cell[0], 256, "%s", str(t, "name"));
-    arg_names(cell[1], 256, mcp_json_get(t, "inputSchema"), NULL);
-    one_line(cell[2], 256, str(t, "description"));
-    cell[3][0] = 0;
+    snprintf(r->cell[0], sizeof r->cell[0], "%s", str(t, "name"));
+    arg_names(r->cell[1], sizeof r->cell[1], mcp_json_get(t, "inputSchema"), NULL);
+    r->cell[2][0] = 0;
+    r->text = str(t, "description");
 }
 
-static void prompt_row(const mcp_json *p, char cell[NCOL][256])
+static void prompt_row(const mcp_json *p, row *r)
 {
-    snprintf(cell[0], 256, "%s", str(p, "name"));
-    arg_names(cell[1], 256, NULL, mcp_json_get(p, "arguments"));
-    one_line(cell[2], 256, str(p, "description"));
-    cell[3][0] = 0;
+    snprintf(r->cell[0], sizeof r->cell[0], "%s", str(p, "name"));
+    arg_names(r->cell[1], sizeof r->cell[1], NULL, mcp_json_get(p, "arguments"));
+    r->cell[2][0] = 0;
+    r->text = str(p, "description");
 }
 
-static void resource_row(const mcp_json *r, char cell[NCOL][256])
+static void resource_row(const mcp_json *res, row *r)
 {
-    snprintf(cell[0], 256, "%s", *str(r, "uri") ? str(r, "uri") : str(r, "uriTemplate"));
-    snprintf(cell[1], 256, "%s", str(r, "name"));
-    snprintf(cell[2], 256, "%s", str(r, "mimeType"));
-    one_line(cell[3], 256, str(r, "description"));
+    snprintf(r->cell[0], sizeof r->cell[0], "%s", *str(res, "uri") ? str(res, "uri") : str(res, "uriTemplate"));
+    snprintf(r->cell[1], sizeof r->cell[1], "%s", str(res, "name"));
+    snprintf(r->cell[2], sizeof r->cell[2], "%s", str(res, "mimeType"));
+    r->text = str(res, "description");
+}
+
+/* ---- one tool in full ------------------------------------------------------------------------ */
+
+static int is_required(const mcp_json *schema, const char *key, size_t klen)
+{
+    const mcp_json *v;
+    size_t i;
+    mcp_json_foreach(mcp_json_get(schema, "required"), i, v)
+        if (mcp_json_len(v) == klen && mcp_json_str(v) && !memcmp(mcp_json_str(v), key, klen)) return 1;
+    return 0;
+}
+
+/* "integer, required, default 30, minimum 5" */
+static void describe_prop(char *out, size_t size, const mcp_json *root, const mcp_json *prop, int required)
+{
+    static const char *const limits[] = { "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                          "minLength", "maxLength", "minItems", "maxItems", "pattern" };
+    const mcp_json *s = follow_ref(root, prop, NULL), *v;
+    size_t k;
+    char *json;
+    type_name(out, size, root, prop, 0);
+    if (required) cat(out, size, ", required");
+    if ((v = mcp_json_get(prop, "default")) != NULL || (v = mcp_json_get(s, "default")) != NULL) {
+        json = mcp_json_dump(v, 0, NULL);
+        cat(out, size, ", default %s", json ? json : "?");
+        mcp_free(json);
+    }
+    for (k = 0; k < sizeof limits / sizeof limits[0]; k++)
+        if ((v = mcp_json_get(s, limits[k])) != NULL) {
+            json = mcp_json_dump(v, 0, NULL);
+            cat(out, size, ", %s %s", limits[k], json ? json : "?");
+            mcp_free(json);
+        }
+    if (mcp_json_is_true(mcp_json_get(s, "deprecated"))) cat(out, size, ", deprecated");
+}
+
+/* The object schema's properties, one a line, each description under its type; properties of
+   an object (or of an array's items) nested below, up to 3 deep. */
+static void print_props(const mcp_json *root, const mcp_json *schema, int indent, int depth)
+{
+    const mcp_json *s = follow_ref(root, schema, NULL), *props, *p, *inner;
+    size_t i, klen, width = 0;
+    char text[512];
+    if (!mcp_json_get(s, "properties") && all_of(s)) s = follow_ref(root, all_of(s), NULL);
+    props = mcp_json_get(s, "properties");
+    for (i = 0; i < mcp_json_len(props); i++)
+        if (mcp_json_key_at(props, i, &klen) && klen > width) width = klen > 24 ? 24 : klen;
+    mcp_json_foreach(props, i, p) {
+        const char *key = mcp_json_key_at(props, i, &klen), *about = str(p, "description");
+        int col = indent + (int)(klen > width ? klen : width) + 2;
+        describe_prop(text, sizeof text, root, p, is_required(s, key, klen));
+        printf("%*s%-*.*s  ", indent, "", (int)width, (int)klen, key);
+        print_wrapped(text, (size_t)col, (size_t)(indent + (int)width + 2));
+        if (!*about) about = str(follow_ref(root, p, NULL), "description");
+        if (*about) {
+            printf("%*s", indent + (int)width + 2, "");
+            print_wrapped(about, (size_t)(indent + (int)width + 2), (size_t)(indent + (int)width + 2));
+        }
+        inner = follow_ref(root, p, NULL);
+        if (!mcp_json_get(inner, "properties") && mcp_json_get(inner, "items")) inner = follow_ref(root, mcp_json_get(inner, "items"), NULL);
+        if (depth < 3 && mcp_json_len(mcp_json_get(inner, "properties")) > 0) print_props(root, inner, indent + 4, depth + 1);
+    }
+}
+
+static void print_tool(const mcp_json *t)
+{
+    const mcp_json *in = mcp_json_get(t, "inputSchema"), *out = mcp_json_get(t, "outputSchema");
+    const mcp_json *ann = mcp_json_get(t, "annotations"), *v;
+    const char *title = *str(t, "title") ? str(t, "title") : str(ann, "title");
+    char text[256];
+    size_t i, klen;
+    int n = 0;
+    printf("tool:          %s%s%s%s\n", str(t, "name"), *title ? " (" : "", title, *title ? ")" : "");
+    if (*str(t, "description")) { printf("description:   "); print_wrapped(str(t, "description"), 15, 15); }
+    if (mcp_json_len(mcp_json_get(follow_ref(in, in, NULL), "properties")) == 0) printf("arguments:     (none)\n");
+    else { printf("arguments:\n"); print_props(in, in, 2, 0); }
+    if (out && mcp_json_len(mcp_json_get(follow_ref(out, out, NULL), "properties")) == 0) {
+        type_name(text, sizeof text, out, out, 0);
+        printf("output:        %s\n", text);
+    } else if (out) {
+        printf("output:\n");
+        print_props(out, out, 2, 0);
+    }
+    mcp_json_foreach(ann, i, v)             /* readOnlyHint: true, ... (the title is shown above) */
+        if (!key_is(ann, i, "title")) {
+            const char *key = mcp_json_key_at(ann, i, &klen);
+            char *json = mcp_json_dump(v, 0, NULL);
+            printf("%s%.*s: %s", n++ ? ", " : "annotations:   ", (int)klen, key, json ? json : "?");
+            mcp_free(json);
+        }
+    if (n) putchar('\n');
 }
 
 /* ---- the commands ---------------------------------------------------------------------------- */
 
-static int cmd_info(char **a, int n, const char *args)
+static int is_modern(void)                  /* 2026-07-28 or later: the stateless era */
 {
-    const mcp_json *info = mcp_client_server_info(client), *caps = mcp_client_server_capabilities(client), *v, *f;
-    const char *instr = mcp_client_instructions(client);
-    size_t i, j, klen, flen;
+    const char *v = mcp_client_protocol_version(client);
+    return v && strcmp(v, "2026-07-28") >= 0;
+}
+
+static void print_command(void)             /* the stdio server's command line, words quoted */
+{
+    size_t i;
+    printf("%s", desc.command);
+    for (i = 0; desc.args[i]; i++)
+        printf(strpbrk(desc.args[i], " \t'\"\\$*?;&|<>()") || !*desc.args[i] ? " '%s'" : " %s", desc.args[i]);
+}
+
+static void info_json(void)
+{
+    const char *instr = mcp_client_instructions(client), *why = NULL;
+    mcp_transport_kind kind = mcp_client_transport(client, &why);
     mcp_jw w;
     char *text;
-    (void)a; (void)n; (void)args;
-    if (opt.json) {
-        mcp_jw_init(&w, opt.pretty);
-        mcp_jw_obj_begin(&w);
-        mcp_jw_key(&w, "protocolVersion"); mcp_jw_str(&w, mcp_client_protocol_version(client));
-        mcp_jw_key(&w, "serverInfo"); mcp_jw_value(&w, info);
-        mcp_jw_key(&w, "capabilities"); mcp_jw_value(&w, caps);
-        if (instr) { mcp_jw_key(&w, "instructions"); mcp_jw_str(&w, instr); }
-        mcp_jw_obj_end(&w);
-        if ((text = mcp_jw_finish(&w, NULL, NULL)) != NULL) puts(text);
-        mcp_free(text);
-        return RC_OK;
+    size_t i;
+    mcp_jw_init(&w, opt.pretty);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "protocolVersion"); mcp_jw_str(&w, mcp_client_protocol_version(client));
+    mcp_jw_key(&w, "serverInfo"); mcp_jw_value(&w, mcp_client_server_info(client));
+    mcp_jw_key(&w, "capabilities"); mcp_jw_value(&w, mcp_client_server_capabilities(client));
+    if (instr) { mcp_jw_key(&w, "instructions"); mcp_jw_str(&w, instr); }
+    mcp_jw_key(&w, "transport"); mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "type"); mcp_jw_str(&w, kind == MCP_STDIO ? "stdio" : kind == MCP_SSE ? "http+sse" : "streamable-http");
+    if (kind == MCP_STDIO) {
+        mcp_jw_key(&w, "command"); mcp_jw_arr_begin(&w);
+        jw_text(&w, desc.command);
+        for (i = 0; desc.args[i]; i++) jw_text(&w, desc.args[i]);
+        mcp_jw_arr_end(&w);
+    } else {
+        mcp_jw_key(&w, "url"); jw_text(&w, desc.url);
     }
+    if (why) { mcp_jw_key(&w, "fallback"); mcp_jw_str(&w, why); }
+    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(&w);
+    if ((text = mcp_jw_finish(&w, NULL, NULL)) != NULL) puts(text);
+    mcp_free(text);
+}
+
+static int cmd_info(char **a, int n, const argspec *args)
+{
+    const mcp_json *info = mcp_client_server_info(client), *caps = mcp_client_server_capabilities(client), *v, *f;
+    const char *instr = mcp_client_instructions(client), *why = NULL;
+    mcp_transport_kind kind = mcp_client_transport(client, &why);
+    size_t i, j, klen, flen;
+    (void)a; (void)n; (void)args;
+    if (opt.json) { info_json(); return RC_OK; }
     printf("server:        %s %s", str(info, "name"), str(info, "version"));
     if (*str(info, "title")) printf(" (%s)", str(info, "title"));
     printf("\nprotocol:      %s\n", mcp_client_protocol_version(client));
-    if (desc.transport == MCP_STDIO) {
-        printf("transport:     stdio: %s", desc.command);
-        for (i = 0; desc.args[i]; i++) printf(" %s", desc.args[i]);
+    if (kind == MCP_STDIO) {
+        printf("transport:     stdio: ");
+        print_command();
         putchar('\n');
-    } else {
-        printf("transport:     %s %s\n", desc.transport == MCP_SSE ? "HTTP+SSE" : "Streamable HTTP", desc.url);
+    } else {                                /* what was used: a URL may have fallen back */
+        printf("transport:     %s%s%s%s %s\n", kind == MCP_SSE ? "HTTP+SSE" : "Streamable HTTP",
+               why ? " (fallback: " : "", why ? why : "", why ? ")" : "", desc.url);
     }
     printf("capabilities: ");
     mcp_json_foreach(caps, i, v) {          /* tools, resources (subscribe, listChanged), ... */
@@ -464,58 +1230,103 @@ static int cmd_info(char **a, int n, const char *args)
     }
     if (mcp_json_len(caps) == 0) printf(" (none)");
     putchar('\n');
-    if (instr) {                            /* indented under its label */
-        printf("instructions:  ");
-        for (; *instr; instr++) {
-            putchar(*instr);
-            if (*instr == '\n' && instr[1]) printf("               ");
-        }
-        putchar('\n');
-    }
+    if (instr) { printf("instructions:  "); print_wrapped(instr, 15, 15); }
     return RC_OK;
 }
 
-static int cmd_list(const char *method, const char *key, row_fn row, const char *none)
+static int cmd_list(const char *method, const char *key, row_fn fill, const char *none)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
     if (list_all(method, key, &doc, &err) != MCP_OK) return fail(&err);
     if (opt.json) print_json(mcp_json_root(doc));
-    else print_table(mcp_json_get(mcp_json_root(doc), key), row, none);
+    else print_table(mcp_json_get(mcp_json_root(doc), key), fill, none);
     mcp_json_free(doc);
     return RC_OK;
 }
 
-static int cmd_tools(char **a, int n, const char *args)
-{ (void)a; (void)n; (void)args; return cmd_list("tools/list", "tools", tool_row, "no tools"); }
-static int cmd_resources(char **a, int n, const char *args)
+static int no_tool(const mcp_json_doc *tools, const char *name)
+{
+    char names[400] = "";
+    const mcp_json *t;
+    size_t i;
+    mcp_json_foreach(mcp_json_get(mcp_json_root(tools), "tools"), i, t) cat(names, sizeof names, "%s%s", i ? ", " : "", str(t, "name"));
+    return invalid("the server has no tool \"%s\"; its tools: %s", name, *names ? names : "none");
+}
+
+static int cmd_tools(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    const mcp_json *t;
+    mcp_error err;
+    int rc = RC_OK;
+    (void)args;
+    if (n == 0) return cmd_list("tools/list", "tools", tool_row, "no tools");
+    if (list_all("tools/list", "tools", &doc, &err) != MCP_OK) return fail(&err);
+    if (!(t = find_tool(doc, a[0]))) rc = no_tool(doc, a[0]);
+    else if (opt.json) print_json(t);
+    else print_tool(t);
+    mcp_json_free(doc);
+    return rc;
+}
+
+static int cmd_resources(char **a, int n, const argspec *args)
 { (void)a; (void)n; (void)args; return cmd_list("resources/list", "resources", resource_row, "no resources"); }
-static int cmd_templates(char **a, int n, const char *args)
+static int cmd_templates(char **a, int n, const argspec *args)
 { (void)a; (void)n; (void)args; return cmd_list("resources/templates/list", "resourceTemplates", resource_row, "no resource templates"); }
-static int cmd_prompts(char **a, int n, const char *args)
+static int cmd_prompts(char **a, int n, const argspec *args)
 { (void)a; (void)n; (void)args; return cmd_list("prompts/list", "prompts", prompt_row, "no prompts"); }
 
-static int cmd_call(char **a, int n, const char *args)
+/* key=value words of call need the tool's inputSchema: tools/list, then the tool's entry */
+static int call_args(const char *tool, const argspec *args, char **json)
+{
+    mcp_json_doc *tools = NULL;
+    const mcp_json *schema = NULL;
+    mcp_error err;
+    int rc;
+    if (args->n > 0) {
+        if (list_all("tools/list", "tools", &tools, &err) == MCP_OK)
+            schema = mcp_json_get(find_tool(tools, tool), "inputSchema");
+        else if (err.status == MCP_ERR_CANCELLED || err.status == MCP_ERR_CLOSED || err.status == MCP_ERR_TIMEOUT)
+            return fail(&err);
+        else if (err.status != MCP_ERR_INVALID)     /* (no tools capability: the call says so) */
+            warn("could not read the tool's input schema (%s); the arguments are sent as given", err.message);
+    }
+    rc = build_args(args, ARGS_SCHEMA, schema, tool, json);
+    mcp_json_free(tools);
+    return rc;
+}
+
+static int cmd_call(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
     mcp_call_opts o;
     mcp_call *call;
     const mcp_json *r, *item;
+    char *json = NULL;
     size_t i;
-    int is_error;
+    int is_error, rc;
     (void)n;
+    if ((rc = call_args(a[0], args, &json)) != RC_OK) return rc;
     memset(&o, 0, sizeof o);
     o.on_progress = on_progress;            /* asks the server for progress */
     o.user = a[0];
     o.reset_on_progress = 1;
-    call = mcp_client_send_tool(client, a[0], args, &o, &err);
+    call = mcp_client_send_tool(client, a[0], json, &o, &err);
+    mcp_free(json);
     if (!call || wait_for(call, &doc, &err) != MCP_OK) return fail(&err);
     end_progress();
     r = mcp_json_root(doc);
     is_error = mcp_json_is_true(mcp_json_get(r, "isError"));
     if (opt.json) {
         print_json(r);
+        if (is_error) {                     /* and the error object on stderr, as for any failure */
+            const char *text = str(mcp_json_at(mcp_json_get(r, "content"), 0), "text");
+            memset(&err, 0, sizeof err);
+            snprintf(err.message, sizeof err.message, "the tool \"%s\" reported an error%s%s", a[0], *text ? ": " : "", text);
+            report(&err, RC_TOOL);
+        }
     } else {
         if (is_error) fprintf(stderr, "mcpc: the tool \"%s\" reported an error:\n", a[0]);
         mcp_json_foreach(mcp_json_get(r, "content"), i, item) print_content(is_error ? stderr : stdout, item);
@@ -526,7 +1337,7 @@ static int cmd_call(char **a, int n, const char *args)
     return is_error ? RC_TOOL : RC_OK;
 }
 
-static int cmd_read(char **a, int n, const char *args)
+static int cmd_read(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
@@ -549,7 +1360,8 @@ static int cmd_read(char **a, int n, const char *args)
     return RC_OK;
 }
 
-static int cmd_prompt(char **a, int n, const char *args)
+/* A request whose params are {"<key>": value, ...ARGS as "<args_key>"}, printed by `show`. */
+static int cmd_prompt(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
@@ -557,13 +1369,16 @@ static int cmd_prompt(char **a, int n, const char *args)
     const mcp_json *m;
     size_t i;
     mcp_status st;
-    char *params;
+    char *params, *json = NULL;
+    int rc;
     (void)n;
+    if ((rc = build_args(args, ARGS_STRINGS, NULL, a[0], &json)) != RC_OK) return rc;   /* MCP: strings */
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "name"); mcp_jw_str(&w, a[0]);
-    if (args) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, args, strlen(args)); }
+    if (json) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, json, strlen(json)); }
     mcp_jw_obj_end(&w);
+    mcp_free(json);
     params = mcp_jw_finish(&w, NULL, NULL);
     st = request("prompts/get", params, NULL, &doc, &err);
     mcp_free(params);
@@ -580,28 +1395,38 @@ static int cmd_prompt(char **a, int n, const char *args)
     return RC_OK;
 }
 
-static int cmd_complete(char **a, int n, const char *args)
+/* complete prompt NAME ARG [VALUE [k=v ...]]: the words after VALUE are context.arguments */
+static char *complete_params(char **a, int n, const char *context)
 {
-    mcp_json_doc *doc = NULL;
-    mcp_error err;
     mcp_jw w;
-    const mcp_json *c, *v;
-    size_t i;
-    mcp_status st;
-    char *params;
-    (void)args;
+    int prompt = !strcmp(a[0], "prompt");
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "ref"); mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, "type"); mcp_jw_str(&w, a[0][0] == 'p' ? "ref/prompt" : "ref/resource");
-    mcp_jw_key(&w, a[0][0] == 'p' ? "name" : "uri"); mcp_jw_str(&w, a[1]);
+    mcp_jw_key(&w, "type"); mcp_jw_str(&w, prompt ? "ref/prompt" : "ref/resource");
+    mcp_jw_key(&w, prompt ? "name" : "uri"); mcp_jw_str(&w, a[1]);
     mcp_jw_obj_end(&w);
     mcp_jw_key(&w, "argument"); mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "name"); mcp_jw_str(&w, a[2]);
     mcp_jw_key(&w, "value"); mcp_jw_str(&w, n > 3 ? a[3] : "");
     mcp_jw_obj_end(&w);
+    if (context) { mcp_jw_key(&w, "context"); mcp_jw_obj_begin(&w); mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, context, strlen(context)); mcp_jw_obj_end(&w); }
     mcp_jw_obj_end(&w);
-    params = mcp_jw_finish(&w, NULL, NULL);
+    return mcp_jw_finish(&w, NULL, NULL);
+}
+
+static int cmd_complete(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    const mcp_json *c, *v;
+    size_t i;
+    mcp_status st;
+    char *params, *context = NULL;
+    int rc;
+    if ((rc = build_args(args, ARGS_STRINGS, NULL, a[1], &context)) != RC_OK) return rc;
+    params = complete_params(a, n, context);
+    mcp_free(context);
     st = request("completion/complete", params, NULL, &doc, &err);
     mcp_free(params);
     if (st != MCP_OK) return fail(&err);
@@ -615,92 +1440,312 @@ static int cmd_complete(char **a, int n, const char *args)
     return RC_OK;
 }
 
-static int cmd_ping(char **a, int n, const char *args)
+static int cmd_ping(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
     int64_t t0 = mcp_time_ms();
     (void)a; (void)n; (void)args;
-    if (request("ping", NULL, NULL, &doc, &err) != MCP_OK) return fail(&err);
-    if (opt.json) print_json(mcp_json_root(doc));
+    /* 2026-07-28 has no ping: server/discover is its cheapest question (as mcp_client_ping) */
+    if (request(is_modern() ? "server/discover" : "ping", NULL, NULL, &doc, &err) != MCP_OK) return fail(&err);
+    if (opt.json) printf("{\"ms\":%lld}\n", (long long)(mcp_time_ms() - t0));
     else printf("pong (%lld ms)\n", (long long)(mcp_time_ms() - t0));
     mcp_json_free(doc);
     return RC_OK;
 }
 
-static int cmd_request(char **a, int n, const char *args)
+static int cmd_request(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
+    char *json = NULL;
+    mcp_status st;
+    int rc;
     (void)n;
-    if (request(a[0], args, a[0], &doc, &err) != MCP_OK) return fail(&err);
+    if ((rc = build_args(args, ARGS_JSON, NULL, NULL, &json)) != RC_OK) return rc;
+    st = request(a[0], json, a[0], &doc, &err);
+    mcp_free(json);
+    if (st != MCP_OK) return fail(&err);
     end_progress();
     print_json(mcp_json_root(doc));
     mcp_json_free(doc);
     return RC_OK;
 }
 
-typedef int (*cmd_fn)(char **a, int n, const char *args);
+/* ---- watch ----------------------------------------------------------------------------------- */
+
+/* 2026-07-28: one subscriptions/listen for every change the server's capabilities offer, and
+   the URIs. NULL with err->status MCP_OK when there is nothing to listen for. */
+static mcp_call *listen_all(char **uris, int n, mcp_error *err)
+{
+    static const char *const offers[][2] = { { "tools", "toolsListChanged" }, { "prompts", "promptsListChanged" },
+                                             { "resources", "resourcesListChanged" } };
+    const mcp_json *caps = mcp_client_server_capabilities(client);
+    mcp_call *sub = NULL;
+    mcp_jw w;
+    char *filter;
+    int i, any = n > 0;
+    size_t k;
+    memset(err, 0, sizeof *err);
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    for (k = 0; k < sizeof offers / sizeof offers[0]; k++)
+        if (mcp_json_is_true(mcp_json_get(mcp_json_get(caps, offers[k][0]), "listChanged"))) {
+            mcp_jw_key(&w, offers[k][1]); mcp_jw_bool(&w, 1);
+            any = 1;
+        }
+    if (n > 0) {
+        mcp_jw_key(&w, "resourceSubscriptions"); mcp_jw_arr_begin(&w);
+        for (i = 0; i < n; i++) mcp_jw_str(&w, uris[i]);
+        mcp_jw_arr_end(&w);
+    }
+    mcp_jw_obj_end(&w);
+    filter = mcp_jw_finish(&w, NULL, NULL);
+    if (!any) warn("the server offers no change notifications (no listChanged capability) and no URI was given: "
+                   "there is nothing to listen for");
+    else sub = mcp_client_listen(client, filter, NULL, err);
+    mcp_free(filter);
+    return sub;
+}
+
+static int closed(void)                     /* the connection ended: why, from on_close */
+{
+    mcp_error err = closed_why;
+    if (err.status == MCP_OK) {
+        err.status = MCP_ERR_CLOSED;
+        snprintf(err.message, sizeof err.message, "Transport closed");
+    }
+    return fail(&err);
+}
+
+static int listen_ended(mcp_call *sub)      /* the server ended the subscription */
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    if (mcp_call_result(sub, &doc, &err) != MCP_OK) return fail(&err);
+    mcp_json_free(doc);
+    warn("the server ended the subscription");
+    return RC_OK;
+}
+
+static int cmd_watch(char **a, int n, const argspec *args)
+{
+    mcp_call *sub = NULL;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    int64_t end = opt.watch_ms > 0 ? mcp_time_ms() + opt.watch_ms : -1, left;
+    int i, rc = RC_OK;
+    char *params;
+    (void)args;
+    if (is_modern()) {
+        if (!(sub = listen_all(a, n, &err)) && err.status != MCP_OK) return fail(&err);
+    } else {
+        for (i = 0; i < n; i++) {           /* legacy: resources/subscribe each URI */
+            mcp_status st = request("resources/subscribe", params = params1("uri", a[i]), NULL, &doc, &err);
+            mcp_free(params);
+            mcp_json_free(doc);
+            doc = NULL;
+            if (st != MCP_OK) return fail(&err);
+        }
+    }
+    watching = 1;
+    if (!opt.json && isatty(2))
+        fprintf(stderr, "mcpc: watching %s; Ctrl-C stops\n", str(mcp_client_server_info(client), "name"));
+    while (!interrupted && (end < 0 || (left = end - mcp_time_ms()) > 0)) {
+        if (mcp_client_poll(client, end < 0 || left > 100 ? 100 : (int)left) == MCP_ERR_CLOSED) { rc = closed(); break; }
+        if (sub && mcp_call_status(sub) != MCP_AGAIN) { rc = listen_ended(sub); break; }
+    }
+    watching = 0;
+    if (interrupted) abandon = 1;           /* Ctrl-C ends a watch: no need to wait politely */
+    mcp_call_free(sub);                     /* ends the subscription if it is still open */
+    return rc;
+}
+
+typedef int (*cmd_fn)(char **a, int n, const argspec *args);
 static const struct command {
     const char *name, *syntax;
-    int min, max;                /* words after the command; max -1: ARGS follow min words */
+    int min, max;                /* words after the command; max -1: no limit */
+    int args_at;                 /* ARGS start at this word (-1: none) */
     cmd_fn run;
 } COMMANDS[] = {
-    { "info", "info", 0, 0, cmd_info },
-    { "tools", "tools", 0, 0, cmd_tools },
-    { "call", "call TOOL [ARGS]", 1, -1, cmd_call },
-    { "resources", "resources", 0, 0, cmd_resources },
-    { "templates", "templates", 0, 0, cmd_templates },
-    { "read", "read URI", 1, 1, cmd_read },
-    { "prompts", "prompts", 0, 0, cmd_prompts },
-    { "prompt", "prompt NAME [ARGS]", 1, -1, cmd_prompt },
-    { "complete", "complete prompt NAME ARG [VALUE] | complete resource URI ARG [VALUE]", 3, 4, cmd_complete },
-    { "ping", "ping", 0, 0, cmd_ping },
-    { "request", "request METHOD [ARGS]", 1, -1, cmd_request },
+    { "info", "info", 0, 0, -1, cmd_info },
+    { "tools", "tools [NAME]", 0, 1, -1, cmd_tools },
+    { "call", "call TOOL [ARGS]", 1, -1, 1, cmd_call },
+    { "resources", "resources", 0, 0, -1, cmd_resources },
+    { "templates", "templates", 0, 0, -1, cmd_templates },
+    { "read", "read URI", 1, 1, -1, cmd_read },
+    { "prompts", "prompts", 0, 0, -1, cmd_prompts },
+    { "prompt", "prompt NAME [ARGS]", 1, -1, 1, cmd_prompt },
+    { "complete", "complete prompt NAME ARG [VALUE [ARGS]] | complete resource URI ARG [VALUE [ARGS]]", 3, -1, 4,
+      cmd_complete },
+    { "ping", "ping", 0, 0, -1, cmd_ping },
+    { "request", "request METHOD [ARGS]", 1, -1, 1, cmd_request },
+    { "watch", "watch [URI...]", 0, -1, -1, cmd_watch },
 };
 
-/* ---- callbacks for -v ------------------------------------------------------------------------ */
+/* ---- callbacks: what the server sends on its own, -v ----------------------------------------- */
+
+static void print_clock(FILE *f)            /* 12:03:04.123, for watch */
+{
+    struct timespec ts;
+    struct tm tm;
+    char hms[16];
+    clock_gettime(CLOCK_REALTIME, &ts);
+    localtime_r(&ts.tv_sec, &tm);
+    strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+    fprintf(f, "%s.%03ld ", hms, (long)(ts.tv_nsec / 1000000));
+}
+
+/* A notification: with --json {"method", "params"}; else a log message as "[level] logger: text"
+   and anything else as its method and params. */
+static void show_notification(FILE *f, const char *method, const mcp_json *params)
+{
+    mcp_jw w;
+    char *json;
+    end_progress();
+    if (opt.json) {
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, method);
+        if (params) { mcp_jw_key(&w, "params"); mcp_jw_value(&w, params); }
+        mcp_jw_obj_end(&w);
+        json_line(f, &w);
+        return;
+    }
+    if (watching) print_clock(f);
+    if (!strcmp(method, "notifications/message")) {
+        const mcp_json *data = mcp_json_get(params, "data");
+        json = mcp_json_typeof(data) == MCP_JSON_STRING ? NULL : mcp_json_dump(data, 0, NULL);
+        fprintf(f, "[%s] %s%s%s\n", str(params, "level"), str(params, "logger"),
+                *str(params, "logger") ? ": " : "", json ? json : mcp_json_str(data));
+    } else {
+        json = dump_without_meta(params);
+        fprintf(f, "%s%s%s%s\n", watching ? "" : "mcpc: notification ", method, json ? " " : "", json ? json : "");
+    }
+    mcp_free(json);
+    fflush(f);
+}
 
 static void on_notification(void *user, mcp_client *c, const char *method, const mcp_json *params)
 {
-    char *json;
+    int log = !strcmp(method, "notifications/message");
     (void)user; (void)c;
-    if (!opt.verbose || !strcmp(method, "notifications/progress")) return;
-    end_progress();
-    if (!strcmp(method, "notifications/message")) {     /* a server log message */
-        const mcp_json *data = mcp_json_get(params, "data");
-        json = mcp_json_typeof(data) == MCP_JSON_STRING ? NULL : mcp_json_dump(data, 0, NULL);
-        fprintf(stderr, "[%s] %s%s%s\n", str(params, "level"), str(params, "logger"),
-                *str(params, "logger") ? ": " : "", json ? json : mcp_json_str(data));
-    } else {
-        json = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        fprintf(stderr, "mcpc: notification %s%s%s\n", method, json ? " " : "", json ? json : "");
-    }
-    mcp_free(json);
+    if (watching) show_notification(stdout, method, params);         /* everything, on stdout */
+    else if (strcmp(method, "notifications/progress") && (opt.verbose || (log && opt.log_level)))
+        show_notification(stderr, method, params);                  /* progress: on_progress */
 }
 
 static void on_stderr(void *user, mcp_client *c, const char *line, size_t len)
 {
+    mcp_jw w;
     (void)user; (void)c;
     end_progress();
-    fprintf(stderr, "[server stderr] %.*s\n", (int)len, line);
+    if (!opt.json) { fprintf(stderr, "[server stderr] %.*s\n", (int)len, line); return; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w); mcp_jw_key(&w, "stderr");
+    {
+        char *copy = (char *)malloc(len + 1);       /* jw_text wants a C string */
+        if (copy) { memcpy(copy, line, len); copy[len] = 0; jw_text(&w, copy); free(copy); }
+        else mcp_jw_str(&w, "");
+    }
+    mcp_jw_obj_end(&w);
+    json_line(stderr, &w);
 }
 
 static void on_log(void *user, mcp_client *c, const char *message)
 {
+    mcp_jw w;
     (void)user; (void)c;
     end_progress();
-    fprintf(stderr, "mcpc: %s\n", message);
+    if (!opt.json) { fprintf(stderr, "mcpc: %s\n", message); return; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w); mcp_jw_key(&w, "log"); jw_text(&w, message); mcp_jw_obj_end(&w);
+    json_line(stderr, &w);
 }
 
-/* ---- main ------------------------------------------------------------------------------------ */
+static void on_close(void *user, mcp_client *c, const mcp_error *why)
+{
+    (void)user; (void)c;
+    if (why) closed_why = *why;
+}
 
-/* An option at argv[*i]: 1 if it was one (and consumed), 0 if not, -1 on a usage error. */
+/* ---- the command line ------------------------------------------------------------------------ */
+
+static const char *const LEVELS[] = { "debug", "info", "notice", "warning", "error", "critical", "alert",
+                                      "emergency", NULL };
+static mcp_error parse_err;                 /* the first bad option, reported once all are read
+                                               (so that a later --json still applies to it) */
+static char **split_words_v, *split_buf;    /* a quoted server command, split */
+static int dashdash;                        /* the server's arguments ended with -- */
+static const char **server_argv;            /* desc.args when they are put together here */
+
+static int bad_option(const char *fmt, ...)
+{
+    va_list ap;
+    if (parse_err.status == MCP_OK) {
+        parse_err.status = MCP_ERR_INVALID;
+        va_start(ap, fmt);
+        vsnprintf(parse_err.message, sizeof parse_err.message, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int parse_ms(const char *val, long *ms)   /* 1500, 1500ms, 2s, 1m */
+{
+    char *end;
+    long n = strtol(val, &end, 10), unit = !strcmp(end, "s") ? 1000 : !strcmp(end, "m") ? 60000 : 1;
+    if (end == val || n < 0 || (*end && strcmp(end, "ms") && unit == 1) || n > 0x7FFFFFFF / unit) return 0;
+    *ms = n * unit;
+    return 1;
+}
+
+static void print_version(void)
+{
+    printf("mcpc, on mcp.h %s\n", MCP_VERSION);
+#ifdef MCPC_OPENSSL
+    printf("https: yes (%s)\n", OpenSSL_version(OPENSSL_VERSION));
+#else
+    printf("https: no (built without OpenSSL: install libssl-dev, or openssl-devel, and rebuild with make)\n");
+#endif
+}
+
+/* An option that takes a value, set from val: 1, or -1 if val is wrong. */
+static int set_option(const char *name, const char *val)
+{
+    long ms;
+    int k;
+    if (!strcmp(name, "-H") || !strcmp(name, "--header")) {
+        if (opt.nheaders == 63) return bad_option("too many headers");
+        opt.headers[opt.nheaders++] = val;
+    } else if (!strcmp(name, "-e") || !strcmp(name, "--env")) {
+        if (!strchr(val, '=') || val[0] == '=') return bad_option("-e needs KEY=VALUE, not \"%s\"", val);
+        if (opt.nenv == 63) return bad_option("too many -e");
+        opt.env[opt.nenv++] = val;
+    } else if (!strcmp(name, "--sse")) opt.sse = val;
+    else if (!strcmp(name, "--cacert")) opt.cacert = val;
+    else if (!strcmp(name, "--args-file")) opt.args_file = val;
+    else if (!strcmp(name, "-t") || !strcmp(name, "--timeout")) {
+        if (!parse_ms(val, &ms) || strpbrk(val, "sm")) return bad_option("--timeout needs milliseconds, not \"%s\"", val);
+        desc.timeout_ms = ms ? (int)ms : -1;
+    } else if (!strcmp(name, "--for")) {
+        if (!parse_ms(val, &ms) || ms == 0) return bad_option("--for needs a duration (1500, 1500ms, 2s, 1m), not \"%s\"", val);
+        opt.watch_ms = ms;
+    } else if (!strcmp(name, "--log-level")) {
+        for (k = 0; LEVELS[k] && strcmp(LEVELS[k], val); k++) {}
+        if (!LEVELS[k]) return bad_option("--log-level is one of debug, info, notice, warning, error, critical, "
+                                          "alert, emergency, not \"%s\"", val);
+        opt.log_level = val;
+    } else desc.protocol_version = val;     /* --protocol */
+    return 1;
+}
+
+/* An option at argv[*i]: 1 if it was one (and consumed), 0 if not, -1 if it is wrong. */
 static int option(int argc, char **argv, int *i)
 {
-    const char *a = argv[*i], *val = NULL, *eq;
+    const char *a = argv[*i], *eq;
     static const char *const with_value[] = { "-H", "--header", "-e", "--env", "--sse", "-t", "--timeout",
-                                              "--protocol", NULL };
+                                              "--protocol", "--cacert", "--log-level", "--args-file", "--for", NULL };
     char name[32];
     int k;
     if (a[0] != '-' || !a[1] || !strcmp(a, "--")) return 0;
@@ -708,94 +1753,161 @@ static int option(int argc, char **argv, int *i)
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
     for (k = 0; with_value[k] && strcmp(with_value[k], name); k++) {}
     if (with_value[k]) {
-        if (eq) val = eq + 1;
-        else if (*i + 1 < argc) val = argv[++*i];
-        else { usage("%s needs a value", name); return -1; }
-    } else if (eq) {
-        usage("%s takes no value", name);
-        return -1;
+        if (eq) return set_option(name, eq + 1);
+        if (*i + 1 < argc) return set_option(name, argv[++*i]);
+        return bad_option("%s needs a value", name);
     }
-    if (!strcmp(name, "-H") || !strcmp(name, "--header")) {
-        if (opt.nheaders == 63) { usage("too many headers"); return -1; }
-        opt.headers[opt.nheaders++] = val;
-    } else if (!strcmp(name, "-e") || !strcmp(name, "--env")) {
-        if (!strchr(val, '=') || val[0] == '=') { usage("-e needs KEY=VALUE, not \"%s\"", val); return -1; }
-        if (opt.nenv == 63) { usage("too many -e"); return -1; }
-        opt.env[opt.nenv++] = val;
-    } else if (!strcmp(name, "--sse")) opt.sse = val;
-    else if (!strcmp(name, "-t") || !strcmp(name, "--timeout")) {
-        char *end;
-        long ms = strtol(val, &end, 10);
-        if (*end || end == val || ms < 0 || ms > 0x7FFFFFFF) { usage("--timeout needs milliseconds, not \"%s\"", val); return -1; }
-        desc.timeout_ms = ms ? (int)ms : -1;
-    }
-    else if (!strcmp(name, "--protocol")) desc.protocol_version = val;
-    else if (!strcmp(name, "--json")) opt.json = 1;
+    if (eq) return bad_option("%s takes no value", name);
+    if (!strcmp(name, "--json")) opt.json = 1;
     else if (!strcmp(name, "--progress")) opt.progress = 1;
+    else if (!strcmp(name, "--insecure")) opt.insecure = 1;
     else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) opt.verbose = 1;
-    else if (!strcmp(name, "-h") || !strcmp(name, "--help")) { fputs(HELP, stdout); exit(RC_OK); }
-    else { usage("unknown option %s", a); return -1; }
+    else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+        for (k = 0; HELP[k]; k++) fputs(HELP[k], stdout);
+        exit(RC_OK);
+    }
+    else if (!strcmp(name, "-V") || !strcmp(name, "--version")) { print_version(); exit(RC_OK); }
+    else return bad_option("unknown option %s", a);
     return 1;
 }
 
 static int is_url(const char *s) { return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8); }
 
-int main(int argc, char **argv)
+static int on_path(const char *word)        /* an executable of that name in a directory of PATH */
 {
-    static const char *no_args[] = { NULL };
-    char *words[256], *args = NULL;
-    const struct command *cmd = NULL;
-    struct sigaction sa;
+    const char *p = getenv("PATH"), *colon;
+    char full[4096];
+    for (p = p ? p : "/usr/bin:/bin"; ; p = colon + 1) {
+        size_t n = (colon = strchr(p, ':')) != NULL ? (size_t)(colon - p) : strlen(p);
+        snprintf(full, sizeof full, "%.*s/%s", (int)n, n ? p : ".", word);
+        if (access(full, X_OK) == 0) return 1;
+        if (!colon) return 0;
+    }
+}
+
+/* Splits s as a shell splits a simple command: blanks part words; '...' keeps everything,
+   "..." all but \" \\ \$ \` (the backslash goes), and outside quotes a backslash keeps the next
+   character. Nothing is expanded. The words (NULL-ended) point into *buf: free both. Returns
+   their number, or -1 for an unterminated quote. */
+static int split_words(const char *s, char ***words, char **buf)
+{
+    size_t len = strlen(s);
+    char *o = *buf = (char *)malloc(len + 1), **v = *words = (char **)malloc((len / 2 + 2) * sizeof *v), q = 0;
+    int n = 0, in_word = 0;
+    if (!o || !v) return -1;
+    for (; *s; s++) {
+        if (q == '\'') { if (*s == '\'') q = 0; else *o++ = *s; continue; }
+        if (q == '"') {
+            if (*s == '"') q = 0;
+            else if (*s == '\\' && s[1] && strchr("\"\\$`", s[1])) *o++ = *++s;
+            else *o++ = *s;
+            continue;
+        }
+        if (*s == ' ' || *s == '\t' || *s == '\n') { if (in_word) { *o++ = 0; in_word = 0; } continue; }
+        if (!in_word) { v[n++] = o; in_word = 1; }
+        if (*s == '\'' || *s == '"') q = *s;
+        else if (*s == '\\' && s[1]) *o++ = *++s;
+        else *o++ = *s;
+    }
+    if (in_word) *o = 0;
+    v[n] = NULL;
+    return q ? -1 : n;
+}
+
+/* The stdio server: `word` runs as it is if it names a file or a program on PATH; else a word
+   with blanks is a command line, split here. extra: the arguments before --. */
+static int set_server(const char *word, char **extra, int nextra)
+{
+    struct stat st;
+    int n = 0, k;
+    if (stat(word, &st) != 0 && (strchr(word, '/') || !on_path(word)) && strpbrk(word, " \t\n")) {
+        if ((n = split_words(word, &split_words_v, &split_buf)) < 0)
+            return bad_option("the server command %s has a quote that does not end", word);
+        if (n == 0) return bad_option("the server command is empty");
+        word = split_words_v[0];
+    }
+    if (!(server_argv = (const char **)malloc((size_t)(n + nextra + 1) * sizeof *server_argv)))
+        return bad_option("out of memory");
+    for (k = 1; k < n; k++) server_argv[k - 1] = split_words_v[k];
+    for (k = 0; k < nextra; k++) server_argv[(n ? n - 1 : 0) + k] = extra[k];
+    server_argv[(n ? n - 1 : 0) + nextra] = NULL;
+    desc.command = word;
+    desc.args = server_argv;
+    return 0;
+}
+
+/* https:// goes through the TLS hook of examples/tls_openssl.c, when it is built in. */
+static int setup_tls(void)
+{
+#ifdef MCPC_OPENSSL
+    mcp_error err;
+#endif
+    if (!desc.url || strncmp(desc.url, "https://", 8)) return RC_OK;
+#ifdef MCPC_OPENSSL
+    if (!tls_openssl_init(&tls, opt.cacert, &err)) return report(&err, RC_USAGE);
+    tls_on = 1;
+    if (opt.insecure) {
+        tls_openssl_insecure(&tls);
+        warn("--insecure: the server's certificate is not checked, so anyone between here and %s could read "
+             "and change what is sent", desc.url);
+    }
+    desc.tls = &tls.hook;
+    return RC_OK;
+#else
+    return invalid("this mcpc was built without TLS, so it cannot reach https:// servers. Install OpenSSL's "
+                   "development files (libssl-dev on Debian and Ubuntu, openssl-devel on Fedora) and rebuild "
+                   "it with make");
+#endif
+}
+
+/* The connect error, with a hint where a certificate was refused */
+static int connect_failed(mcp_error *err)
+{
+    if (!opt.cacert && !opt.insecure && strstr(err->message, "certificate was rejected"))
+        cat(err->message, sizeof err->message, " (a private or self-signed certificate? --cacert FILE trusts "
+            "the CA in FILE; --insecure skips the check)");
+    return fail(err);
+}
+
+static int set_log_level(void)              /* --log-level, before the command */
+{
+    mcp_error err;
+    if (!opt.log_level) return RC_OK;
+    if (!mcp_json_get(mcp_client_server_capabilities(client), "logging")) {
+        warn("the server does not declare the logging capability, so --log-level %s is not sent", opt.log_level);
+        return RC_OK;
+    }
+    /* legacy: logging/setLevel now; 2026-07-28: the level goes in each request's _meta */
+    return mcp_client_set_log_level(client, opt.log_level, &err) == MCP_OK ? RC_OK : fail(&err);
+}
+
+/* Connects and runs the command. */
+static int run(const struct command *cmd, char **a, int n, const argspec *args)
+{
     mcp_error err;
     mcp_call *init;
-    int i = 1, j, n = 0, r, k, nargs;
-    size_t c;
+    struct sigaction sa;
+    char line[600];
+    int rc;
+    memset(&sa, 0, sizeof sa);                 /* Ctrl-C sets a flag; no SA_RESTART: poll wakes */
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    if (!(client = mcp_client_new(&desc, &err))) return fail(&err);
+    if (!(init = mcp_client_connect_begin(client, &err)) || wait_for(init, NULL, &err) != MCP_OK)
+        return connect_failed(&err);
+    if (opt.verbose) {
+        const mcp_json *info = mcp_client_server_info(client);
+        snprintf(line, sizeof line, "connected to %s %s (protocol %s)", str(info, "name"), str(info, "version"),
+                 mcp_client_protocol_version(client));
+        on_log(NULL, client, line);
+    }
+    if ((rc = set_log_level()) != RC_OK) return rc;
+    return cmd->run(a, n, args);
+}
 
-    while (i < argc && (r = option(argc, argv, &i)) != 0) {   /* options before the server */
-        if (r < 0) return RC_USAGE;
-        i++;
-    }
-    if (i < argc && !strcmp(argv[i], "--")) i++;
-    desc.args = no_args;
-    if (opt.sse) {                                            /* the target */
-        desc.transport = MCP_SSE; desc.url = opt.sse;
-    } else if (i < argc && is_url(argv[i])) {
-        desc.transport = MCP_HTTP; desc.url = argv[i++];
-    } else if (i < argc) {
-        desc.command = argv[i++];
-        for (j = i; j < argc && strcmp(argv[j], "--"); j++) {}
-        if (j < argc) {                                       /* SERVER SERVER-ARGS... -- */
-            desc.args = (const char *const *)argv + i;
-            argv[j] = NULL;                                   /* ends the args list */
-            i = j;
-        }
-    } else {
-        return usage("no server given: a command to run, an http:// URL or --sse URL");
-    }
-    if (desc.transport != MCP_STDIO && i < argc && !strcmp(argv[i], "--")) i++;
-    else if (desc.args != no_args) i++;                       /* past the -- */
-    for (; i < argc; i++) {                                   /* the command, its words, options */
-        if ((r = option(argc, argv, &i)) < 0) return RC_USAGE;
-        if (r == 0) {
-            if (n == (int)(sizeof words / sizeof words[0])) return usage("too many arguments");
-            words[n++] = argv[i];
-        }
-    }
-    for (c = 0; n > 0 && c < sizeof COMMANDS / sizeof COMMANDS[0]; c++)
-        if (!strcmp(COMMANDS[c].name, words[0])) cmd = &COMMANDS[c];
-    if (n == 0) cmd = &COMMANDS[0];                           /* info */
-    if (!cmd) {
-        if (desc.transport == MCP_STDIO && desc.args == no_args)
-            return usage("unknown command \"%s\" (if the server takes arguments, end them with --)", words[0]);
-        return usage("unknown command \"%s\"", words[0]);
-    }
-    nargs = n > 0 ? n - 1 : 0;
-    if (nargs < cmd->min || (cmd->max >= 0 && nargs > cmd->max))
-        return usage("wrong number of arguments; the command is: %s", cmd->syntax);
-    if (cmd->run == cmd_complete && strcmp(words[1], "prompt") && strcmp(words[1], "resource"))
-        return usage("the command is: %s", cmd->syntax);
-    if (cmd->max < 0 && (k = build_args(words + 1 + cmd->min, nargs - cmd->min, &args)) != RC_OK) return k;
-
+static void setup_desc(void)
+{
     opt.pretty = isatty(1);
     opt.tty_progress = isatty(2);
     if (opt.tty_progress) opt.progress = 1;
@@ -805,27 +1917,87 @@ int main(int argc, char **argv)
     desc.env = opt.env;
     desc.client_name = "mcpc";
     desc.on_notification = on_notification;
+    desc.on_close = on_close;
     desc.on_log = opt.verbose ? on_log : NULL;
     desc.on_stderr = opt.verbose ? on_stderr : NULL;
+}
 
-    memset(&sa, 0, sizeof sa);                 /* Ctrl-C sets a flag; no SA_RESTART: poll wakes */
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+/* The target (a URL, --sse, or a server to run), from argv[*i]; *i moves past it (and past the
+   -- that ends a server's arguments). 0, or -1 if it is wrong. */
+static int target(int argc, char **argv, int *i)
+{
+    const char *word;
+    int j, first;
+    if (opt.sse || (*i < argc && is_url(argv[*i]))) {
+        desc.transport = opt.sse ? MCP_SSE : MCP_HTTP;
+        desc.url = opt.sse ? opt.sse : argv[(*i)++];
+        if (*i < argc && !strcmp(argv[*i], "--")) (*i)++;
+        return 0;
+    }
+    if (*i >= argc) return bad_option("no server given: a command to run, an http:// URL or --sse URL");
+    word = argv[(*i)++];
+    for (first = j = *i; j < argc && strcmp(argv[j], "--"); j++) {}
+    if (j == argc) return set_server(word, NULL, 0);        /* SERVER COMMAND ... */
+    *i = j + 1;                                             /* SERVER SERVER-ARGS... -- COMMAND ... */
+    dashdash = 1;
+    return set_server(word, argv + first, j - first);
+}
 
-    if (!(client = mcp_client_new(&desc, &err))) { mcp_free(args); return fail(&err); }
-    if (!(init = mcp_client_connect_begin(client, &err)) || wait_for(init, NULL, &err) != MCP_OK) {
-        r = fail(&err);
-    } else {
-        if (opt.verbose) {
-            const mcp_json *info = mcp_client_server_info(client);
-            fprintf(stderr, "mcpc: connected to %s %s (protocol %s)\n", str(info, "name"), str(info, "version"),
-                    mcp_client_protocol_version(client));
+static const struct command *find_command(char **words, int n)
+{
+    size_t c;
+    if (n == 0) return &COMMANDS[0];                        /* info */
+    for (c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++)
+        if (!strcmp(COMMANDS[c].name, words[0])) return &COMMANDS[c];
+    return NULL;
+}
+
+/* The command and its words, checked: RC_OK, or the usage error's status. */
+static int check_command(const struct command *cmd, char **words, int n, argspec *args)
+{
+    int nargs = n > 0 ? n - 1 : 0, at = cmd->args_at;
+    if (nargs < cmd->min || (cmd->max >= 0 && nargs > cmd->max))
+        return usage("wrong number of arguments; the command is: %s", cmd->syntax);
+    if (cmd->run == cmd_complete && strcmp(words[1], "prompt") && strcmp(words[1], "resource"))
+        return usage("the command is: %s", cmd->syntax);
+    if (opt.args_file && at < 0) return usage("--args-file goes with the commands that take ARGS: call, prompt, request");
+    if (opt.watch_ms && cmd->run != cmd_watch) return usage("--for goes with watch");
+    if (at >= 0) return parse_args(words + 1 + at, nargs > at ? nargs - at : 0, args);
+    return RC_OK;
+}
+
+int main(int argc, char **argv)
+{
+    char *words[256];
+    const struct command *cmd = NULL;
+    argspec args;
+    int i = 1, n = 0, rc;
+    memset(&args, 0, sizeof args);
+    while (i < argc && option(argc, argv, &i) != 0) i++;   /* options before the server */
+    if (i < argc && !strcmp(argv[i], "--")) i++;
+    target(argc, argv, &i);
+    for (; i < argc; i++)                                   /* the command, its words, options */
+        if (option(argc, argv, &i) == 0) {
+            if (n == (int)(sizeof words / sizeof words[0])) { bad_option("too many arguments"); break; }
+            words[n++] = argv[i];
         }
-        r = cmd->run(words + 1, nargs, args);
+    if (parse_err.status != MCP_OK) rc = usage("%s", parse_err.message);
+    else if (!(cmd = find_command(words, n)))
+        rc = usage("unknown command \"%s\"%s", words[0], desc.transport == MCP_STDIO && !dashdash ?
+                   " (a server's arguments go in quotes with it, \"SERVER ARGS\", or end with --)" : "");
+    else if ((rc = check_command(cmd, words, n, &args)) == RC_OK) {
+        setup_desc();
+        if ((rc = setup_tls()) == RC_OK) rc = run(cmd, words + 1, n > 0 ? n - 1 : 0, &args);
     }
     end_progress();
+    if (client && (abandon || interrupted)) mcp_client_close_now(client);   /* no polite waits */
     mcp_client_free(client);                   /* tells the server, stops it, waits for it */
-    mcp_free(args);
-    return r;
+    mcp_json_free(args.base);
+    free(split_words_v);
+    free(split_buf);
+    free((void *)server_argv);
+#ifdef MCPC_OPENSSL
+    if (tls_on) tls_openssl_free(&tls);
+#endif
+    return rc;
 }
