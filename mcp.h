@@ -912,6 +912,12 @@ MCPAPI mcp_status  mcp_client_close(mcp_client *c);   /* graceful; in-flight cal
    stdio sends SIGTERM to the server's group at once (SIGKILL after close_timeout_ms, then
    reaps); HTTP neither waits for what was queued nor DELETEs the session. */
 MCPAPI mcp_status  mcp_client_close_now(mcp_client *c);
+/* The close of mcp_client_close without blocking: MCP_AGAIN while it goes on (keep polling:
+   mcp_client_pollfds, mcp_client_next_timeout, mcp_client_poll, which returns MCP_ERR_CLOSED
+   once it is over, on_close called), MCP_OK if it ended at once. Calls in flight fail with
+   "Transport closed" at its end. mcp_client_close or mcp_client_free in the middle finish it
+   (blocking). */
+MCPAPI mcp_status  mcp_client_close_begin(mcp_client *c);
 MCPAPI void        mcp_client_free(mcp_client *c);    /* closes first if needed; calls not yet
                            freed stay valid (failed, detached): mcp_call_free them; requests from
                            the server not yet answered are freed. Never from its own callbacks. */
@@ -921,6 +927,8 @@ MCPAPI const char     *mcp_client_protocol_version(const mcp_client *c);
 MCPAPI const mcp_json *mcp_client_server_info(const mcp_client *c);          /* {name, version, ...} */
 MCPAPI const mcp_json *mcp_client_server_capabilities(const mcp_client *c);
 MCPAPI const char     *mcp_client_instructions(const mcp_client *c);         /* NULL if none */
+/* stdio: the server's process id (its process group's too), until it is reaped; else 0. */
+MCPAPI long            mcp_client_pid(const mcp_client *c);
 /* The transport in use: MCP_SSE after a URL given as MCP_HTTP fell back to HTTP+SSE, and then
    *fallback (when not NULL) says why, e.g. "POST answered 404"; else *fallback is NULL. */
 MCPAPI mcp_transport_kind mcp_client_transport(const mcp_client *c, const char **fallback);
@@ -1002,6 +1010,9 @@ MCPAPI mcp_status mcp_client_poll(mcp_client *c, int timeout_ms);
    mcp_client_poll(c, 0). */
 typedef struct mcp_pollfd { int fd; short events; } mcp_pollfd;
 MCPAPI int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);   /* count */
+/* How many descriptors mcp_client_pollfds has to give now (it gives at most max): size the
+   array by it; over HTTP it grows with the calls in flight (up to max_connections + 8). */
+MCPAPI int mcp_client_pollfd_count(const mcp_client *c);
 MCPAPI int mcp_client_next_timeout(const mcp_client *c);
 
 /* ---- requests from the server (roots/list, sampling/createMessage, elicitation/create) ----
@@ -4701,9 +4712,6 @@ static void mcp__tail_add(mcp__stdio *s, const char *p, size_t n)
     s->tail_len += n;
 }
 
-/* Waits up to ms for the child to exit, draining stderr meanwhile. */
-static int mcp__stdio_wait_exit(mcp_client *c, mcp__stdio *s, int ms);
-
 static void mcp__stdio_signal(mcp__stdio *s, int sig)
 {
     if (s->pid > 0 && !s->reaped) kill(-s->pid, sig);   /* the whole process group */
@@ -4821,6 +4829,11 @@ static const char *const mcp__versions[] = { "2025-11-25", "2025-06-18", "2025-0
 static const char *const mcp__modern[] = { "2026-07-28", NULL };   /* no initialize: _meta */
 
 enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSED };
+/* The steps of a non-blocking close, each a wait the blocking close makes in a loop:
+   stdio  EOF (stdin closed) -> TERM (SIGTERM sent) -> KILL (SIGKILL sent) -> GROUP (the
+          leader reaped; what is left of its group gets SIGTERM, then SIGKILL) -> done
+   HTTP   SENT (notifications already sent arrive) -> DELETE (the session's) -> done */
+enum { MCP__CL_NONE = 0, MCP__CL_EOF, MCP__CL_TERM, MCP__CL_KILL, MCP__CL_GROUP, MCP__CL_SENT, MCP__CL_DELETE };
 enum { MCP__EV_MSG = 1, MCP__EV_STDERR, MCP__EV_LOG, MCP__EV_CLOSE };
 
 typedef struct mcp__ev {             /* a queued event; text (stderr line, log) follows it */
@@ -4866,6 +4879,12 @@ struct mcp_client {
     int64_t late[32]; unsigned nlate;    /* calls given up on: their answers are expected noise */
     int user_closed, exited;            /* exited: the transport ended because the server did */
     int close_now;                      /* mcp_client_close_now: no polite waits */
+    int closing;                        /* the step of the close (MCP__CL_*) */
+    int64_t closing_at;                 /* when that step's wait ends */
+    int close_async;                    /* mcp_client_close_begin: the steps run in the polls */
+    int down_done;                      /* mcp__down_finish ran */
+    mcp_status down_st;                 /* why the transport ends, for mcp__down_finish */
+    char down_why[300];
     int64_t connect_at;                 /* when the connect began: its steps share one timeout */
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
@@ -4972,7 +4991,8 @@ static mcp_status mcp__build_meta(mcp_client *c, const char *version);
 static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err);
 static void mcp__http_call_ended(mcp_client *c, int64_t id);
 static void mcp__http_io(mcp_client *c, int wait);
-static void mcp__http_shutdown(mcp_client *c);
+static void mcp__http_close_start(mcp_client *c);
+static void mcp__http_close_step(mcp_client *c, int wait);
 static void mcp__http_listen(mcp_client *c);
 static int mcp__http_settled(const mcp_client *c);
 static mcp_status mcp__http_open(mcp_client *c, mcp_error *err);
@@ -6046,7 +6066,10 @@ static void mcp__expire(mcp_client *c, int64_t now)
 /* ---- the stdio transport's I/O ---------------------------------------------------------------- */
 
 #ifndef MCP_NO_STDIO
-static void mcp__stdio_shutdown(mcp_client *c);
+static void mcp__stdio_close_start(mcp_client *c);
+static void mcp__stdio_close_step(mcp_client *c, int wait);
+static void mcp__stdio_release(mcp_client *c);
+static int mcp__close_ms(const mcp_client *c) { return c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000; }
 static void mcp__stdio_io(mcp_client *c, int wait);
 
 static void mcp__stderr_lines(mcp_client *c, const char *p, size_t n)
@@ -6147,61 +6170,66 @@ static int mcp__stdio_read_out(mcp_client *c)
     return got;
 }
 
-static int mcp__stdio_wait_exit(mcp_client *c, mcp__stdio *s, int ms)
-{
-    int64_t end = mcp_time_ms() + ms;
-    int step = 1;
-    struct pollfd pf;
-    while (!mcp__stdio_exited(s)) {
-        int64_t left = end - mcp_time_ms();
-        if (left <= 0) return 0;
-        if (step > left) step = (int)left;
-        pf.fd = s->err_fd; pf.events = POLLIN; pf.revents = 0;
-        if (poll(&pf, s->err_fd >= 0 ? 1 : 0, step) > 0) mcp__stdio_read_err(c);
-        if (step < 10) step *= 2;
-    }
-    return 1;
-}
-
-/* What the server left in its process group (a shell's or npx's children) gets SIGTERM, and
-   SIGKILL if it is still there after the wait. The leader is reaped by now; a group id stays
-   reserved while any member lives, so kill(-pid) cannot reach an unrelated process. */
-static void mcp__stdio_stragglers(mcp_client *c, mcp__stdio *s, int ms)
-{
-    int64_t end;
-    if (kill(-s->pid, 0) < 0) return;
-    kill(-s->pid, SIGTERM);
-    for (end = mcp_time_ms() + ms; kill(-s->pid, 0) == 0; ) {
-        if (mcp_time_ms() >= end) { kill(-s->pid, SIGKILL); return; }
-        poll(NULL, 0, 5);
-        mcp__stdio_read_err(c);
-    }
-}
-
-/* Close: stdin first, then SIGTERM, then SIGKILL to the group, each after a wait; reap. */
-static void mcp__stdio_shutdown(mcp_client *c)
+/* The close, one step at a time (MCP__CL_*): stdin first, then SIGTERM, then SIGKILL to the
+   group, each after a wait; the leader reaped, what the server left in its process group (a
+   shell's or npx's children) gets SIGTERM, and SIGKILL if it is still there after the wait.
+   A group id stays reserved while any member lives, so kill(-pid) cannot reach an unrelated
+   process. stderr is drained meanwhile. Waits up to `wait` ms (-1: to the step's end). */
+static void mcp__stdio_close_start(mcp_client *c)
 {
     mcp__stdio *s = &c->io;
-    int ms = c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000;
     if (!c->close_now) mcp__flush(c);                  /* best effort: what is queued, if it fits */
     mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold);
-    if (s->pid > 0) {
-        if (!mcp__stdio_wait_exit(c, s, c->close_now ? 0 : ms)) {
-            s->signalled = 1;
-            mcp__stdio_signal(s, SIGTERM);
-            if (!mcp__stdio_wait_exit(c, s, ms)) {
-                mcp__stdio_signal(s, SIGKILL);
-                mcp__stdio_wait_exit(c, s, 5000);
-            }
-        }
+    c->closing = s->pid > 0 ? MCP__CL_EOF : MCP__CL_NONE;
+    c->closing_at = mcp_time_ms() + (c->close_now ? 0 : mcp__close_ms(c));
+}
+
+static void mcp__stdio_close_step(mcp_client *c, int wait)
+{
+    mcp__stdio *s = &c->io;
+    struct pollfd pf[2];
+    int n = 0, group = c->closing == MCP__CL_GROUP, status = 0;
+    int64_t now = mcp_time_ms(), left = c->closing_at - now;
+    if (!group && !mcp__stdio_exited(s) && left > 0 && wait != 0) {
+        if (wait < 0 || wait > left) wait = (int)left;
+        if (s->pidfd < 0 && wait > 10) wait = 10;      /* nothing to poll for the exit: look often */
+        if (s->err_fd >= 0) { pf[n].fd = s->err_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
+        if (s->pidfd >= 0) { pf[n].fd = s->pidfd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
+        if (poll(pf, (nfds_t)n, wait) > 0 && s->err_fd >= 0 && pf[0].revents) mcp__stdio_read_err(c);
+        now = mcp_time_ms();
+    } else if (group && kill(-s->pid, 0) == 0 && left > 0 && wait != 0) {
+        poll(NULL, 0, wait < 0 || wait > 5 ? 5 : wait);
+        mcp__stdio_read_err(c);
+        now = mcp_time_ms();
+    }
+    if (!group && (mcp__stdio_exited(s) || (c->closing == MCP__CL_KILL && now >= c->closing_at))) {
         if (s->exited && !s->reaped) {
-            int status = 0;
             while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
             s->wstatus = status; s->reaped = 1;
         }
-        mcp__stdio_stragglers(c, s, ms);
-        mcp__stdio_read_err(c);
+        if (kill(-s->pid, 0) < 0) { c->closing = MCP__CL_NONE; return; }
+        kill(-s->pid, SIGTERM);                          /* stragglers */
+        c->closing = MCP__CL_GROUP; c->closing_at = now + mcp__close_ms(c);
+        return;
     }
+    if (group && kill(-s->pid, 0) < 0) { c->closing = MCP__CL_NONE; return; }
+    if (now < c->closing_at) return;
+    if (group) { kill(-s->pid, SIGKILL); c->closing = MCP__CL_NONE; return; }
+    if (c->closing == MCP__CL_EOF) {
+        s->signalled = 1;
+        mcp__stdio_signal(s, SIGTERM);
+        c->closing = MCP__CL_TERM; c->closing_at = now + mcp__close_ms(c);
+    } else {
+        mcp__stdio_signal(s, SIGKILL);
+        c->closing = MCP__CL_KILL; c->closing_at = now + 5000;
+    }
+}
+
+/* Once the close is over: the last of stderr, and every fd left. */
+static void mcp__stdio_release(mcp_client *c)
+{
+    mcp__stdio *s = &c->io;
+    mcp__stdio_read_err(c);
     mcp__close_fd(&s->out_fd);
     mcp__close_fd(&s->err_fd);
     mcp__close_fd(&s->pidfd);
@@ -7439,8 +7467,7 @@ static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
     const mcp__conn *k;
     for (k = c->http.conns; k && n < max; k = k->next) {
         if (k->state == MCP__K_IDLE || k->fd < 0) continue;
-        fds[n].fd = k->fd;
-        fds[n].events = mcp__conn_events(k);
+        if (fds) { fds[n].fd = k->fd; fds[n].events = mcp__conn_events(k); }
         n++;
     }
     return n;
@@ -7548,31 +7575,57 @@ static int mcp__http_busy(const mcp_client *c, int deletes)
     return 0;
 }
 
-/* Close: what was already sent without an answer to wait for (notifications, replies: a
-   cancellation, say) gets up to a second to arrive; then the session is DELETEd (failure
-   ignored), the streams end, every connection closes. The I/O loop runs once more for this,
-   with `closing` keeping it from ending the transport a second time. */
-static void mcp__http_shutdown(mcp_client *c)
+/* The close, one step at a time: what was already sent without an answer to wait for
+   (notifications, replies: a cancellation, say) gets up to a second to arrive (SENT); then
+   the session is DELETEd, failure ignored (DELETE, within the same second); the streams end,
+   every connection closes. The I/O runs with `closing` set, which keeps it from ending the
+   transport a second time. */
+static void mcp__http_close_start(mcp_client *c)
 {
     mcp__xfer *x, *next;
-    int64_t end = mcp_time_ms() + 1000;
     for (x = c->http.xfers; x; x = next) {                /* requests fail with the transport */
         next = x->next;
         if (!(x->kind == MCP__X_POST && x->id < 0) && x->kind != MCP__X_SSE_GET) { mcp__x_drop(c, x, 0); mcp__x_free(x); }
     }
-    c->http.closing = 1; c->dead = 0;
-    if (c->close_now) end = 0;                            /* mcp_client_close_now: no DELETE either */
-    while (mcp__http_busy(c, 0) && mcp_time_ms() < end) mcp__http_io(c, (int)(end - mcp_time_ms()));
-    if (!c->close_now && c->http.session && c->d.transport == MCP_HTTP && c->http.ai &&
-        (x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL) {
-        mcp__x_start(c, x);
-        while (mcp__http_busy(c, 1) && mcp_time_ms() < end) mcp__http_io(c, (int)(end - mcp_time_ms()));
+    c->http.closing = 1;
+    c->closing = MCP__CL_SENT;
+    c->closing_at = mcp_time_ms() + (c->close_now ? 0 : 1000);   /* mcp_client_close_now: no DELETE either */
+}
+
+/* SENT over (nothing left to wait for, or the time is up): the DELETE goes; DELETE over:
+   the connections close. */
+static void mcp__http_close_next(mcp_client *c)
+{
+    mcp__xfer *x;
+    int64_t left = c->closing_at - mcp_time_ms();
+    if (c->closing == MCP__CL_SENT && (!mcp__http_busy(c, 0) || left <= 0)) {
+        c->closing = MCP__CL_DELETE;
+        if (!c->close_now && left > 0 && c->http.session && c->d.transport == MCP_HTTP && c->http.ai &&
+            (x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL)
+            mcp__x_start(c, x);
     }
-    c->http.closing = 0; c->dead = 1;
-    while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
-    while (c->http.conns) mcp__conn_close(c, c->http.conns);
+    if (c->closing == MCP__CL_DELETE && (!mcp__http_busy(c, 1) || left <= 0)) {
+        c->http.closing = 0;
+        while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
+        while (c->http.conns) mcp__conn_close(c, c->http.conns);
+        c->closing = MCP__CL_NONE;
+    }
+}
+
+static void mcp__http_close_step(mcp_client *c, int wait)
+{
+    int64_t left = c->closing_at - mcp_time_ms();
+    if (wait < 0 || wait > left) wait = left > 0 ? (int)left : 0;
+    c->dead = 0;                                          /* the I/O runs once more */
+    mcp__http_close_next(c);
+    if (c->closing) mcp__http_io(c, wait);
+    if (c->closing) mcp__http_close_next(c);
+    c->dead = 1;
 }
 #endif /* MCP_NO_HTTP */
+
+static void mcp__down_finish(mcp_client *c, mcp_status st, char *reason, size_t rn);
+static void mcp__close_step(mcp_client *c, int wait);
 
 /* The transport is gone (EOF, a limit, an I/O error): shut it down now, queue the CLOSE event
    so that answers read before it are still delivered first. An empty reason: describe how
@@ -7589,25 +7642,57 @@ static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
+    c->down_st = st;
+    memcpy(c->down_why, reason, sizeof reason);
+#ifndef MCP_NO_STDIO
+    if (c->d.transport == MCP_STDIO) mcp__stdio_close_start(c);
+#endif
+#ifndef MCP_NO_HTTP
+    if (c->d.transport != MCP_STDIO) mcp__http_close_start(c);
+#endif
+    while (c->closing && !c->close_async) mcp__close_step(c, -1);
+    if (!c->closing) mcp__close_step(c, 0);               /* over: the transport ends */
+}
+
+/* One step of the close, waiting up to `wait` ms (-1: until the step's time is up); the
+   transport ends (mcp__down_finish) after the last. mcp_client_close loops it; after
+   mcp_client_close_begin, mcp_client_poll takes a step each time. */
+static void mcp__close_step(mcp_client *c, int wait)
+{
+#ifndef MCP_NO_STDIO
+    if (c->closing && c->d.transport == MCP_STDIO) mcp__stdio_close_step(c, wait);
+#endif
+#ifndef MCP_NO_HTTP
+    if (c->closing && c->d.transport != MCP_STDIO) mcp__http_close_step(c, wait);
+#endif
+    (void)wait;
+    if (c->closing || c->down_done) return;
+    c->down_done = 1;
+#ifndef MCP_NO_STDIO
+    if (c->d.transport == MCP_STDIO) mcp__stdio_release(c);
+#endif
+    mcp__down_finish(c, c->down_st, c->down_why, sizeof c->down_why);
+}
+
+/* The transport's end, once its close is over: why, in c->why, and the CLOSE event. */
+static void mcp__down_finish(mcp_client *c, mcp_status st, char *reason, size_t rn)
+{
+    (void)rn;
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO) {
-        mcp__stdio_shutdown(c);
         mcp__exit_words(&c->io, c->how, sizeof c->how);
         mcp__stderr_quote(&c->io, c->quote, sizeof c->quote);
         if (!reason[0]) {
-            if (c->user_closed) snprintf(reason, sizeof reason, "the client closed the connection");
-            else if (!c->io.signalled) { snprintf(reason, sizeof reason, "the server %s", c->how); c->exited = 1; }
-            else if (c->io.stdin_gone) snprintf(reason, sizeof reason, "writing to its standard input failed");
-            else snprintf(reason, sizeof reason, "the server closed its standard output");
+            if (c->user_closed) snprintf(reason, rn, "the client closed the connection");
+            else if (!c->io.signalled) { snprintf(reason, rn, "the server %s", c->how); c->exited = 1; }
+            else if (c->io.stdin_gone) snprintf(reason, rn, "writing to its standard input failed");
+            else snprintf(reason, rn, "the server closed its standard output");
         }
         mcp__fail(&c->why, st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
     }
 #endif
 #ifndef MCP_NO_HTTP
-    if (c->d.transport != MCP_STDIO) {
-        mcp__http_shutdown(c);
-        if (!reason[0]) snprintf(reason, sizeof reason, "the client closed the connection");
-    }
+    if (c->d.transport != MCP_STDIO && !reason[0]) snprintf(reason, rn, "the client closed the connection");
 #endif
     if (!c->why.message[0]) mcp__fail(&c->why, st, "%s", reason);
     mcp__enqueue(c, MCP__EV_CLOSE, NULL, NULL, 0);
@@ -8072,8 +8157,22 @@ MCPDEF mcp_status mcp_client_close(mcp_client *c)
     if (!c) return MCP_ERR_INVALID;
     if (c->state == MCP__NEW) { c->state = MCP__CLOSED; c->dead = 1; return MCP_OK; }
     if (!c->dead) { c->user_closed = 1; mcp__transport_down(c, MCP_ERR_CLOSED, "%s", ""); }
+    while (c->closing) mcp__close_step(c, -1);          /* a close begun without blocking: finished */
     mcp__dispatch(c);
     return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_client_close_begin(mcp_client *c)
+{
+    if (!c) return MCP_ERR_INVALID;
+    if (!c->closing && (c->state == MCP__NEW || c->dead)) return mcp_client_close(c);
+    if (!c->closing) {
+        c->user_closed = 1;
+        c->close_async = 1;
+        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
+    }
+    if (c->closing) mcp__close_step(c, 0);
+    return c->closing ? MCP_AGAIN : MCP_OK;
 }
 
 MCPDEF mcp_status mcp_client_close_now(mcp_client *c)
@@ -8088,7 +8187,7 @@ MCPDEF void mcp_client_free(mcp_client *c)
     mcp_call *call, *cn;
     mcp__ev *e, *en;
     if (!c) return;
-    mcp_client_close(c);
+    mcp_client_close(c);                                 /* finishes a close begun without blocking */
     for (call = c->calls; call; call = cn) { cn = call->next; call->c = NULL; call->next = call->prev = NULL; }
     while (c->reqs) {
         mcp_request *r = c->reqs;
@@ -8132,7 +8231,10 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
     mcp__dispatch(c);
     if (c->state == MCP__CLOSED) return MCP_ERR_CLOSED;
     if (c->state == MCP__NEW) return MCP_OK;
-    if (!c->dead) {
+    if (c->closing) {                                    /* mcp_client_close_begin */
+        nt = mcp_client_next_timeout(c);
+        mcp__close_step(c, nt >= 0 && (wait < 0 || nt < wait) ? nt : wait);
+    } else if (!c->dead) {
         nt = mcp_client_next_timeout(c);
         if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
 #ifndef MCP_NO_STDIO
@@ -8192,19 +8294,22 @@ static void mcp__stdio_io(mcp_client *c, int wait)
 }
 #endif
 
-MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
+/* The descriptors to watch, at most max of them; fds NULL: how many there are. */
+static int mcp__pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 {
     int n = 0;
     (void)fds; (void)max;
-    if (!c || c->dead) return 0;
+    if (!c || (c->dead && !c->closing)) return 0;
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO) {
-        if (c->io.out_fd >= 0 && n < max) { fds[n].fd = c->io.out_fd; fds[n].events = POLLIN; n++; }
-        if (c->io.err_fd >= 0 && n < max) { fds[n].fd = c->io.err_fd; fds[n].events = POLLIN; n++; }
-        if (c->io.in_fd >= 0 && c->io.out_off < c->io.out.len && n < max) {
-            fds[n].fd = c->io.in_fd; fds[n].events = POLLOUT; n++;
-        }
-        if (c->io.pidfd >= 0 && n < max) { fds[n].fd = c->io.pidfd; fds[n].events = POLLIN; n++; }
+        const mcp__stdio *s = &c->io;
+        int fd[4], ev[4], k = 0, i;
+        if (s->out_fd >= 0 && !c->closing) { fd[k] = s->out_fd; ev[k++] = POLLIN; }   /* closing: not read */
+        if (s->err_fd >= 0) { fd[k] = s->err_fd; ev[k++] = POLLIN; }
+        if (s->in_fd >= 0 && s->out_off < s->out.len) { fd[k] = s->in_fd; ev[k++] = POLLOUT; }
+        if (s->pidfd >= 0 && c->closing != MCP__CL_GROUP) { fd[k] = s->pidfd; ev[k++] = POLLIN; }
+        for (i = 0; i < k && n < max; i++, n++)
+            if (fds) { fds[n].fd = fd[i]; fds[n].events = (short)ev[i]; }
     }
 #endif
 #ifndef MCP_NO_HTTP
@@ -8213,12 +8318,36 @@ MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
     return n;
 }
 
+MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
+{
+    return fds ? mcp__pollfds(c, fds, max) : 0;
+}
+
+MCPDEF int mcp_client_pollfd_count(const mcp_client *c) { return mcp__pollfds(c, NULL, 0x7FFFFFFF); }
+
+MCPDEF long mcp_client_pid(const mcp_client *c)
+{
+#ifndef MCP_NO_STDIO
+    if (c && c->d.transport == MCP_STDIO && c->io.pid > 0 && !c->io.reaped) return (long)c->io.pid;
+#endif
+    (void)c;
+    return 0;
+}
+
 MCPDEF int mcp_client_next_timeout(const mcp_client *c)
 {
     int64_t due = -1, left;
     if (!c) return -1;
     if (c->qhead) return 0;
     if (c->rpc.nheap) due = c->rpc.heap[0]->due;
+    if (c->closing) {                                    /* a step of mcp_client_close_begin's */
+        int64_t at = c->closing_at;
+#ifndef MCP_NO_STDIO
+        if (c->d.transport == MCP_STDIO && (c->io.pidfd < 0 || c->closing == MCP__CL_GROUP)) at = mcp_time_ms() + 10;
+#endif
+        if (c->d.transport != MCP_STDIO && mcp__http_due(c) == 0) at = 0;
+        if (due < 0 || at < due) due = at;
+    }
 #ifndef MCP_NO_STDIO
     if (!c->dead && c->io.stdin_gone && (due < 0 || c->io.stdin_gone < due)) due = c->io.stdin_gone;
     if (!c->dead && c->d.transport == MCP_STDIO && c->io.pid > 0 && c->io.pidfd < 0) {
