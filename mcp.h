@@ -134,6 +134,9 @@
    | close_timeout_ms   | 2000    | stdio close: each wait, before SIGTERM and before SIGKILL |
    | max_queued         | 64 MiB  | stdio: request bytes the server has not read yet; beyond, |
    |                    |         | new requests fail with MCP_ERR_LIMIT                      |
+   | max_connections    | 16      | HTTP: connections carrying requests at once; more wait in |
+   |                    |         | order, their timeouts running. Streams (the GET stream,   |
+   |                    |         | HTTP+SSE's, mcp_client_listen's) have 8 more of their own |
 
    and a call may set its own (mcp_call_opts, section 12).
 
@@ -400,7 +403,21 @@
 
    In your own poll loop: watch the fds from mcp_client_pollfds (events are POLLIN/POLLOUT),
    sleep no longer than mcp_client_next_timeout (-1: no deadline), then call
-   mcp_client_poll(c, 0). Ask for both again every time: they change.
+   mcp_client_poll(c, 0). Ask for both again every time: they change. The number of fds
+   changes too: stdio needs at most 4, HTTP one per busy connection (at most max_connections
+   + 8); mcp_client_pollfd_count(c) says how many there are now, and mcp_client_pollfds
+   fills at most max of them, so size the array by the count:
+
+       int n = mcp_client_pollfd_count(c);                  // grow fds to n if needed
+       n = mcp_client_pollfds(c, fds, n);
+       poll(...those n..., mcp_client_next_timeout(c));
+       mcp_client_poll(c, 0);
+
+   Closing without blocking: mcp_client_close_begin(c) starts the close (MCP_AGAIN) and the
+   same loop finishes it: mcp_client_poll returns MCP_ERR_CLOSED once the server is gone
+   (stdio: up to 2 x close_timeout_ms; HTTP: up to a second for the DELETE), and
+   mcp_client_free then has nothing left to wait for. mcp_client_pid(c) gives the stdio
+   server's process id (until it is reaped), for programs that watch their children.
 
    Per call (mcp_call_opts, zero = defaults): timeout_ms (0: the client's; < 0: none),
    reset_on_progress (each progress notification restarts the timeout), max_total_ms (a cap
@@ -412,7 +429,8 @@
    interrupted", and the server is told; an interrupted connect is abandoned.
 
    mcp_client_get_stats counts messages sent, received and dropped, responses to no call in
-   flight, and stderr bytes.
+   flight, stderr bytes, and over HTTP the requests sent again (resent), the sessions started
+   again after a 404 (reinits) and the redirects followed.
 
    =============================================================================================
    13. TRANSPORTS
@@ -426,6 +444,21 @@
                            (honouring retry:, bounded attempts); a 404 on a session means
                            initialize again, once; the GET stream (405: not offered);
                            keep-alive connections reused; DELETE on close. HTTP/1.1 only.
+                           A 307 or 308 is followed (method, body and headers kept, at most
+                           5 hops) and its URL is the endpoint from then on; to another
+                           origin only with desc.http_cross_origin, and then without
+                           desc.headers. A 301, 302 or 303 is an error naming the URL to use.
+   Connections (HTTP)      every busy one is polled; at most max_connections carry requests
+                           (the rest wait in order) and 8 more carry streams. An idle one is
+                           looked at before it is reused (a closed one reads EOF) and not
+                           reused past the server's Keep-Alive timeout less a second, or 4 s.
+                           A request that broke a reused connection before any answer goes
+                           again on a new one only if it did not all go out or is safe to
+                           repeat (initialize, ping, server/discover, the list methods,
+                           resources/read, prompts/get, completion/complete, notifications);
+                           otherwise it fails (MCP_ERR_CLOSED or MCP_ERR_IO) saying that the
+                           server may have run it. Error pages in HTML are reported by their
+                           title: "HTTP 503 Service Unavailable: Down for maintenance".
    HTTP+SSE (MCP_SSE)      the 2024-11-05 transport: a GET event stream whose "endpoint" event
                            names where to POST (same origin only).
    https://                either HTTP transport through desc.tls, an mcp_tls hook: open()
