@@ -6,7 +6,9 @@
 # A PROGRAM is a test binary (run as `PROGRAM DATA_DIR`, prefixed by $TEST_WRAPPER when set,
 # e.g. valgrind) or a tests/*.sh script (run as `bash SCRIPT DATA_DIR`, never wrapped).
 # A program passes only if it exits 0 and the last line of its stdout is
-# "N passed, 0 failed" with N > 0: a test that checked nothing did not pass.
+# "N passed, 0 failed" with N > 0: a test that checked nothing did not pass. A program that
+# could not run some checks on this machine ends with "N passed, 0 failed, N skipped": the
+# skips are summed and reported apart, never counted as passes (N passed must still be > 0).
 # Output of every program goes to $BUILD/logs/ (default build/logs); a failing program's
 # output is printed.
 set -uo pipefail
@@ -17,7 +19,7 @@ logs=${BUILD:-build}/logs
 [ -n "${TEST_WRAPPER:-}" ] && logs=$logs/wrapped
 mkdir -p "$logs"
 
-nprog=0 nfail=0 checks=0 failed_names=""
+nprog=0 nfail=0 checks=0 skips=0 skipped_names="" failed_names=""
 for prog in "$@"; do
     name=$(basename "$prog")
     out=$logs/$name.out
@@ -32,18 +34,21 @@ for prog in "$@"; do
     secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     last=$(tail -n 1 "$out")
     why=""
-    if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+    if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
+        p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
         checks=$((checks + p))
+        skips=$((skips + s))
+        if [ "$s" -ne 0 ]; then skipped_names="$skipped_names $name"; fi
         if [ "$rc" -ne 0 ]; then why="exit status $rc"
         elif [ "$f" -ne 0 ]; then why="$f checks failed"
-        elif [ "$p" -eq 0 ]; then why="no checks ran"
+        elif [ "$p" -eq 0 ]; then why="no checks ran"; [ "$s" -ne 0 ] && why="$why, $s skipped"
         fi
     else
-        why="exit status $rc, last line is not \"N passed, N failed\""
+        why="exit status $rc, last line is not \"N passed, N failed\" (or \"..., N skipped\")"
     fi
     if [ -z "$why" ]; then
         printf 'PASS  %-28s %s  (%ss)\n' "$name" "$last" "$secs"
+        grep -E '^(SKIPPED|SKIP)[: ]' "$out" | sed 's/^/      /'     # why, as the program said
     else
         nfail=$((nfail + 1))
         failed_names="$failed_names $name"
@@ -61,7 +66,9 @@ if [ "$nprog" -eq 0 ]; then
     exit 1
 fi
 if [ "$nfail" -ne 0 ]; then
-    echo "TESTS FAILED: $nfail of $nprog programs failed:$failed_names"
+    echo "TESTS FAILED: $nfail of $nprog programs failed:$failed_names${skipped_names:+ ($skips checks skipped in$skipped_names)}"
     exit 1
 fi
-echo "ALL TESTS PASSED: $nprog programs, $checks checks${TEST_WRAPPER:+ (under ${TEST_WRAPPER%% *})}"
+skipped=""
+if [ "$skips" -ne 0 ]; then skipped=", $skips checks skipped (in$skipped_names; see their SKIPPED lines in $logs/)"; fi
+echo "ALL TESTS PASSED: $nprog programs, $checks checks$skipped${TEST_WRAPPER:+ (under ${TEST_WRAPPER%% *})}"

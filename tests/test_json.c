@@ -12,7 +12,8 @@
     4. Numbers: exact int64, mcp_json_int64, a hard-case list, and a large random sample
        compared bit for bit with strtod (C locale), exact halfway points (big integers),
        and the writer's doubles read back by mcp.h and by strtod.
-    5. Locale independence under de_DE.UTF-8 (fails if no comma-decimal locale exists).
+    5. Locale independence under a comma-decimal locale: one the system has, else de_DE.UTF-8
+       built by localedef into BUILD/locale (no root needed), else a skip saying why.
     6. Limits: depth (default, per call, a million deep) and max_size.
     7. Error messages: exact sentences with line, column and byte.
     8. Accessors and conventions (NULL safety, duplicates, the document owns its strings).
@@ -30,16 +31,23 @@
 #include "test.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static int quick;
 static const char *datadir = "tests/data";
+static const char *progname = "test_json";   /* argv[0]: its folder holds a built locale */
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
@@ -1363,16 +1371,160 @@ static void test_number_sample(void)
 
 /* ---- 5. locale independence -------------------------------------------------------------------- */
 
-static void test_locale(void)
+/* The first comma-decimal locale setlocale accepts, or NULL. */
+static const char *comma_locale(void)
 {
     static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "de_DE.ISO-8859-1",
                                         "fr_FR.UTF-8", "fr_FR.utf8", "nl_NL.UTF-8", "ru_RU.UTF-8"};
-    const char *got = NULL;
     size_t i;
-    for (i = 0; i < sizeof names / sizeof names[0] && !got; i++)
-        if (setlocale(LC_ALL, names[i]) && strcmp(localeconv()->decimal_point, ",") == 0) got = names[i];
-    CHECKF(got != NULL, "no locale with a decimal comma could be set (de_DE.UTF-8, de_DE.utf8, ...); "
-           "generate one: sed -i 's/^# *de_DE.UTF-8/de_DE.UTF-8/' /etc/locale.gen && locale-gen");
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (setlocale(LC_ALL, names[i]) && strcmp(localeconv()->decimal_point, ",") == 0) return names[i];
+    return NULL;
+}
+
+/* 1 if an executable NAME is in a directory of PATH (as execvp would find it). */
+static int on_path(const char *name)
+{
+    const char *p = getenv("PATH"), *e;
+    char f[PATH_MAX];
+    if (!p) p = "/bin:/usr/bin";
+    for (;; p = e + 1) {
+        size_t n;
+        e = strchr(p, ':');
+        if (!e) e = p + strlen(p);
+        n = (size_t)(e - p);
+        snprintf(f, sizeof f, "%.*s/%s", n ? (int)n : 1, n ? p : ".", name);
+        if (access(f, X_OK) == 0) return 1;
+        if (!*e) return 0;
+    }
+}
+
+/* Runs argv[0] (looked up on PATH) with stdout and stderr appended to log; its exit status,
+   127 if it could not be started, -1 if it died of a signal or could not be forked. */
+static int run_logged(char *const argv[], const char *log)
+{
+    pid_t pid;
+    int st;
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); close(fd); }
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int exists(const char *path) { struct stat st; return stat(path, &st) == 0; }
+
+/* snprintf into a path buffer; 0 (and a message in why) if it did not fit. */
+static int pathf(char *buf, size_t cap, char *why, size_t whycap, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < cap) return 1;
+    snprintf(why, whycap, "a path is longer than %zu bytes", cap - 1);
+    return 0;
+}
+
+/* No comma-decimal locale is installed: de_DE.UTF-8 is built, without root, with
+     localedef -c -i de_DE -f UTF-8 DIR/de_DE.UTF-8
+   where DIR is $BUILD/locale (make test's build folder), else the folder of this program plus
+   /locale, and used through LOCPATH (glibc reads it at every setlocale; a LOCPATH also hides
+   the system's locale-archive, not its locale folders). A locale built by an earlier run is
+   used again (*reused = 1). Needs localedef (libc-bin) and the locale sources in /usr/share/i18n (Debian's
+   package "locales"); without either, *skip says why and NULL is returned. NULL without *skip
+   means building failed although it could be done: why says how. */
+static const char *built_locale(char *dir, size_t cap, int *reused, const char **skip, char *why, size_t whycap)
+{
+    const char *b = getenv("BUILD"), *slash = strrchr(progname, '/');
+    char base[PATH_MAX], cwd[PATH_MAX], out[PATH_MAX], tmp[PATH_MAX], log[PATH_MAX], probe[PATH_MAX];
+    char *rm_argv[4], *ld_argv[8];
+    int rc, tried = 0, ok;
+    FILE *f;
+
+    *skip = NULL;
+    *reused = 0;
+    why[0] = 0;
+    if (b && *b) ok = pathf(base, sizeof base, why, whycap, "%s/locale", b);
+    else if (slash) ok = pathf(base, sizeof base, why, whycap, "%.*s/locale", slash == progname ? 1 : (int)(slash - progname), progname);
+    else ok = pathf(base, sizeof base, why, whycap, "locale");
+    if (!ok) return NULL;
+    if (mkdir(base, 0755) != 0 && errno != EEXIST) {
+        snprintf(why, whycap, "cannot make the folder %s: %s", base, strerror(errno));
+        return NULL;
+    }
+    if (base[0] == '/') ok = pathf(dir, cap, why, whycap, "%s", base);
+    else if (getcwd(cwd, sizeof cwd)) ok = pathf(dir, cap, why, whycap, "%s/%s", cwd, base);
+    else { snprintf(why, whycap, "getcwd: %s", strerror(errno)); return NULL; }
+    if (!ok || !pathf(out, sizeof out, why, whycap, "%s/de_DE.UTF-8", dir) ||
+        !pathf(tmp, sizeof tmp, why, whycap, "%s.new", out) ||
+        !pathf(log, sizeof log, why, whycap, "%s/localedef.log", dir) ||
+        !pathf(probe, sizeof probe, why, whycap, "%s/LC_NUMERIC", out)) return NULL;
+    if (exists(probe)) {                                   /* built by an earlier run */
+        setenv("LOCPATH", dir, 1);
+        tried = 1;
+        if (setlocale(LC_ALL, "de_DE.UTF-8") && strcmp(localeconv()->decimal_point, ",") == 0) {
+            *reused = 1;
+            return "de_DE.UTF-8";
+        }
+    }
+    if (!on_path("localedef")) { *skip = "no localedef on PATH (glibc's libc-bin package has it)"; return NULL; }
+    if (!exists("/usr/share/i18n/locales/de_DE") && !getenv("I18NPATH")) {
+        *skip = "localedef has no locale sources (no /usr/share/i18n/locales/de_DE: Debian's package "
+                "\"locales\" is not installed)";
+        return NULL;
+    }
+    if ((f = fopen(log, "w")) != NULL) fclose(f);
+    rm_argv[0] = (char *)"rm"; rm_argv[1] = (char *)"-rf"; rm_argv[2] = tmp; rm_argv[3] = NULL;
+    run_logged(rm_argv, log);
+    ld_argv[0] = (char *)"localedef"; ld_argv[1] = (char *)"-c"; ld_argv[2] = (char *)"-i";
+    ld_argv[3] = (char *)"de_DE"; ld_argv[4] = (char *)"-f"; ld_argv[5] = (char *)"UTF-8";
+    ld_argv[6] = tmp; ld_argv[7] = NULL;
+    rc = run_logged(ld_argv, log);                          /* 1: written, with warnings */
+    if (!pathf(probe, sizeof probe, why, whycap, "%s/LC_NUMERIC", tmp)) return NULL;
+    if ((rc != 0 && rc != 1) || !exists(probe)) {
+        snprintf(why, whycap, "localedef -c -i de_DE -f UTF-8 DIR/de_DE.UTF-8.new failed (exit status %d); "
+                 "its output is in DIR/localedef.log, DIR = %.*s", rc, (int)(whycap > 200 ? whycap - 200 : 0), dir);
+        return NULL;
+    }
+    rm_argv[2] = out;                                       /* an unusable one of an earlier run */
+    run_logged(rm_argv, log);
+    if (rename(tmp, out) != 0) {
+        snprintf(why, whycap, "rename DIR/de_DE.UTF-8.new to DIR/de_DE.UTF-8: %s, DIR = %.*s", strerror(errno),
+                 (int)(whycap > 200 ? whycap - 200 : 0), dir);
+        return NULL;
+    }
+    /* glibc remembers a failed lookup by the folder's name: after a rebuild, name it anew */
+    if (!pathf(probe, sizeof probe, why, whycap, tried ? "%s/." : "%s", dir)) return NULL;
+    setenv("LOCPATH", probe, 1);
+    if (setlocale(LC_ALL, "de_DE.UTF-8") && strcmp(localeconv()->decimal_point, ",") == 0) return "de_DE.UTF-8";
+    snprintf(why, whycap, "localedef built DIR/de_DE.UTF-8, but with LOCPATH=DIR setlocale(LC_ALL, \"de_DE.UTF-8\") "
+             "gives no decimal comma; DIR = %.*s", (int)(whycap > 200 ? whycap - 200 : 0), dir);
+    return NULL;
+}
+
+static void test_locale(void)
+{
+    const char *got, *skip = NULL, *old = getenv("LOCPATH");
+    char dir[PATH_MAX], why[PATH_MAX + 200], *saved = old ? strdup(old) : NULL;
+    int reused;
+    size_t i;
+    got = comma_locale();
+    if (!got) {
+        got = built_locale(dir, sizeof dir, &reused, &skip, why, sizeof why);
+        if (got) printf("locale: no comma-decimal locale is installed; %s %s in %s (LOCPATH)\n", got,
+                        reused ? "built with localedef by an earlier run" : "built with localedef", dir);
+        else if (skip) SKIP("locale independence: no comma-decimal locale is installed and none can be built: %s", skip);
+        else CHECKF(0, "no comma-decimal locale is installed, and building de_DE.UTF-8 failed: %s", why);
+    }
     if (got) {
         static const char *const nums[] = {"1.5", "2.25e3", "0.1", "-7.125", "1e23", "2.4703282292062328e-324",
             "1.7976931348623157e308", "0.30000000000000004", "4503599627370497.5", "123456789012345678901234567890.5"};
@@ -1414,6 +1566,9 @@ static void test_locale(void)
     }
     setlocale(LC_ALL, "C");
     CHECK(strcmp(localeconv()->decimal_point, ".") == 0);
+    if (saved) setenv("LOCPATH", saved, 1);
+    else unsetenv("LOCPATH");
+    free(saved);
 }
 
 /* ---- 6. limits --------------------------------------------------------------------------------- */
@@ -2855,6 +3010,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);   /* keep the lines if a sanitizer aborts */
     quick = q && *q && strcmp(q, "0") != 0;
     if (argc > 1) datadir = argv[1];
+    if (argc > 0 && argv[0]) progname = argv[0];
     if (seed && *seed) rng_state = strtoull(seed, NULL, 10);
     printf("test_json: data %s, %s run, seed %llu\n", datadir, quick ? "quick" : "full",
            (unsigned long long)rng_state);
