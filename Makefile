@@ -15,9 +15,19 @@
 #   bench/*.c             a benchmark, a whole program (it defines MCP_IMPLEMENTATION itself,
 #                         e.g. to count allocations); built with -DHAVE_CJSON -lcjson when
 #                         cJSON is installed; `make bench` runs `build/x DATA $(BENCH_ARGS)`.
-# Every test prints "N passed, N failed" as its last line and exits non-zero on failure.
+# Every test prints "N passed, N failed" as its last line (", N skipped" added when a check cannot
+# run on this machine; a skip is never a pass) and exits non-zero on failure.
 # Environment honoured by tests: MCP_TEST_QUICK=1 asks for a reduced run (make valgrind sets
 # it). A short benchmark run: make bench BENCH_ARGS=--quick (what .ci/run does).
+#
+# `make test` needs only what the README lists (gcc, g++, make, bash); everything else is
+# optional and detected: OpenSSL's headers (tls_test, the TLS example, mcpc with https://),
+# cJSON (a benchmark baseline), musl-gcc (a static benchmark build), a comma-decimal locale
+# (test_json builds de_DE.UTF-8 into $(B)/locale with localedef when none is installed, and
+# reports a skip when it cannot). The other targets name what they need in `make help`;
+# .ci/run installs all of it on Debian/Ubuntu and runs every target from a fresh clone too.
+# Another build folder: make B=build/mine test. Installing: make install PREFIX=/usr/local
+# (DESTDIR honoured): $(PREFIX)/bin/mcpc and $(PREFIX)/include/mcp.h.
 
 DATA         ?= tests/data
 FUZZ_SECONDS ?= 60
@@ -28,6 +38,8 @@ CFLAGS   = -std=c99 $(WARN) -O2 -g
 CXXFLAGS = -std=c++11 $(WARN) -O2 -g
 LDFLAGS  =
 B        = build
+PREFIX  ?= /usr/local
+DESTDIR ?=
 
 # `make test SANITIZE=1` (what `make asan` runs): clang with ASan + UBSan into build/asan/.
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -42,9 +54,13 @@ export ASAN_OPTIONS  = detect_leaks=1
 export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 endif
 
-# OpenSSL is optional: only examples/tls_openssl.c (the TLS hook) and its test use it.
+# OpenSSL is optional: examples/tls_openssl.c (the TLS hook), its test, and mcpc's https://
+# (examples/mcpc.c built with -DMCPC_OPENSSL includes the hook) use it.
 ifneq ($(wildcard /usr/include/openssl/ssl.h),)
 HAVE_OPENSSL = 1
+MCPC_CFLAGS  = -DMCPC_OPENSSL
+MCPC_LIBS    = -lssl -lcrypto
+MCPC_DEPS    = $(wildcard examples/tls_openssl.c)
 endif
 
 # cJSON is an optional baseline for the benchmarks.
@@ -85,7 +101,7 @@ BENCH_STATIC = $(B)/rpc_bench_static
 endif
 endif
 
-.PHONY: all test demo asan valgrind check fuzz bench interop conformance clean help
+.PHONY: all test demo asan valgrind check fuzz bench interop conformance compare install uninstall clean help
 
 all: $(TEST_BINS) $(SERVERS) $(BENCH) $(BENCH_STATIC) $(EXAMPLES)
 
@@ -119,7 +135,10 @@ $(B)/tls_test: tests/tls_test.c examples/tls_openssl.c mcp.h $(HDRS) | $(B)
 $(B)/tls_openssl: examples/tls_openssl.c mcp.h | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lssl -lcrypto
 
-$(filter-out $(B)/tls_openssl,$(EXAMPLES)): $(B)/%: examples/%.c mcp.h | $(B)
+$(B)/mcpc: examples/mcpc.c mcp.h $(MCPC_DEPS) | $(B)
+	$(CC) $(CFLAGS) $(MCPC_CFLAGS) $< -o $@ $(LDFLAGS) $(MCPC_LIBS) -lm
+
+$(filter-out $(B)/tls_openssl $(B)/mcpc,$(EXAMPLES)): $(B)/%: examples/%.c mcp.h | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
 
 $(BENCH): $(B)/%: bench/%.c mcp.h | $(B)
@@ -202,7 +221,9 @@ interop:
 	@bash tests/interop/run.sh
 
 # The two-minute tour: mcpc (examples/mcpc.c) talking to the demo server (examples/demo_server.c).
-demo: all
+# Builds only those two, side by side unless make was given -j (a fresh clone: about 10 s).
+demo:
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j2) $(B)/mcpc $(B)/demo_server
 	@bash examples/demo.sh $(B)
 
 # The official MCP conformance suite (npm, pinned in tests/conformance/package-lock.json, with
@@ -210,19 +231,41 @@ demo: all
 conformance: all
 	@bash tests/conformance/run.sh
 
+# mcp.h beside other MCP clients on the same servers (tests/interop/compare.sh says which and
+# what it needs).
+compare:
+	@bash tests/interop/compare.sh
+
+install: $(B)/mcpc
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/include"
+	install -m 755 $(B)/mcpc "$(DESTDIR)$(PREFIX)/bin/mcpc"
+	install -m 644 mcp.h "$(DESTDIR)$(PREFIX)/include/mcp.h"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/mcpc" "$(DESTDIR)$(PREFIX)/include/mcp.h"
+
 clean:
 	rm -rf build
 
 help:
-	@echo "make            build every test and benchmark into build/"
-	@echo "make test       build and run every test (DATA=$(DATA) is passed as argv[1])"
-	@echo "make demo       mcpc, the command-line client, talking to the bundled demo server"
-	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/"
-	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1)"
-	@echo "make interop    the client against the official reference servers (npm, pinned)"
-	@echo "make conformance  the official MCP conformance suite's client scenarios"
+	@echo "make            build every test, benchmark and example into $(B)/ (B=dir: another folder)"
+	@echo "make test       build and run every test (DATA=$(DATA) is passed as argv[1]); needs only"
+	@echo "                gcc, g++, make, bash; checks this machine cannot run are reported as skipped"
+	@echo "make demo       build mcpc and the demo server only, then the tour: mcpc talking to it"
+	@echo "make asan       the tests again with clang ASan+UBSan+LSan, into build/asan/ (needs clang"
+	@echo "                and its sanitizer runtimes, Debian: libclang-rt-14-dev)"
+	@echo "make valgrind   the test programs under valgrind (MCP_TEST_QUICK=1; needs valgrind)"
+	@echo "make interop    the client against the official reference servers (npm, pinned; needs"
+	@echo "                node, npm and the npm registry)"
+	@echo "make conformance  the official MCP conformance suite's client scenarios (as interop; the"
+	@echo "                npm package \"node\" also downloads Node 22)"
 	@echo "make check      compile mcp.h with gcc, clang, g++, clang++, tcc, musl and every option"
+	@echo "                (needs all of them: Debian packages clang tcc musl-tools)"
 	@echo "make fuzz       libFuzzer on each of $(FUZZ_ALL), FUZZ_SECONDS=$(FUZZ_SECONDS) each"
-	@echo "                (FUZZ_TARGETS=\"http sse\" runs a subset)"
+	@echo "                (FUZZ_TARGETS=\"http sse\" runs a subset; needs clang, libclang-rt-14-dev)"
+	@echo "make compare    mcp.h beside other MCP clients (bash tests/interop/compare.sh)"
 	@echo "make bench      build and run the benchmarks"
+	@echo "make install    mcpc into \$$(DESTDIR)$(PREFIX)/bin, mcp.h into \$$(DESTDIR)$(PREFIX)/include"
+	@echo "                (PREFIX=$(PREFIX); mcpc with https:// when OpenSSL's headers are installed)"
+	@echo "make uninstall  remove those two files"
 	@echo "make clean      remove build/"
