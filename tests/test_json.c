@@ -9,9 +9,10 @@
        parse(x) value for value (compact and pretty), and dump is a fixed point byte for byte.
     3. UTF-8 in strings and keys: exhaustive lead/continuation pairs against an independent
        validator, boundaries, \u escapes, surrogates, NUL, control characters.
-    4. Numbers: exact int64, mcp_json_int64, a hard-case list, and a large random sample
-       compared bit for bit with strtod (C locale), exact halfway points (big integers),
-       and the writer's doubles read back by mcp.h and by strtod.
+    4. Numbers: exact int64, mcp_json_int64 (and its edges at both ends of int64 in every
+       form), a hard-case list, and a large random sample compared bit for bit with strtod
+       (C locale), exact halfway points (big integers), and the writer's doubles read back by
+       mcp.h and by strtod.
     5. Locale independence under a comma-decimal locale: one the system has, else de_DE.UTF-8
        built by localedef into BUILD/locale (no root needed), else a skip saying why.
     6. Limits: depth (default, per call, a million deep) and max_size.
@@ -1367,6 +1368,101 @@ static void test_number_sample(void)
            "%lu halfway cases (%.1f s)\n", n_total, n_refused, n_written, hw_total, now_s() - t0);
     printf("writer: %lu of %lu sampled doubles are longer than the shortest form\n",
            n_not_shortest, n_short_tested);
+}
+
+/* mcp_json_int64 at both ends of int64, in every form a number can take: exact (1, *out set)
+   only when the literal's value is a whole number inside int64; otherwise 0 and *out untouched
+   (-9223372036854775809 reads as the double -2^63 = INT64_MIN, and must not be called exact).
+   mcp_json_num stays the literal's correctly rounded double (strtod in the C locale) either way,
+   and a number that is not exact is not written back as an integer. */
+static void test_int64_edges(void)
+{
+    static const struct { const char *text; int exact; int64_t want; } cases[] = {
+        /* the low end */
+        {"-9223372036854775808", 1, INT64_MIN},
+        {"-9223372036854775807", 1, -INT64_MAX},
+        {"-9223372036854775809", 0, 0},          /* one below INT64_MIN, rounds to -2^63 */
+        {"-9223372036854775810", 0, 0},
+        {"-9223372036854776832", 0, 0},          /* halfway to the next double: still -2^63 */
+        {"-9223372036854775808.0", 1, INT64_MIN},
+        {"-9223372036854775808e0", 1, INT64_MIN},
+        {"-9.223372036854775808e18", 1, INT64_MIN},
+        {"-92233720368547758080e-1", 1, INT64_MIN},
+        {"-0.9223372036854775808E19", 1, INT64_MIN},
+        {"-9223372036854775809.0", 0, 0},
+        {"-9223372036854775809e0", 0, 0},
+        {"-9.223372036854775809e18", 0, 0},
+        {"-922337203685477580.9e1", 0, 0},
+        {"-9223372036854775808.5", 0, 0},        /* not whole, rounds to -2^63 */
+        {"-9223372036854775807.5", 0, 0},
+        {"-9223372036854775808.000000000000000000001", 0, 0},
+        {"-1e19", 0, 0},
+        {"-18446744073709551616", 0, 0},
+        /* the high end */
+        {"9223372036854775807", 1, INT64_MAX},
+        {"9223372036854775806", 1, INT64_MAX - 1},
+        {"9223372036854775808", 0, 0},           /* one above INT64_MAX, 2^63 */
+        {"9223372036854775807e0", 0, 0},         /* the double is 2^63, outside int64 */
+        {"9223372036854775807.0", 0, 0},
+        {"9.223372036854775807e18", 0, 0},
+        {"9223372036854775808.0", 0, 0},
+        {"9.223372036854775808e18", 0, 0},
+        {"9223372036854774784", 1, 9223372036854774784},     /* the last double below 2^63 */
+        {"9223372036854774784.0", 1, 9223372036854774784},
+        {"9.223372036854774784e18", 1, 9223372036854774784},
+        {"9223372036854774785.0", 0, 0},         /* rounds to the one above */
+        {"1e19", 0, 0},
+        {"1E19", 0, 0},
+        {"1e18", 1, 1000000000000000000},
+        /* zero and small whole doubles */
+        {"-0", 1, 0},
+        {"0", 1, 0},
+        {"-0.0", 1, 0},
+        {"-0e0", 1, 0},
+        {"-0E-5", 1, 0},
+        {"0e400", 1, 0},
+        {"2.0", 1, 2},
+        {"-2.5e0", 0, 0},
+        /* 2^53 + 1: an exact integer as a literal, rounded to 2^53 as a double */
+        {"9007199254740993", 1, 9007199254740993},
+        {"9007199254740993e0", 0, 0},
+        {"9007199254740993.0", 0, 0},
+        {"9007199254740992.0", 1, 9007199254740992},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *t = cases[i].text;
+        mcp_json_doc *d = parse_s(t, NULL);
+        const mcp_json *v = mcp_json_root(d);
+        double want_d = strtod(t, NULL);
+        int64_t got = 7;
+        int r = mcp_json_int64(v, &got);
+        char *back;
+        CHECKF(d != NULL, "%s was not parsed", t);
+        if (!d) continue;
+        CHECKF(r == cases[i].exact, "mcp_json_int64(%s) = %d, should be %d", t, r, cases[i].exact);
+        CHECKF(got == (cases[i].exact ? cases[i].want : 7), "mcp_json_int64(%s) set %lld, should %s %lld", t,
+               (long long)got, cases[i].exact ? "set" : "leave", (long long)(cases[i].exact ? cases[i].want : 7));
+        CHECKF(mcp_json_int64(v, NULL) == cases[i].exact, "mcp_json_int64(%s, NULL) differs", t);
+        /* the double: the literal's, bit for bit where the literal is not an integer ("-0" is
+           the integer 0, whose double is +0) */
+        if (strpbrk(t, ".eE"))
+            CHECKF(dbits(mcp_json_num(v)) == dbits(want_d), "mcp_json_num(%s) = %.17g, strtod gives %.17g", t,
+                   mcp_json_num(v), want_d);
+        else
+            CHECKF(mcp_json_num(v) == want_d, "mcp_json_num(%s) = %.17g, strtod gives %.17g", t, mcp_json_num(v), want_d);
+        /* written back: an integer only when exact and an integer literal */
+        back = mcp_json_dump(v, 0, NULL);
+        if (cases[i].exact && !strpbrk(t, ".eE")) {
+            char want_t[32];
+            snprintf(want_t, sizeof want_t, "%lld", (long long)cases[i].want);
+            CHECKF(back && strcmp(back, want_t) == 0, "%s is written back as %s", t, back ? back : "NULL");
+        } else
+            CHECKF(back && strpbrk(back, ".e") && strtod(back, NULL) == want_d, "%s is written back as %s", t,
+                   back ? back : "NULL");
+        mcp_free(back);
+        mcp_json_free(d);
+    }
 }
 
 /* ---- 5. locale independence -------------------------------------------------------------------- */
@@ -3018,6 +3114,7 @@ int main(int argc, char **argv)
     test_roundtrip();
     test_utf8();
     test_number_cases();
+    test_int64_edges();
     test_number_sample();
     test_locale();
     test_limits();
