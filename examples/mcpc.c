@@ -120,7 +120,8 @@ static const char *const HELP[] = {
 "  1    other: out of memory\n"
 "  2    usage: bad arguments or options, a value that does not fit the tool's schema, a\n"
 "       request the server did not declare support for\n"
-"  3    connection: the server could not be started or reached, or went away (HTTP errors too)\n"
+"  3    connection: the server could not be started or reached (TLS refused, HTTP errors too),\n"
+"       or went away\n"
 "  4    protocol: the server answered with a JSON-RPC error, or broke the protocol\n"
 "  5    tool: the tool ran and reported an error (isError: true)\n"
 "  6    timeout\n"
@@ -1860,12 +1861,14 @@ static int setup_tls(void)
 #endif
 }
 
-/* The connect error, with a hint where a certificate was refused */
+/* The connect error, with a hint where a certificate was refused. A TLS handshake that failed
+   (MCP_ERR_PROTOCOL: TLS refused it) is a server that could not be reached: status 3. */
 static int connect_failed(mcp_error *err)
 {
     if (!opt.cacert && !opt.insecure && strstr(err->message, "certificate was rejected"))
-        cat(err->message, sizeof err->message, " (a private or self-signed certificate? --cacert FILE trusts "
-            "the CA in FILE; --insecure skips the check)");
+        cat(err->message, sizeof err->message, " A private or self-signed certificate? --cacert FILE trusts "
+            "the CA in FILE; --insecure skips the check.");
+    if (err->status == MCP_ERR_PROTOCOL && !strncmp(err->message, "TLS handshake", 13)) return report(err, RC_CONNECT);
     return fail(err);
 }
 

@@ -9,15 +9,22 @@
 
        MCP_TLS_CA_FILE=ca.pem tls_openssl https://localhost:8443/mcp
 
+   or, for a test server only, skip the verification (anyone on the path could then read and
+   change the traffic):
+
+       MCP_TLS_INSECURE=1 tls_openssl https://localhost:8443/mcp
+
    Build (the Makefile does this as build/tls_openssl):
 
        cc -std=c99 examples/tls_openssl.c -o tls_openssl -lssl -lcrypto
 
    Reusing the hook in your own program: copy the part above main(), or include this file
-   with TLS_OPENSSL_NO_MAIN defined (tests/tls_test.c does), then
+   with TLS_OPENSSL_NO_MAIN defined (tests/tls_test.c and examples/mcpc.c do; it defines
+   MCP_IMPLEMENTATION and includes mcp.h itself, so include it instead of mcp.h), then
 
        tls_openssl t;
        if (!tls_openssl_init(&t, NULL, &err)) ...      // NULL: the system's CAs
+       tls_openssl_insecure(&t);                        // only to skip verification (testing)
        desc.tls = &t.hook;                              // t must outlive the client
        ...
        mcp_client_free(c);
@@ -27,7 +34,8 @@
    - open() runs the handshake on the connected socket mcp.h hands it (blocking, with the
      socket's SO_RCVTIMEO/SO_SNDTIMEO set to what is left of the connect timeout), with SNI,
      ALPN "http/1.1", TLS 1.2 or newer, and verification of the chain and of the host name
-     (or IP address). A failure becomes a sentence in the mcp_error: mcp.h reports it as
+     (or IP address); tls_openssl_insecure() turns verification off, for a test server whose
+     certificate nothing vouches for (MCP_TLS_INSECURE=1 below). A failure becomes a sentence in the mcp_error: mcp.h reports it as
      "TLS handshake with HOST:PORT failed: <sentence>". Status: MCP_ERR_TIMEOUT when the
      handshake ran out of time, MCP_ERR_IO for an OS error (sys_errno kept), MCP_ERR_PROTOCOL
      for everything TLS itself refused (an untrusted certificate, a wrong name, no common
@@ -45,8 +53,12 @@
      Don't turn on read-ahead (SSL_CTX_set_read_ahead) for the same reason.
 
    Public domain or MIT, as mcp.h. */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
+#ifndef MCP_IMPLEMENTATION
 #define MCP_IMPLEMENTATION
+#endif
 #include "../mcp.h"
 
 #include <errno.h>
@@ -61,6 +73,13 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+/* The hook's API: a program that includes this file may leave some of it unused. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TLS_OPENSSL_API static __attribute__((unused))
+#else
+#define TLS_OPENSSL_API static
+#endif
+
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0                   /* macOS/BSD: mcp.h sets SO_NOSIGPIPE on the socket */
 #endif
@@ -70,6 +89,7 @@ typedef struct tls_openssl {
     mcp_tls hook;                        /* point desc.tls here */
     SSL_CTX *ctx;
     BIO_METHOD *bio;                     /* the socket BIO below */
+    int insecure;                        /* tls_openssl_insecure: no verification at all */
 } tls_openssl;
 
 /* One connection: what open() returns and mcp.h hands back to read/write/close. */
@@ -172,10 +192,10 @@ static void *tls_openssl_open(void *user, int fd, const char *host, mcp_error *e
     SSL_set_bio(k->ssl, bio, bio);      /* the SSL owns the BIO; the fd stays mcp.h's */
     if (inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1) {
         /* an IP address: checked against the certificate's IP entries; no SNI (RFC 6066) */
-        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(k->ssl), host);
+        if (!t->insecure) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(k->ssl), host);
     } else {
         SSL_set_tlsext_host_name(k->ssl, host);      /* SNI */
-        SSL_set1_host(k->ssl, host);                  /* the certificate must name host */
+        if (!t->insecure) SSL_set1_host(k->ssl, host);   /* the certificate must name host */
     }
     ERR_clear_error();
     errno = 0;
@@ -234,7 +254,7 @@ static void tls_openssl_close(void *session)
 
 /* Sets up t: verification against ca_file (a PEM file of trusted CAs), or against the system's
    CAs when ca_file is NULL. Returns 1, or 0 with err filled. */
-static int tls_openssl_init(tls_openssl *t, const char *ca_file, mcp_error *err)
+TLS_OPENSSL_API int tls_openssl_init(tls_openssl *t, const char *ca_file, mcp_error *err)
 {
     static const unsigned char alpn[] = "\x08http/1.1";
     unsigned long e;
@@ -278,7 +298,16 @@ fail:
     return 0;
 }
 
-static void tls_openssl_free(tls_openssl *t)
+/* Turns verification off on an initialised t: any certificate, any name, is accepted. For
+   testing against a server with a throw-away certificate; the connection is then encrypted but
+   not authenticated. */
+TLS_OPENSSL_API void tls_openssl_insecure(tls_openssl *t)
+{
+    t->insecure = 1;
+    SSL_CTX_set_verify(t->ctx, SSL_VERIFY_NONE, NULL);
+}
+
+TLS_OPENSSL_API void tls_openssl_free(tls_openssl *t)
 {
     SSL_CTX_free(t->ctx);
     BIO_meth_free(t->bio);
@@ -295,7 +324,7 @@ static const char *str_or(const mcp_json *v, const char *dflt)
 
 int main(int argc, char **argv)
 {
-    const char *ca_file = getenv("MCP_TLS_CA_FILE");
+    const char *ca_file = getenv("MCP_TLS_CA_FILE"), *insecure = getenv("MCP_TLS_INSECURE");
     tls_openssl t;
     mcp_client_desc d;
     mcp_client *c = NULL;
@@ -306,12 +335,17 @@ int main(int argc, char **argv)
     int rc = 1;
     if (argc != 2) {
         fprintf(stderr, "usage: %s https://host[:port]/path\n"
-                        "  MCP_TLS_CA_FILE=ca.pem trusts the CAs in ca.pem instead of the system's\n",
+                        "  MCP_TLS_CA_FILE=ca.pem trusts the CAs in ca.pem instead of the system's\n"
+                        "  MCP_TLS_INSECURE=1 checks no certificate (a test server only)\n",
                 argv[0]);
         return 2;
     }
     if (ca_file && !*ca_file) ca_file = NULL;
     if (!tls_openssl_init(&t, ca_file, &err)) { fprintf(stderr, "%s\n", err.message); return 1; }
+    if (insecure && *insecure && strcmp(insecure, "0")) {
+        tls_openssl_insecure(&t);
+        fprintf(stderr, "MCP_TLS_INSECURE: the server's certificate is not checked.\n");
+    }
 
     memset(&d, 0, sizeof d);
     d.transport = MCP_HTTP;              /* Streamable HTTP */

@@ -537,6 +537,102 @@ if [ -x "$build/http_server" ]; then
         check "mcpc over Streamable HTTP" 0 '^42$'
         run --sse "$url/sse" tools
         check "mcpc --sse" 0 '^echo'
+        run "$url/sse" info
+        check "info: a URL that fell back to HTTP+SSE says so" 0 '^transport: +HTTP\+SSE \(fallback: POST answered 404\) http://'
+        run --json "$url/sse" info
+        json "info --json: the fallback" '"POST answered 404"' transport fallback
+        run "$url/mcp" info
+        check "info: Streamable HTTP, no fallback" 0 '^transport: +Streamable HTTP http://' '!fallback'
+        run -v "$url/mcp" call notify
+        check "-v over Streamable HTTP: notifications on a POST's stream" 0 '^notified$' 'err:^\[info\] http_server: hello$' \
+            'err:^mcpc: notification notifications/tools/list_changed$'
+        # (the GET stream opens after the handshake, on a connection of its own: the call may
+        # come first and find no listener; then try again)
+        for _ in 1 2 3 4 5; do run -v "$url/mcp" call bcast x=1; grep -q '^sent$' "$tmp/out" && break; done
+        check "-v over Streamable HTTP: the GET stream" 0 '^sent$' 'err:^\[info\] http_server: broadcast$'
+        run -v --sse "$url/sse" call notify
+        check "-v over HTTP+SSE" 0 '^notified$' 'err:^\[info\] http_server: hello$'
+        run --log-level debug "$url/mcp" call echo
+        check "--log-level over HTTP (logging/setLevel)" 0 '^\{\}$'
+        # ---- https://: through a TLS relay in front of http_server (python3's ssl, a certificate made
+        # here with openssl(1)), when this mcpc has TLS; else the sentence saying how to get it
+        if ! "$mcpc" --version | grep -q '^https: yes'; then
+            run "https://127.0.0.1:$port/mcp" ping
+            check "https:// in a build without TLS: how to get one (2)" 2 'err:built without TLS.*libssl-dev.*rebuild it with make'
+            echo "SKIP https:// against a TLS server: this mcpc has no TLS (not counted)"
+        elif ! command -v python3 >/dev/null || ! command -v openssl >/dev/null; then
+            echo "SKIP https://: no python3 or openssl(1) for the TLS relay (not counted)"
+        elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 \
+                -subj /CN=localhost -addext 'subjectAltName=DNS:localhost,IP:127.0.0.1' >/dev/null 2>&1; then
+            bad "openssl could not make a certificate"
+        else
+            cat >"$tmp/relay.py" <<'PYEOF'
+import os, socket, ssl, sys, threading
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+upstream = int(sys.argv[3])
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(16)
+print("PORT", ls.getsockname()[1], flush=True)
+def pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.close()
+            except OSError:
+                pass
+def serve(c):
+        try:
+            t = ctx.wrap_socket(c, server_side=True)
+        except (OSError, ssl.SSLError):
+            c.close()
+            return
+        u = socket.create_connection(("127.0.0.1", upstream))
+        threading.Thread(target=pipe, args=(t, u), daemon=True).start()
+        pipe(u, t)
+def quit_at_eof():
+        sys.stdin.read()
+        os._exit(0)
+threading.Thread(target=quit_at_eof, daemon=True).start()
+while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+PYEOF
+            mkfifo "$tmp/relay_in"
+            python3 "$tmp/relay.py" "$tmp/cert.pem" "$tmp/key.pem" "$port" <"$tmp/relay_in" >"$tmp/relay_out" 2>"$tmp/relay_err" &
+            bg_pids="$bg_pids $!"
+            exec 8>"$tmp/relay_in"                    # the relay exits when this closes
+            tport=""
+            for _ in $(seq 100); do
+                tport=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$tmp/relay_out")
+                [ -n "$tport" ] && break
+                sleep 0.05
+            done
+            if [ -z "$tport" ]; then
+                bad "the TLS relay did not start: $(cat "$tmp/relay_err")"
+            else
+                run "https://127.0.0.1:$tport/mcp" ping
+                check "https://: a certificate nothing vouches for is refused (3), with a hint" 3 \
+                    'err:certificate was rejected' 'err:--cacert FILE trusts'
+                run --cacert "$tmp/cert.pem" "https://127.0.0.1:$tport/mcp" call add a=2 b=40
+                check "https:// --cacert FILE" 0 '^42$'
+                run --cacert "$tmp/cert.pem" "https://localhost:$tport/mcp" info
+                check "https:// --cacert, by name" 0 '^transport: +Streamable HTTP https://localhost:'
+                run --insecure "https://127.0.0.1:$tport/mcp" ping
+                check "https:// --insecure: works, with a warning" 0 '^pong' "err:warning: --insecure: the server's certificate is not checked"
+                run --cacert "$tmp/no-such-ca.pem" "https://127.0.0.1:$tport/mcp" ping
+                check "https:// --cacert: a file that cannot be read (2)" 2 'err:Could not load the trusted CAs'
+            fi
+            exec 8>&-
+        fi
     fi
     exec 9>&-
     wait "$hs" 2>/dev/null
