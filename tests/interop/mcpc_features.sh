@@ -125,7 +125,8 @@ on() {
 
 # expect NAME STATUSES PATTERN...: the exit status is one of STATUSES (space-separated) and
 # each pattern matches: P (an ERE) on stdout, err:P on stderr, any:P on either, !P / !err:P
-# must not match, count=N:TEXT stderr holds TEXT exactly N times.
+# must not match, count=N:TEXT stderr holds TEXT exactly N times, min=N:P at least N lines
+# of stdout match P.
 expect() {
     local name=$1 want=$2 p f n
     shift 2
@@ -136,6 +137,12 @@ expect() {
         case $p in
         err:*) f=$tmp/err; p=${p#err:} ;;
         any:*) cat "$tmp/out" "$tmp/err" >"$tmp/any"; f=$tmp/any; p=${p#any:} ;;
+        min=*)
+            n=${p#min=}; n=${n%%:*}; p=${p#min=*:}
+            local c
+            c=$(grep -cE -- "$p" "$tmp/out")
+            if [ "$c" -lt "$n" ]; then bad "$name" "$c lines of the output match /$p/, expected $n or more"; seen; return 1; fi
+            continue ;;
         count=*)
             n=${p#count=}; n=${n%%:*}; p=${p#count=*:}
             local c
@@ -178,22 +185,25 @@ json_out() {
         bad "$name" "stdout is not JSON ($(head -c 200 "$tmp/node_err" | tr '\n' ' '))"; seen
     fi
 }
-# stderr is one JSON object with a message, a status and the exit status
+# each stderr line is a JSON object, the last one the error: status, class, exit (the exit
+# status) and message
 json_err() {
     local name=$1 want=$2
     if [ "$rc" -ne "$want" ]; then bad "$name" "exit status $rc, expected $want"; seen; return; fi
     if node -e '
-        const t = require("fs").readFileSync(process.argv[1], "utf8").trim();
+        const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(s => s.trim());
         const rc = Number(process.argv[2]);
-        const e = JSON.parse(t);
-        if (!e || typeof e !== "object" || Array.isArray(e)) throw new Error("not an object");
+        if (!lines.length) throw new Error("stderr is empty");
+        const all = lines.map(l => JSON.parse(l));
+        const e = all[all.length - 1];
+        if (!e || typeof e !== "object" || Array.isArray(e)) throw new Error("the last line is not an object");
         if (typeof e.message !== "string" || !e.message) throw new Error("no message");
-        if (!("status" in e)) throw new Error("no status");
-        const nums = Object.entries(e).filter(([k, v]) => /exit|code/i.test(k) && v === rc);
-        if (!nums.length) throw new Error("no member holds the exit status " + rc);' "$tmp/err" "$rc" 2>"$tmp/node_err"; then
+        if (typeof e.status !== "string" || !e.status.startsWith("MCP_")) throw new Error("no status");
+        if (typeof e.class !== "string") throw new Error("no class");
+        if (e.exit !== rc) throw new Error("exit is " + e.exit + ", the exit status " + rc);' "$tmp/err" "$rc" 2>"$tmp/node_err"; then
         ok "$name"
     else
-        bad "$name" "stderr is not one JSON error object ($(grep -m1 Error "$tmp/node_err" | head -c 200))"; seen
+        bad "$name" "stderr is not JSON lines ending in the error ($(grep -m1 Error "$tmp/node_err" | head -c 200))"; seen
     fi
 }
 # took NAME MAX_MS: the last run took at most MAX_MS (and at least MIN_MS, if given)
@@ -267,6 +277,91 @@ expect "[memory] open_nodes names=[\"Ada\"]" 0 'wrote notes'
 if grep -q '"Ada"' "$tmp/memory.jsonl" 2>/dev/null; then ok "[memory] Ada is in the memory file"
 else bad "[memory] Ada is in the memory file" "$(head -c 200 "$tmp/memory.jsonl" 2>/dev/null)"; fi
 
+# == feature: typed -- arguments follow the tool's input schema (a word that parses as JSON of another type)
+for t in "${all[@]}"; do
+    on $t call echo message=42
+    expect "[$t] call echo message=42: the schema says string, \"42\" is sent" 0 '^Echo: 42$'
+    on $t call echo message=true
+    expect "[$t] call echo message=true: a string" 0 '^Echo: true$'
+done
+on stdio call echo 'message={"k": 1}'
+expect "[stdio] call echo message={\"k\": 1}: a string, as typed" 0 '^Echo: \{"k": 1\}$'
+on stdio call echo message=hi colour=blue
+expect "[stdio] a key the schema does not have: sent, with a warning on stderr naming it" 0 '^Echo: hi$' 'err:colour'
+on schema call args s=true
+args_hold "[schema] string: s=true is \"true\"" '"s":"true"'
+on schema call args s=42
+args_hold "[schema] string: s=42 is \"42\"" '"s":"42"'
+on schema call args ab=42
+args_hold "[schema] anyOf [string, boolean]: 42 is the string \"42\" (string last)" '"ab":"42"'
+on schema call args os=7.5
+args_hold "[schema] oneOf [string, integer]: 7.5 is the string \"7.5\"" '"os":"7.5"'
+on schema call args tl=null
+args_hold "[schema] type [string, number]: null is the string \"null\"" '"tl":"null"'
+on schema call args rs=42
+args_hold "[schema] \$ref #/\$defs/name (a string): 42 is \"42\"" '"rs":"42"'
+on schema call args zz=5 zy=abc
+if grep -q zz "$tmp/err" && grep -q zy "$tmp/err"; then ok "[schema] keys not in the schema: a warning on stderr naming them"
+else bad "[schema] keys not in the schema: a warning on stderr naming zz and zy"; seen; fi
+on fs call write_file "path=$tmp/fs/n.txt" content=42
+if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/fs/n.txt" 2>/dev/null)" = 42 ]; then ok "[filesystem] write_file content=42: the file holds 42"
+else bad "[filesystem] write_file content=42: the file holds 42" "it holds: $(head -c 80 "$tmp/fs/n.txt" 2>/dev/null)"; seen; fi
+on mem call search_nodes query=1815
+expect "[memory] search_nodes query=1815: the string \"1815\", which finds Ada" 0 'Ada'
+on stdio call get-sum a=two b=40
+expect "[stdio] call get-sum a=two: not a number, a usage error naming a" 2 'err:\<a\>'
+on stdio call get-annotated-message messageType=bogus
+expect "[stdio] call get-annotated-message messageType=bogus: not one of the enum's values, a usage error" 2 \
+    'err:messageType|bogus'
+on stdio call get-annotated-message messageType=error includeImage=yes
+expect "[stdio] call get-annotated-message includeImage=yes: not a boolean, a usage error" 2 'err:includeImage|yes'
+on schema call args n=2.5
+expect "[schema] n=2.5 for an integer: a usage error" 2 'err:\<n\>|2\.5'
+
+# == feature: promptargs -- prompt arguments are always strings
+for t in "${all[@]}"; do
+    on $t prompt resource-prompt resourceType=Text resourceId=3
+    expect "[$t] prompt resource-prompt resourceType=Text resourceId=3" 0 'Text resource with id: 3' 'demo://resource/dynamic/text/3'
+done
+on stdio prompt args-prompt city=42 state=true
+expect "[stdio] prompt args-prompt city=42 state=true: strings" 0 'weather in 42, true'
+
+# == feature: toolinfo -- tools NAME shows one tool in full; the tools table wraps descriptions
+on stdio tools echo
+expect "[stdio] tools echo: description, argument, type, required, its description" 0 \
+    'Echoes back the input string' 'message.*string' '[Rr]equired' 'Message to echo'
+on stdio tools get-annotated-message
+expect "[stdio] tools get-annotated-message: enum values, boolean, default" 0 \
+    'messageType' 'error.*success.*debug' 'includeImage.*boolean' '[Dd]efault.*false|false.*[Dd]efault'
+on stdio tools trigger-long-running-operation
+expect "[stdio] tools trigger-long-running-operation: defaults" 0 'duration.*number' '10' 'steps' '5'
+on stdio tools get-structured-content
+expect "[stdio] tools get-structured-content: the output schema" 0 '[Oo]utput' 'temperature' 'humidity'
+on fs tools edit_file
+expect "[filesystem] tools edit_file: an array of objects, a boolean" 0 'edits.*array' 'dryRun.*boolean'
+on stdio tools no-such-tool
+expect "[stdio] tools no-such-tool: an error naming it" "2 4" 'err:no-such-tool'
+on stdio --json :: tools echo
+json_out "[stdio] --json tools echo"
+on stdio tools
+long="Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification."
+if [ "$rc" -eq 0 ] && tr -s ' \n' '  ' <"$tmp/out" | grep -qF -- "$long" && ! grep -q '\.\.\.$' "$tmp/out" &&
+   ! grep -q 'simulate-research-query.*for clarification' "$tmp/out"; then
+    ok "[stdio] tools: a long description is wrapped onto more lines, whole"
+else bad "[stdio] tools: a long description is wrapped onto more lines, whole"; seen; fi
+
+# == feature: loglevel -- --log-level sets the server's log level before the command
+for t in "${all[@]}"; do
+    on $t --log-level info :: request resources/subscribe uri=$uri
+    expect "[$t] --log-level info: the info message of resources/subscribe, on stderr" 0 'err:Received Subscribe Resource request'
+    on $t -v --log-level warning :: request resources/subscribe uri=$uri
+    expect "[$t] -v --log-level warning: it is not sent" 0 '!err:Received Subscribe Resource request'
+    on $t --log-level debug :: call toggle-simulated-logging
+    expect "[$t] --log-level debug: the message toggle-simulated-logging sends" 0 'err:(-level message|level-message)'
+done
+on stdio --log-level loud :: ping
+expect "[stdio] --log-level loud: a usage error" 2 'err:loud'
+
 # == feature: verbose -- -v shows log messages on every transport, notifications on stdio and HTTP+SSE
 for t in "${all[@]}"; do
     on $t -v :: call toggle-simulated-logging
@@ -276,6 +371,68 @@ for t in stdio sse; do
     on $t -v :: call trigger-long-running-operation duration=1 steps=1
     expect "[$t] -v: the tools/list_changed notification sent after initialize" 0 'err:notifications/tools/list_changed'
 done
+# (over Streamable HTTP that one is sent while the POST of notifications/initialized is
+# answered, before the GET stream is open: the server keeps it for a replay nobody asks for)
+for t in "${all[@]}"; do
+    on $t -v :: call gzip-file-as-resource name=v-$t.gz 'data=data:text/plain;base64,aGVsbG8='
+    expect "[$t] -v: the resources/list_changed notification gzip-file-as-resource sends" 0 \
+        'err:notifications/resources/list_changed'
+done
+
+# == feature: watch -- watch [URI...] stays connected and prints every notification and log message until Ctrl-C or --for
+# watch_run SECONDS_TO_SIGINT MCPC-ARGS...: watch, stopped with SIGINT after the seconds given
+watch_run() {
+    local after=$1 t0
+    shift
+    t0=$(date +%s%N)
+    timeout --preserve-status -k 3 -s INT "$after" "$mcpc" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+}
+for t in "${all[@]}"; do
+    on $t ping
+    base=$ms
+    on $t --log-level info --for 3s :: watch "$uri"
+    expect "[$t] --log-level info watch URI --for 3s: the log message of its resources/subscribe" 0 \
+        'any:Received Subscribe Resource request'
+    took "[$t] watch --for 3s: connected 3 s, then done (plus connecting, ${base} ms)" $((3000 + base + 1500)) 3000
+done
+for t in stdio sse; do
+    target $t
+    watch_run 3 "${tgt[@]}" watch
+    expect "[$t] watch, Ctrl-C after 3 s: the tools/list_changed notification on stdout, status 0" 0 \
+        'notifications/tools/list_changed'
+    [ "$ms" -ge 2900 ] && ok "[$t] watch: still connected when Ctrl-C came (${ms} ms)" || { bad "[$t] watch: still connected when Ctrl-C came"; seen; }
+done
+target http
+watch_run 3 "${tgt[@]}" watch
+expect "[http] watch, Ctrl-C after 3 s: status 0" 0
+# schema_server.mjs --tick 300: a log message every 300 ms, info and warning in turn
+tick=(node "$schema_js" --tick 300 --)
+for p in 2025-11-25 auto; do
+    popt=(); [ $p = auto ] || popt=(--protocol $p)
+    mc "${popt[@]}" --for 2s "${tick[@]}" watch
+    expect "[schema, $p] watch --for 2s: the log messages sent while it watches, on stdout (4 or more)" 0 \
+        'tick [0-9]+ \(info\)' 'tick [0-9]+ \(warning\)' 'min=4:tick [0-9]+ '
+done
+mc --protocol 2025-11-25 --log-level warning --for 2s "${tick[@]}" watch
+expect "[schema] --log-level warning watch: the warnings, not the info messages" 0 'tick 2 \(warning\)' '!\(info\)'
+mc --protocol 2025-11-25 --json --for 2s "${tick[@]}" watch
+json_out "[schema] --json watch: one JSON object a line" lines 0
+grep -q '"method":"notifications/message"' "$tmp/out" && ok "[schema] --json watch: {\"method\": \"notifications/message\", ...} lines" ||
+    { bad "[schema] --json watch: {\"method\": \"notifications/message\", ...} lines"; seen; }
+watch_run 2 --protocol 2025-11-25 "${tick[@]}" watch
+expect "[schema] watch, Ctrl-C after 2 s: status 0, the messages until then" 0 'min=3:tick [0-9]+ '
+
+# == feature: context -- complete prompt NAME ARG VALUE other=value passes context.arguments
+for t in "${all[@]}"; do
+    on $t complete prompt completable-prompt name A department=Engineering
+    expect "[$t] complete ... name A department=Engineering: Alice" 0 '^Alice$' '!Bob'
+    on $t complete prompt completable-prompt name '' department=Sales
+    expect "[$t] complete ... name '' department=Sales: David, Eve, Frank" 0 '^David$' '^Eve$' '^Frank$'
+done
+on stdio complete prompt completable-prompt name A
+expect "[stdio] complete ... name A without the department: none" 0 '!Alice'
 
 # == feature: transports -- the sse endpoint as a plain URL works (Streamable HTTP falls back to HTTP+SSE)
 mc "http://127.0.0.1:$sse_port/sse" call echo message=fallback
@@ -284,6 +441,11 @@ on sse info
 expect "[sse] info with --sse: HTTP+SSE, no fallback" 0 '^transport: .*HTTP\+SSE' '!fallback'
 on http info
 expect "[http] info: Streamable HTTP, no fallback" 0 '^transport: .*Streamable HTTP' '!fallback'
+
+# == feature: fallback -- a URL that falls back from Streamable HTTP to HTTP+SSE says so
+mc "http://127.0.0.1:$sse_port/sse" info
+expect "[sse as a plain URL] info: HTTP+SSE (fallback: POST answered 404)" 0 \
+    '^transport: .*HTTP\+SSE.*\(fallback: POST answered 404\)'
 
 # == feature: once -- a TypeScript-SDK error message is reported once
 for t in "${all[@]}"; do
@@ -310,6 +472,13 @@ for t in http sse; do
     took "[$t] ... within 1.5 s (plus connecting, ${base} ms)" $((1500 + base)) 1000
 done
 
+# == feature: timeout-stdio -- ... and over stdio, where the server still has the operation's timer running
+on stdio ping
+base=$ms
+on stdio -t 1000 :: call trigger-long-running-operation duration=30 steps=1
+expect "[stdio] -t 1000 call trigger-long-running-operation duration=30: a timeout" 6 'err:[Tt]ime'
+took "[stdio] ... within 1.5 s (plus the server's start, ${base} ms)" $((1500 + base)) 1000
+
 # == feature: json-out -- --json: stdout is JSON
 for c in info tools "call get-sum a=2 b=40" resources templates "read $uri" prompts \
          "prompt args-prompt city=Paris" "complete prompt completable-prompt department E" ping \
@@ -318,6 +487,49 @@ for c in info tools "call get-sum a=2 b=40" resources templates "read $uri" prom
     on stdio --json :: "${words[@]}"
     json_out "[stdio] --json $c"
 done
+
+# == feature: json-err -- --json: an error is one JSON object on stderr (status, exit status, message)
+for t in stdio http; do
+    on $t --json :: prompt no-such-prompt
+    json_err "[$t] --json prompt no-such-prompt: the error as JSON on stderr" 4
+    on $t --json :: read demo://no/such
+    json_err "[$t] --json read demo://no/such: the error as JSON on stderr" 4
+done
+on stdio --json -t 1000 :: call trigger-long-running-operation duration=30 steps=1
+json_err "[stdio] --json -t 1000: the timeout as JSON on stderr" 6
+mc --json "http://127.0.0.1:1/mcp" info
+json_err "[http] --json, nothing listening: the connection error as JSON on stderr" 3
+on stdio --json :: no-such-command
+json_err "[stdio] --json no-such-command: the usage error as JSON on stderr" 2
+on stdio --json :: call get-sum a=two b=40
+json_err "[stdio] --json call get-sum a=two: the usage error as JSON on stderr" 2
+on stdio --json :: call echo message=hi colour=blue
+if [ "$rc" -eq 0 ] && node -e '
+    const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(s => s.trim()).map(s => JSON.parse(s));
+    if (!l.some(o => typeof o.warning === "string" && o.warning.includes("colour"))) process.exit(1);' "$tmp/err" 2>/dev/null; then
+    ok "[stdio] --json: the warning for a key not in the schema is {\"warning\": ...} on stderr"
+else bad "[stdio] --json: the warning for a key not in the schema is {\"warning\": ...} on stderr"; seen; fi
+
+# == feature: argsfile -- --args-file FILE|-
+printf '{"a": 2, "b": 40}\n' >"$tmp/args.json"
+on stdio --args-file "$tmp/args.json" :: call get-sum
+expect "[stdio] call get-sum --args-file FILE" 0 '42'
+printf '{"message": "from stdin"}\n' >"$tmp/in"
+on stdio --args-file - :: call echo
+expect "[stdio] call echo --args-file -" 0 '^Echo: from stdin$'
+on stdio --args-file "$tmp/args.json" :: call get-sum b=1
+expect "[stdio] call get-sum --args-file FILE b=1: the word replaces b" 0 '\<3\>'
+on stdio call get-sum '{"a": 2, "b": 1}' b=40
+expect "[stdio] call get-sum '{...}' b=40: a JSON object, then a word replacing b" 0 '42'
+printf '{"city": "Lyon"}\n' >"$tmp/args.json"
+on stdio --args-file "$tmp/args.json" :: prompt args-prompt
+expect "[stdio] prompt args-prompt --args-file FILE" 0 'Lyon'
+
+# == feature: quoted -- a quoted server command works without --
+mc "node $ev_js stdio" tools
+expect "[stdio] \"node .../index.js stdio\" tools: a quoted server command" 0 '^echo '
+mc "node $ev_js stdio" call echo message=quoted
+expect "[stdio] \"node .../index.js stdio\" call echo" 0 '^Echo: quoted$'
 
 # == end
 echo "$pass passed, $fail failed, $skip skipped"

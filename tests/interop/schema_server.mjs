@@ -3,7 +3,7 @@
 // tools whose input schemas use what the reference servers' schemas do not (anyOf, oneOf,
 // type lists, $ref to $defs and to definitions, integer enums), and a tool that never answers.
 //
-//   node schema_server.mjs                  MCP over stdin/stdout; exits when stdin closes
+//   node schema_server.mjs [--tick MS]      MCP over stdin/stdout; exits when stdin closes
 //
 // What it offers:
 //   tools   args {...}     -> "ARGS " + the arguments it received, as compact JSON (the SDK
@@ -18,10 +18,22 @@
 //   #/definitions/count (an integer).
 // The schema allows other properties (no additionalProperties: false), so a key it does not
 // name reaches the tool as sent.
+//
+// --tick MS: every MS milliseconds a log message of its own, "tick N (LEVEL)", LEVEL info and
+// warning in turn, through the SDK's sendLoggingMessage (which honours logging/setLevel): what
+// a client that stays connected (mcpc watch) sees without asking for anything. For the 2025
+// era (initialize); in 2026-07-28 a server sends nothing unasked.
 
 import process from 'node:process';
 import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+
+const tickAt = process.argv.indexOf('--tick');
+const tick = tickAt > 0 ? Number(process.argv[tickAt + 1]) : 0;
+if (tickAt > 0 && !(tick > 0)) {
+    process.stderr.write('usage: node schema_server.mjs [--tick MS]\n');
+    process.exit(2);
+}
 
 const argsSchema = {
     type: 'object',
@@ -47,7 +59,7 @@ const argsSchema = {
 function makeServer() {
     const server = new McpServer(
         { name: 'mcp-h-schema-server', version: '1.0.0' },
-        { capabilities: { tools: {} } }
+        { capabilities: { tools: {}, logging: {} } }
     );
     server.registerTool(
         'args',
@@ -65,6 +77,16 @@ function makeServer() {
         },
         () => new Promise(() => {})
     );
+    if (tick > 0) {
+        let n = 0;
+        const timer = setInterval(() => {
+            if (!server.isConnected()) return;
+            n++;
+            const level = n % 2 ? 'info' : 'warning';
+            server.sendLoggingMessage({ level, logger: 'tick', data: `tick ${n} (${level})` }).catch(() => {});
+        }, tick);
+        timer.unref();
+    }
     return server;
 }
 
