@@ -570,8 +570,23 @@ static const mcp_json *find_tool(const mcp_json_doc *tools, const char *name)
 
 /* ---- JSON Schema: what an argument takes ----------------------------------------------------- */
 
+/* One step of a JSON pointer, from p (just past its '/'), unescaped into step (~1 is /, ~0
+   is ~); returns where the next step starts. */
+static const char *pointer_step(const char *p, char *step, size_t size)
+{
+    size_t n = 0;
+    for (; *p && *p != '/'; p++) {
+        char c = *p;
+        if (c == '~' && (p[1] == '0' || p[1] == '1')) c = *++p == '1' ? '/' : '~';
+        if (n + 1 < size) step[n++] = c;
+    }
+    step[n] = 0;
+    return p;
+}
+
 /* schema with a local $ref ("#/$defs/X", "#/definitions/X", any "#/a/b" pointer) followed;
-   NULL when it leads nowhere. *name (if not NULL) gets the last step of the last ref. */
+   NULL when it leads nowhere (or round in circles). *name (if not NULL) gets the last step of
+   the last ref: "X". */
 static const mcp_json *follow_ref(const mcp_json *root, const mcp_json *schema, const char **name)
 {
     char step[256];
@@ -579,18 +594,15 @@ static const mcp_json *follow_ref(const mcp_json *root, const mcp_json *schema, 
     for (hops = 0; schema && hops < 16; hops++) {
         const char *ref = mcp_json_str(mcp_json_get(schema, "$ref")), *p;
         if (!ref) return schema;
-        if (ref[0] != '#' || (ref[1] && ref[1] != '/')) return NULL;   /* not local */
+        if (ref[0] != '#' || (ref[1] && ref[1] != '/')) return NULL;   /* not in this schema */
         for (schema = root, p = ref + 1; schema && *p == '/'; ) {
-            size_t n = 0;
-            for (p++; *p && *p != '/' && n < sizeof step - 1; p++)   /* JSON pointer: ~1 is /, ~0 is ~ */
-                step[n++] = p[0] == '~' && (p[1] == '0' || p[1] == '1') ? (++p, *p == '1' ? '/' : '~') : *p;
-            step[n] = 0;
+            p = pointer_step(p + 1, step, sizeof step);
             schema = mcp_json_typeof(schema) == MCP_JSON_ARRAY ? mcp_json_at(schema, (size_t)atol(step))
                                                                 : mcp_json_get(schema, step);
-            if (name) *name = strrchr(ref, '/') + 1;
         }
+        if (name) *name = strrchr(ref, '/') ? strrchr(ref, '/') + 1 : ref;
     }
-    return hops < 16 ? schema : NULL;
+    return NULL;
 }
 
 static const mcp_json *any_of(const mcp_json *s)   /* anyOf or oneOf: alternatives */
@@ -753,6 +765,7 @@ static int put_typed(mcp_jw *w, const mcp_json *root, const mcp_json *s, const c
         return put_type(w, "null", word, 1) || put_type(w, "number", word, 1) || put_type(w, "boolean", word, 1) ||
                put_type(w, "array", word, 1) || put_type(w, "object", word, 1);
     }
+    if (mcp_json_is_true(mcp_json_get(s, "nullable")) && !strcmp(word, "null")) return mcp_jw_null(w) == MCP_OK;
     if ((v = mcp_json_get(s, "const")) != NULL) return put_choice(w, v, word);
     if ((v = mcp_json_get(s, "enum")) != NULL) {
         mcp_json_foreach(v, i, alts) if (put_choice(w, alts, word)) return 1;
@@ -780,17 +793,19 @@ static const char *article(const char *type)   /* "an integer", "a string", "one
     return strchr("aeiou", type[0]) ? "an " : "a ";
 }
 
+/* key=word does not fit the schema: which type would, and how arrays and objects are written */
 static int bad_value(const char *tool, const char *key, size_t klen, const mcp_json *root, const mcp_json *prop,
                      const char *word)
 {
-    char type[256];
-    int json;
+    char type[256], hint[300] = "";
     type_name(type, sizeof type, root, prop, 0);
-    json = !strncmp(type, "array", 5) || !strncmp(type, "object", 6) || strstr(type, " or array") || strstr(type, " or object");
-    return invalid("%.*s=%s does not fit the tool \"%s\": %.*s is %s%s%s%s%.*s%s", (int)klen, key, word, tool,
-                   (int)klen, key, article(type), type, strstr(type, "boolean") ? " (true or false)" : "",
-                   json ? ", written in JSON: " : "", json ? (int)klen : 0, key,
-                   json ? (type[0] == 'o' ? "='{\"k\": 1}'" : "='[\"a\", \"b\"]'") : "");
+    if (strstr(type, "boolean")) cat(type, sizeof type, " (true or false)");
+    if (!strncmp(type, "array", 5) || strstr(type, " or array"))
+        snprintf(hint, sizeof hint, ", written in JSON: %.*s='[\"a\", \"b\"]'", (int)klen, key);
+    else if (!strncmp(type, "object", 6) || strstr(type, " or object"))
+        snprintf(hint, sizeof hint, ", written in JSON: %.*s='{\"k\": 1}'", (int)klen, key);
+    return invalid("%.*s=%s does not fit the tool \"%s\": %.*s is %s%s%s", (int)klen, key, word, tool, (int)klen, key,
+                   article(type), type, hint);
 }
 
 /* "a b [c]": the names of an input schema's properties or a prompt's arguments */
@@ -977,6 +992,12 @@ static void buf_line(mcp_buf *b, const char *s, size_t n)   /* tabs as spaces, n
         if (s[i] != '\r') mcp_buf_append(b, s[i] == '\t' ? " " : s + i, 1);
 }
 
+static void pad(mcp_buf *b, size_t n)
+{
+    while (n-- > 0) mcp_buf_append(b, " ", 1);
+}
+
+/* One item's row: as many lines as its longest cell takes. */
 static void print_row(const row *r, const size_t *width, size_t avail)
 {
     const char *pos[NCELL + 1], *next;
@@ -995,8 +1016,7 @@ static void print_row(const row *r, const size_t *width, size_t avail)
             cols = next ? text_cols(pos[k], n) : 0;
             if (next) buf_line(&line, pos[k], n);
             pos[k] = next;
-            for (cols = k < NCELL && cols < width[k] ? width[k] - cols + 2 : 2; k < NCELL && cols > 0; cols--)
-                mcp_buf_append(&line, " ", 1);
+            if (k < NCELL) pad(&line, (cols < width[k] ? width[k] - cols : 0) + 2);   /* to the next column */
         }
         while (line.len > 0 && line.data[line.len - 1] == ' ') line.len--;
         if (line.data) fwrite(line.data, 1, line.len, stdout);

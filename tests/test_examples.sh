@@ -460,6 +460,10 @@ run "$server" ping --for 100
 check "--for without watch (2)" 2 'err:--for goes with watch'
 run "$server" watch --for soon
 check "--for: a bad duration (2)" 2 'err:--for needs a duration'
+run "$build/test_server" --era=modern -- watch file:///a.txt --for 800
+check "2026-07-28 watch over stdio: one listen for what the capabilities offer, and the URIs" 0 \
+    '^[0-9:.]+ notifications/subscriptions/acknowledged \{"notifications":\{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":\["file:///a.txt"\]\}\}$'
+: >"$tmp/out"; : >"$tmp/err"                 # not what an earlier run left there
 "$mcpc" "$server" watch demo://clock >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 bg_pids="$bg_pids $pid"
@@ -470,6 +474,7 @@ rc=$?
 check "Ctrl-C ends a watch with status 0" 0 'updated'
 
 # ---- Ctrl-C cancels a call: status 130, and the server is told ---------------------------------------
+: >"$tmp/out"; : >"$tmp/err"                 # not what an earlier run left there
 "$mcpc" -v --progress "$server" call slow steps=200 ms=50 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 bg_pids="$bg_pids $pid"
@@ -480,6 +485,7 @@ rc=$?
 check "Ctrl-C cancels the call (130)" 130 'err:Request cancelled' '!done:'
 # the server is told: test_server logs each line it reads (and ignores the SIGTERM of mcpc's
 # prompt close, so it reads them all)
+: >"$tmp/out"; : >"$tmp/err"                 # not what an earlier run left there
 "$mcpc" --progress "$build/test_server" --ignore-term --log="$tmp/srv.log" -- call slow ms=20000 every=50 \
     >"$tmp/out" 2>"$tmp/err" &
 pid=$!
@@ -554,6 +560,36 @@ if [ -x "$build/http_server" ]; then
         check "-v over HTTP+SSE" 0 '^notified$' 'err:^\[info\] http_server: hello$'
         run --log-level debug "$url/mcp" call echo
         check "--log-level over HTTP (logging/setLevel)" 0 '^\{\}$'
+        # ---- 2026-07-28 over HTTP: watch is a subscriptions/listen; another client fires
+        mkfifo "$tmp/hm_in"
+        "$build/http_server" 0 --era=modern <"$tmp/hm_in" >"$tmp/hm_out" 2>"$tmp/hm_err" &
+        bg_pids="$bg_pids $!"
+        exec 7>"$tmp/hm_in"
+        mport=""
+        for _ in $(seq 100); do
+            mport=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$tmp/hm_out")
+            [ -n "$mport" ] && break
+            sleep 0.05
+        done
+        if [ -z "$mport" ]; then
+            bad "http_server --era=modern did not say its port: $(cat "$tmp/hm_err")"
+        else
+            "$mcpc" "http://127.0.0.1:$mport/mcp" watch --for 4000 >"$tmp/wout" 2>"$tmp/werr" &
+            wpid=$!
+            bg_pids="$bg_pids $wpid"
+            for _ in $(seq 60); do grep -q acknowledged "$tmp/wout" && break; sleep 0.05; done
+            run "http://127.0.0.1:$mport/mcp" call fire what=tools
+            check "2026-07-28: fire reaches the open listen" 0 '^sent 1$'
+            wait "$wpid"
+            rc=$?
+            cp "$tmp/wout" "$tmp/out"; cp "$tmp/werr" "$tmp/err"
+            check "2026-07-28 watch over HTTP: acknowledged, then the change" 0 \
+                '^[0-9:.]+ notifications/subscriptions/acknowledged \{"notifications":\{"toolsListChanged":true\}\}$' \
+                '^[0-9:.]+ notifications/tools/list_changed$'
+            run --log-level debug "http://127.0.0.1:$mport/mcp" call notify
+            check "2026-07-28 over HTTP: --log-level" 0 '^notified$' 'err:^\[info\] http_server: hello$'
+        fi
+        exec 7>&-
         # ---- https://: through a TLS relay in front of http_server (python3's ssl, a certificate made
         # here with openssl(1)), when this mcpc has TLS; else the sentence saying how to get it
         if ! "$mcpc" --version | grep -q '^https: yes'; then
