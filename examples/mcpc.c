@@ -141,7 +141,8 @@ static const char *const HELP[] = {
 "  mcpc --log-level debug build/demo_server watch demo://clock --for 5s\n"
 "  mcpc --json build/demo_server call slow steps=3 | jq .content\n"
 "  mcpc 'npx -y @modelcontextprotocol/server-everything' call echo message=42\n"
-"  mcpc -e DEBUG=1 npx -y @modelcontextprotocol/server-everything -- prompt resource-prompt resourceId=3\n"
+"  mcpc -e DEBUG=1 npx -y @modelcontextprotocol/server-everything -- \\\n"
+"       prompt resource-prompt resourceType=Text resourceId=3\n"
 "  mcpc -H 'Authorization: Bearer TOKEN' https://example.com/mcp tools\n"
 "  mcpc --sse http://localhost:3001/sse ping\n",
 NULL };
@@ -264,7 +265,7 @@ static void print_wrapped(const char *text, size_t col, size_t indent)
     const char *next;
     int first = 1;
     while ((next = wrap_next(text, avail, 1, &n)) != NULL) {
-        if (!first) printf("%*s", (int)indent, "");
+        if (!first && n > 0) printf("%*s", (int)indent, "");     /* (a blank line stays blank) */
         put_line(stdout, text, n);
         putchar('\n');
         text = next;
@@ -651,8 +652,9 @@ static void type_name(char *out, size_t size, const mcp_json *root, const mcp_js
         mcp_free(json);
     } else if ((v = mcp_json_get(s, "enum")) != NULL) {
         snprintf(out, size, "one of:");
-        mcp_json_foreach(v, i, alts) {
-            json = mcp_json_str(alts) ? NULL : mcp_json_dump(alts, 0, NULL);
+        mcp_json_foreach(v, i, alts) {      /* a string with a blank or comma in quotes */
+            json = mcp_json_str(alts) && !strpbrk(mcp_json_str(alts), " ,\"") && *mcp_json_str(alts) ? NULL
+                                                                                    : mcp_json_dump(alts, 0, NULL);
             cat(out, size, "%s %s", i ? "," : "", json ? json : mcp_json_str(alts));
             mcp_free(json);
         }
@@ -843,7 +845,11 @@ static int put_arg(mcp_jw *w, int mode, const mcp_json *schema, const char *tool
     prop = mcp_json_getn(props, key, klen);
     extra = mcp_json_get(top, "additionalProperties");
     if (!prop && mcp_json_typeof(extra) == MCP_JSON_OBJECT) prop = extra;   /* a schema for any other key */
-    if (!prop) {
+    if (!prop && (mcp_json_is_true(extra) || (!props && !extra))) {          /* any key is welcome */
+        put_loose(w, value);
+        return RC_OK;
+    }
+    if (!prop) {                            /* not listed, or additionalProperties: false */
         for (i = 0; i < mcp_json_len(props); i++) {
             const char *name = mcp_json_key_at(props, i, &n);
             cat(names, sizeof names, "%s%.*s", i ? ", " : "", (int)n, name);
