@@ -4792,6 +4792,8 @@ struct mcp__xfer {
     int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting;
     int stream;                          /* long-lived (GET stream, HTTP+SSE, listen): own budget */
     int hops;                            /* redirects followed */
+    mcp_http_url *url;                   /* where a same-origin redirect sent it; the endpoint
+                                            once it is answered there. NULL: the endpoint */
     unsigned had_session;                /* the session it was sent in (its sgen), 0: none */
     mcp_sse sp;
     mcp_buf in;                          /* a JSON body, or the start of an error body */
@@ -5025,6 +5027,7 @@ static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, in
 static void mcp__http_call_ended(mcp_client *c, int64_t id);
 static void mcp__http_io(mcp_client *c, int wait);
 static void mcp__http_close_start(mcp_client *c);
+static void mcp__http_close_next(mcp_client *c);
 static void mcp__http_close_step(mcp_client *c, int wait);
 static void mcp__http_listen(mcp_client *c);
 static int mcp__http_settled(const mcp_client *c);
@@ -6228,13 +6231,13 @@ static void mcp__stdio_close_step(mcp_client *c, int wait)
         if (s->pidfd < 0 && wait > 10) wait = 10;      /* nothing to poll for the exit: look often */
         if (s->err_fd >= 0) { pf[n].fd = s->err_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
         if (s->pidfd >= 0) { pf[n].fd = s->pidfd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
-        if (poll(pf, (nfds_t)n, wait) > 0 && s->err_fd >= 0 && pf[0].revents) mcp__stdio_read_err(c);
+        poll(pf, (nfds_t)n, wait);
         now = mcp_time_ms();
     } else if (group && kill(-s->pid, 0) == 0 && left > 0 && wait != 0) {
         poll(NULL, 0, wait < 0 || wait > 5 ? 5 : wait);
-        mcp__stdio_read_err(c);
         now = mcp_time_ms();
     }
+    mcp__stdio_read_err(c);                            /* always: an outside poll may have seen it */
     if (!group && (mcp__stdio_exited(s) || (c->closing == MCP__CL_KILL && now >= c->closing_at))) {
         if (s->exited && !s->reaped) {
             while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
@@ -6324,6 +6327,7 @@ static void mcp__x_free(mcp__xfer *x)
     mcp_buf_free(&x->body); mcp_buf_free(&x->req); mcp_buf_free(&x->in); mcp_buf_free(&x->hdrs);
     mcp_sse_free(&x->sp);
     MCP_FREE(x->last_id, NULL);
+    if (x->url) { mcp_http_url_free(x->url); MCP_FREE(x->url, NULL); }
     MCP_FREE(x, NULL);
 }
 
@@ -6437,7 +6441,8 @@ static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
     const char *h[40], *method = "GET", *p;
     char ver[64], sid[1100], lei[1100];
     int n = 0;
-    const mcp_http_url *u = x->kind == MCP__X_POST && c->d.transport == MCP_SSE ? &c->http.post : &c->http.url;
+    const mcp_http_url *u = x->url ? x->url : x->kind == MCP__X_POST && c->d.transport == MCP_SSE ? &c->http.post
+                          : &c->http.url;
     if (x->kind == MCP__X_POST) {
         method = "POST";
         h[n++] = "Content-Type: application/json";
@@ -6722,10 +6727,11 @@ static void mcp__http_error_text(const mcp_client *c, const mcp__xfer *x, const 
         mcp_buf abs;
         mcp_http_url u;
         mcp_error e;
-        int ok = mcp__url_resolve(&c->http.url, loc, strlen(loc), &abs, &u, &e) == MCP_OK;
+        const mcp_http_url *base = x->url ? x->url : &c->http.url;
+        int ok = mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) == MCP_OK;
         snprintf(out, n, "HTTP %d %s: the server redirects %s %s to %.200s, which a %s cannot follow (it "
                  "would become a GET); use that URL instead", x->status, mcp__reason(x->status, r),
-                 x->kind == MCP__X_POST ? "POST" : x->kind == MCP__X_DELETE ? "DELETE" : "GET", c->http.url.target,
+                 x->kind == MCP__X_POST ? "POST" : x->kind == MCP__X_DELETE ? "DELETE" : "GET", base->target,
                  ok ? abs.data : loc, x->kind == MCP__X_POST ? "POST" : "request");
         if (ok) mcp_http_url_free(&u);
         mcp_buf_free(&abs);
@@ -6877,6 +6883,7 @@ static int mcp__x_redirect(mcp_client *c, mcp__conn *k, mcp__xfer *x, char *msg,
 {
     const char *loc = mcp_http_resp_header(&k->resp, "location", 0), *how = x->kind == MCP__X_POST ? "POST"
                     : x->kind == MCP__X_DELETE ? "DELETE" : "GET";
+    const mcp_http_url *base = x->url ? x->url : &c->http.url;
     mcp_http_url u;
     mcp_buf abs;
     mcp_error e;
@@ -6884,9 +6891,9 @@ static int mcp__x_redirect(mcp_client *c, mcp__conn *k, mcp__xfer *x, char *msg,
     char port[16];
     int cross, r;
     if (!loc || (x->kind == MCP__X_POST && c->d.transport == MCP_SSE)) return 0;   /* HTTP+SSE's POSTs: no */
-    if (mcp__url_resolve(&c->http.url, loc, strlen(loc), &abs, &u, &e) != MCP_OK) {
+    if (mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) != MCP_OK) {
         snprintf(msg, n, "HTTP %d: the server redirects %s %s to \"%.150s\", which is not a usable URL (%.150s)",
-                 x->status, how, c->http.url.target, loc, e.message);
+                 x->status, how, base->target, loc, e.message);
         mcp_buf_free(&abs);
         return 0;
     }
@@ -6896,7 +6903,7 @@ static int mcp__x_redirect(mcp_client *c, mcp__conn *k, mcp__xfer *x, char *msg,
                  "%.200s); the redirect was not followed" : cross && !c->d.http_cross_origin ? "HTTP %d: the server "
                  "redirects %s %s to another origin, %.200s; the redirect was not followed (desc.http_cross_origin "
                  "allows it, without desc.headers)" : "HTTP %d: the server redirects %s %s to %.200s, and https:// "
-                 "needs desc.tls, a TLS hook", x->status, how, c->http.url.target, abs.data);
+                 "needs desc.tls, a TLS hook", x->status, how, base->target, abs.data);
         mcp_http_url_free(&u); mcp_buf_free(&abs);
         return 0;
     }
@@ -6915,10 +6922,19 @@ static int mcp__x_redirect(mcp_client *c, mcp__conn *k, mcp__xfer *x, char *msg,
     c->stats.redirects++;
     x->hops++;
     mcp__x_drop(c, x, 1);
-    mcp_http_url_free(&c->http.url);
-    c->http.url = u;
-    if (cross) {
+    if (!cross) {                                         /* the endpoint moves once it answers */
+        if (x->url) mcp_http_url_free(x->url);
+        else if (!(x->url = (mcp_http_url *)MCP_MALLOC(sizeof *x->url, NULL))) {
+            mcp_http_url_free(&u);
+            mcp__x_fail(c, x, MCP_ERR_NOMEM, 0, "Out of memory following a redirect.");
+            return 1;
+        }
+        *x->url = u;
+    } else {                                              /* another origin: it moves now */
         mcp__conn *i, *next;
+        if (x->url) { mcp_http_url_free(x->url); MCP_FREE(x->url, NULL); x->url = NULL; }
+        mcp_http_url_free(&c->http.url);
+        c->http.url = u;
         freeaddrinfo(c->http.ai);
         c->http.ai = ai;
         c->http.cross = 1;
@@ -7055,6 +7071,12 @@ static void mcp__x_head(mcp_client *c, mcp__conn *k)
     if (x->status == 404 && x->had_session && x->kind == MCP__X_POST && !x->reinit && x->attempts == 0) {
         x->reinit = 1;                                    /* the session expired */
         return;
+    }
+    if (x->url && (x->status < 300 || x->status >= 400)) {   /* the end of a redirect: the endpoint */
+        mcp_http_url_free(&c->http.url);
+        c->http.url = *x->url;
+        MCP_FREE(x->url, NULL);
+        x->url = NULL;
     }
     if (x->status < 200 || x->status >= 300) return;
     if (ct && !strncmp(ct, "text/event-stream", 17)) x->sse = 1;
@@ -7865,6 +7887,8 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         mcp_json_free(call->doc); call->doc = NULL;
         mcp__call_clear(call); call->status = MCP_OK;
         return;
+    } else if (call->status == MCP_ERR_HTTP && call->http_status >= 300 && call->http_status < 400) {
+        /* a redirect not followed (too many, another origin, 301-303): initialize meets it too */
     } else if (!pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT ||
                            call->status == MCP_ERR_HTTP || call->status == MCP_ERR_PROTOCOL ||
                            call->status == MCP_ERR_PARSE)) {
@@ -8204,6 +8228,14 @@ MCPDEF mcp_status mcp_client_close_begin(mcp_client *c)
         c->close_async = 1;
         mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
     }
+#ifndef MCP_NO_HTTP
+    if (c->closing && c->d.transport != MCP_STDIO) {      /* the DELETE starts; the polls carry it */
+        c->dead = 0;
+        mcp__http_close_next(c);
+        c->dead = 1;
+        if (!c->closing) mcp__close_step(c, 0);
+    } else
+#endif
     if (c->closing) mcp__close_step(c, 0);
     return c->closing ? MCP_AGAIN : MCP_OK;
 }

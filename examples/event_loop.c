@@ -1,10 +1,12 @@
 /* event_loop - mcp.h inside a program that owns its loop: a "game" that ticks 60 frames a second
    keeps that rate while MCP calls are in flight.
 
-   Between frames the loop waits in its own poll() on the fds that mcp_client_pollfds hands out,
-   until the next frame or mcp_client_next_timeout, whichever comes first; then
-   mcp_client_poll(c, 0) reads, writes and fires callbacks without waiting. Calls are started
-   with mcp_client_send_tool and checked once a frame with mcp_call_status: nothing blocks.
+   Between frames the loop waits in its own poll() on the fds that mcp_client_pollfds hands out
+   (as many as mcp_client_pollfd_count says: over HTTP one per busy connection), until the next
+   frame or mcp_client_next_timeout, whichever comes first; then mcp_client_poll(c, 0) reads,
+   writes and fires callbacks without waiting. Calls are started with mcp_client_send_tool and
+   checked once a frame with mcp_call_status; the server is stopped with mcp_client_close_begin,
+   the same loop finishing the close: nothing blocks.
 
        event_loop [SERVER-COMMAND]      (default: the demo server next to this program) */
 #define _POSIX_C_SOURCE 200809L
@@ -12,12 +14,37 @@
 #include "../mcp.h"
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FPS 60
 
 static long frame;
 static int failures;
+
+/* Waits in poll() for mcp.h's fds until `due` (ms, mcp_time_ms) or its next deadline, then
+   lets it work without waiting. Returns what mcp_client_poll returned. */
+static mcp_status serve(mcp_client *c, int64_t due)
+{
+    static mcp_pollfd *mfds;                         /* grown to mcp_client_pollfd_count */
+    static struct pollfd *pfds;
+    static int cap;
+    int want = mcp_client_pollfd_count(c), n, i;
+    int wait = (int)(due - mcp_time_ms()), next = mcp_client_next_timeout(c);
+    if (want > cap) {
+        void *m = realloc(mfds, (size_t)want * sizeof *mfds), *p;
+        if (m) mfds = (mcp_pollfd *)m;
+        p = realloc(pfds, (size_t)want * sizeof *pfds);
+        if (p) pfds = (struct pollfd *)p;
+        if (m && p) cap = want;
+    }
+    n = mcp_client_pollfds(c, mfds, cap);
+    if (wait < 0) wait = 0;
+    if (next >= 0 && next < wait) wait = next;
+    for (i = 0; i < n; i++) { pfds[i].fd = mfds[i].fd; pfds[i].events = mfds[i].events; pfds[i].revents = 0; }
+    poll(pfds, (nfds_t)n, wait);
+    return mcp_client_poll(c, 0);                    /* I/O, callbacks, deadlines: never waits */
+}
 
 static void on_progress(void *user, mcp_call *call, double progress, double total, const char *message)
 {
@@ -77,16 +104,7 @@ int main(int argc, char **argv)
     start = prev = mcp_time_ms();
     for (frame = 1; frame != last_frame; frame++) {
         int64_t due = start + (int64_t)frame * 1000 / FPS, now;
-        while ((now = mcp_time_ms()) < due) {        /* until the frame is due: serve mcp.h */
-            mcp_pollfd mfds[8];
-            struct pollfd pfds[8];
-            int n = mcp_client_pollfds(c, mfds, 8), i, wait = (int)(due - now);
-            int next = mcp_client_next_timeout(c);
-            if (next >= 0 && next < wait) wait = next;
-            for (i = 0; i < n; i++) { pfds[i].fd = mfds[i].fd; pfds[i].events = mfds[i].events; pfds[i].revents = 0; }
-            poll(pfds, (nfds_t)n, wait);
-            mcp_client_poll(c, 0);                   /* I/O, callbacks, deadlines: never waits */
-        }
+        while ((now = mcp_time_ms()) < due) serve(c, due);   /* until the frame is due */
         if (now - prev > longest) longest = now - prev;
         prev = now;
 
@@ -100,6 +118,17 @@ int main(int argc, char **argv)
     }
     printf("%ld frames in %.2f s: %.1f frames/s (target %d), the longest frame took %lld ms\n", frame - 1,
            (prev - start) / 1000.0, (frame - 1) * 1000.0 / (double)(prev - start), FPS, (long long)longest);
-    mcp_client_free(c);
+    /* stop the server without blocking: the frames go on while it exits */
+    if (mcp_client_close_begin(c) != MCP_AGAIN) printf("the server stopped at once\n");
+    else {
+        long closing = 0;
+        for (; ; closing++) {
+            int64_t due = mcp_time_ms() + 1000 / FPS;
+            while (mcp_time_ms() < due) if (serve(c, due) == MCP_ERR_CLOSED) break;
+            if (mcp_time_ms() < due) break;          /* closed before the frame's end */
+        }
+        printf("the server stopped within %ld frame%s\n", closing + 1, closing ? "s" : "");
+    }
+    mcp_client_free(c);                              /* nothing left to wait for */
     return failures ? 1 : 0;
 }
