@@ -2484,7 +2484,8 @@ int main(int argc, char **argv)
     server = abs_server;
     snprintf(server_dir, sizeof server_dir, "%s", server);
     if ((slash = strrchr(server_dir, '/')) != NULL) *slash = 0;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mcp_test_client_%ld", (long)getpid());
+    snprintf(tmpdir, sizeof tmpdir, "%s/mcp_test_client_%ld", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());                    /* $TMPDIR, as mktemp(1) has it */
     if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST) { perror("mkdir"); return 2; }
     sigaction(SIGPIPE, NULL, &sa);
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");

@@ -2222,7 +2222,8 @@ int main(int argc, char **argv)
         return TEST_DONE();
     }
     server = abs_server;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mcp_test_modern_%ld", (long)getpid());
+    snprintf(tmpdir, sizeof tmpdir, "%s/mcp_test_modern_%ld", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());                    /* $TMPDIR, as mktemp(1) has it */
     if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST) { perror("mkdir"); return 2; }
     sigaction(SIGPIPE, NULL, &sa);
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
