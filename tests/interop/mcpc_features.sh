@@ -2,10 +2,12 @@
 # mcpc (examples/mcpc.c) against the pinned reference servers, feature by feature, as a user
 # runs it: server-everything over stdio, Streamable HTTP and HTTP+SSE; server-filesystem and
 # server-memory over stdio; tests/interop/schema_server.mjs (schemas the reference servers do
-# not use: anyOf, oneOf, type lists, $ref; a tool that never answers) over stdio; and an
-# https:// endpoint (tests/interop/tls_relay.mjs, a self-signed certificate made here with
-# openssl) in front of server-everything's Streamable HTTP. Each check is judged by mcpc's
-# output and exit status (and, for the filesystem and memory servers, by the files on disk).
+# not use: anyOf, oneOf, type lists, $ref; a tool that never answers; log messages sent
+# unasked, for watch) over stdio; and https:// endpoints (tests/interop/tls_relay.mjs, with a
+# self-signed certificate made here by openssl) in front of server-everything's Streamable
+# HTTP and HTTP+SSE servers. Each check is judged by mcpc's output and exit status (and, for
+# the filesystem and memory servers, by the files on disk). One "# == feature: KEY" section
+# per feature of mcpc.
 #
 #   bash tests/interop/mcpc_features.sh       from anywhere; run.sh calls it after mcpc.sh
 #
@@ -423,6 +425,43 @@ grep -q '"method":"notifications/message"' "$tmp/out" && ok "[schema] --json wat
     { bad "[schema] --json watch: {\"method\": \"notifications/message\", ...} lines"; seen; }
 watch_run 2 --protocol 2025-11-25 "${tick[@]}" watch
 expect "[schema] watch, Ctrl-C after 2 s: status 0, the messages until then" 0 'min=3:tick [0-9]+ '
+
+# == feature: https -- mcpc built with OpenSSL reaches https:// servers (--cacert, --insecure)
+if ! command -v openssl >/dev/null 2>&1 || [ ! -f /usr/include/openssl/ssl.h ]; then
+    skipped "https: openssl or the OpenSSL headers are not installed"
+else
+    certs=$build/mcpc_features
+    mkdir -p "$certs"
+    if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$certs/key.pem" -out "$certs/cert.pem" -days 2 \
+            -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost >"$tmp/openssl.log" 2>&1 &&
+       openssl req -x509 -newkey rsa:2048 -nodes -keyout "$certs/other-key.pem" -out "$certs/other-cert.pem" -days 2 \
+            -subj /CN=other.invalid -addext subjectAltName=DNS:other.invalid >>"$tmp/openssl.log" 2>&1; then
+        tls_port=$(free_port)
+        start tls-relay "$tls_port" node "$relay_js" "$certs/cert.pem" "$certs/key.pem" "$http_port" "$tls_port"
+        other_port=$(free_port)
+        start tls-relay-other "$other_port" node "$relay_js" "$certs/other-cert.pem" "$certs/other-key.pem" "$http_port" "$other_port"
+        https=https://127.0.0.1:$tls_port/mcp
+        mc --cacert "$certs/cert.pem" "$https" info
+        expect "[https] --cacert: info" 0 '^server: +mcp-servers/everything' "https://127\.0\.0\.1:$tls_port"
+        mc --cacert "$certs/cert.pem" "$https" call echo message=tls
+        expect "[https] --cacert: call echo" 0 '^Echo: tls$'
+        mc "$https" ping
+        expect "[https] a self-signed certificate without --cacert: refused" 3 'err:[Cc]ertificate|verif'
+        mc --insecure "$https" ping
+        expect "[https] --insecure: connects, with a warning" 0 'err:insecure|not verified|verification'
+        mc --cacert "$certs/other-cert.pem" "https://127.0.0.1:$other_port/mcp" ping
+        expect "[https] a certificate for another name: refused" 3 'err:[Cc]ertificate|verif|name|host'
+        sse_tls_port=$(free_port)
+        start tls-relay-sse "$sse_tls_port" node "$relay_js" "$certs/cert.pem" "$certs/key.pem" "$sse_port" "$sse_tls_port"
+        mc --cacert "$certs/cert.pem" --sse "https://127.0.0.1:$sse_tls_port/sse" call echo message=tls-sse
+        expect "[https] --cacert --sse https://...: call echo over HTTP+SSE" 0 '^Echo: tls-sse$'
+        mc --cacert "$certs/cert.pem" "https://127.0.0.1:$sse_tls_port/sse" info
+        expect "[https] the sse endpoint as a plain https:// URL: the fallback, named" 0 \
+            '^transport: .*HTTP\+SSE.*\(fallback: POST answered 404\)'
+    else
+        bad "https: openssl req failed" "$(tail -3 "$tmp/openssl.log")"
+    fi
+fi
 
 # == feature: context -- complete prompt NAME ARG VALUE other=value passes context.arguments
 for t in "${all[@]}"; do

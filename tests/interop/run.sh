@@ -65,6 +65,7 @@ fi
     }')
 
 mkdir -p "$build"
+export MCP_INTEROP_RUN="$$-$(date +%s%N)"     # marks what this run starts (the orphan check)
 "$cc" -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Werror -O2 \
     tests/interop/interop.c -o "$build/interop" -lm
 
@@ -88,16 +89,25 @@ done
 last="$tp passed, $tf failed"
 if [ "$ts" -gt 0 ]; then last="$last, $ts skipped"; fi
 
-# No orphans: interop.c stops its servers (and checks their process groups are empty); a
-# server of this folder still running now would be one it lost.
+# No orphans: interop.c and the scripts stop their servers (and interop.c checks their process
+# groups are empty); a server of this folder still running now would be one they lost. Only
+# this run's count: every process it starts inherits MCP_INTEROP_RUN, so a server that
+# another run (another user of this checkout) has going at the same time is not taken for one.
 if command -v pgrep >/dev/null 2>&1; then
-    left="$(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio)|tls_relay.mjs|schema_server.mjs)" || true)"
+    left=""
+    for pid in $(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio)|tls_relay.mjs|schema_server.mjs)" || true); do
+        if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "MCP_INTEROP_RUN=$MCP_INTEROP_RUN"; then
+            left="$left $pid"
+        elif [ ! -r "/proc/$pid/environ" ] && kill -0 "$pid" 2>/dev/null; then
+            left="$left $pid"              # cannot tell (no /proc): counted, as before
+        fi
+    done
     if [ -n "$left" ]; then
-        echo "interop: FAILED: server(s) of $here still running after the run: pid(s) $(echo $left)"
+        echo "interop: FAILED: server(s) of $here still running after the run: pid(s)$left"
         echo "0 passed, 1 failed"
         exit 1
     fi
-    echo "interop: no server-everything, modern-server, schema-server or TLS relay process left running"
+    echo "interop: no server-everything, modern-server, schema-server or TLS relay process of this run left running"
     echo "$last"
 fi
 exit "$rc"
