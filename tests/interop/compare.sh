@@ -65,7 +65,7 @@ if [ "$(cksum <"$here/package-lock.json")" != "$(cat "$stamp" 2>/dev/null)" ] ||
     (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >&2 || die "npm ci failed"
     cksum <"$here/package-lock.json" >"$stamp"
 fi
-if [ ! -x "$mcpc" ]; then make --no-print-directory "$mcpc" >&2 || die "could not build $mcpc"; fi
+if [ ! -x "$mcpc" ]; then make --no-print-directory B="$build" "$build/mcpc" >&2 || die "could not build $mcpc"; fi
 inspector=(node "$insp_js" --cli)
 insp_version=$(node -e 'console.log(require(process.argv[1]).version)' "$nm/inspector/package.json")
 

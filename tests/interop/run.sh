@@ -74,7 +74,7 @@ rc=0
 last="$(tail -n 1 "$build/interop.log")"
 
 # mcpc, the command-line client, against server-everything over stdio
-if [ ! -x "$build/mcpc" ]; then make --no-print-directory "$build/mcpc" >/dev/null || rc=1; fi
+make --no-print-directory B="$build" "$build/mcpc" >/dev/null || rc=1     # (again only when stale)
 BUILD="$build" bash "$here/mcpc.sh" | tee "$build/interop_mcpc.log" || rc=1
 mlast="$(tail -n 1 "$build/interop_mcpc.log")"
 # ... and feature by feature, on every transport and the other servers (mcpc_features.sh)
