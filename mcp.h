@@ -8410,7 +8410,9 @@ MCPDEF int mcp_client_next_timeout(const mcp_client *c)
 #ifndef MCP_NO_STDIO
         if (c->d.transport == MCP_STDIO && (c->io.pidfd < 0 || c->closing == MCP__CL_GROUP)) at = mcp_time_ms() + 10;
 #endif
+#ifndef MCP_NO_HTTP
         if (c->d.transport != MCP_STDIO && mcp__http_due(c) == 0) at = 0;
+#endif
         if (due < 0 || at < due) due = at;
     }
 #ifndef MCP_NO_STDIO
