@@ -218,7 +218,7 @@ bench: $(BENCH) $(BENCH_STATIC)
 # The official reference servers (npm packages pinned in tests/interop/package-lock.json),
 # installed with npm ci and driven through the public API; needs node and the npm registry.
 interop:
-	@bash tests/interop/run.sh
+	@BUILD="$(B)" bash tests/interop/run.sh
 
 # The two-minute tour: mcpc (examples/mcpc.c) talking to the demo server (examples/demo_server.c).
 # Builds only those two, side by side unless make was given -j (a fresh clone: about 10 s).
@@ -229,12 +229,12 @@ demo:
 # The official MCP conformance suite (npm, pinned in tests/conformance/package-lock.json, with
 # Node 22 from the npm package "node") against build/conformance-client.
 conformance: all
-	@bash tests/conformance/run.sh
+	@BUILD="$(B)" bash tests/conformance/run.sh
 
 # mcp.h beside other MCP clients on the same servers (tests/interop/compare.sh says which and
 # what it needs).
 compare:
-	@bash tests/interop/compare.sh
+	@BUILD="$(B)" bash tests/interop/compare.sh
 
 install: $(B)/mcpc
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/include"
