@@ -2504,8 +2504,8 @@ static const unsigned char *mcp__parse_string(mcp__parser *ps, const unsigned ch
 }
 
 /* Whether the literal mant x 10^e10 (with more nonzero digits when trunc) is exactly the
-   whole number d, for 2^53 <= |d| <= 2^63, the only range where mcp_json_int64 needs to know:
-   a literal that needed more than 19 digits has a nonzero digit past any integer of 19. */
+   whole number d, |d| <= 2^63, the range where mcp_json_int64 needs to know: a literal that
+   needed more than 19 digits has a nonzero digit past any integer of 19. */
 static int mcp__num_exact(uint64_t mant, int64_t e10, int trunc, double d)
 {
     uint64_t u;
@@ -2521,7 +2521,7 @@ static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned ch
 {
     const unsigned char *s = p, *end = ps->end;
     uint64_t mant = 0, bits, b2;
-    int neg = 0, ndig = 0, is_int = 1, trunc = 0;
+    int neg = 0, ndig = 0, is_int = 1, trunc = 0, fast = 0;
     int64_t e10 = 0, ex = 0, esign = 1;
     double d;
     if (*p == '-') { neg = 1; p++; }
@@ -2568,6 +2568,7 @@ static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned ch
         d = (double)mant;
         d = e10 < 0 ? d / mcp__pow10_exact[-e10] : d * mcp__pow10_exact[e10];
         d = neg ? -d : d;
+        fast = 1;
     } else
 #endif
     if (e10 >= -348 && e10 <= 347 && mcp__eisel_lemire(mant, (int)e10, &bits) &&
@@ -2581,10 +2582,12 @@ static const unsigned char *mcp__parse_number(mcp__parser *ps, const unsigned ch
         return NULL;
     }
     v->u.d = d;
-    /* From 2^53 on, a double that is a whole number may be the rounding of another literal
-       (-9223372036854775809 becomes -2^63): mcp_json_int64 must not call that exact. */
-    if (MCP__UNLIKELY(d >= 9007199254740992.0 || d <= -9007199254740992.0) && !mcp__num_exact(mant, e10, trunc, d))
-        v->flags = MCP__NUM_INEXACT;
+    /* A double that is a whole number may be the rounding of another literal: from 2^53 on
+       (-9223372036854775809 becomes -2^63), or below it off the fast path, which never rounds
+       a fraction to a whole number (1.00000000000000000001, 1e-400): mcp_json_int64 must not
+       call that exact. */
+    if (MCP__UNLIKELY(!fast || d >= 9007199254740992.0 || d <= -9007199254740992.0) && !mcp__num_exact(mant, e10, trunc, d))
+        v->flags = MCP__NUM_INEXACT;                  /* (a fraction marked so is not whole anyway) */
     return p;
 }
 
@@ -4923,7 +4926,7 @@ struct mcp_client {
     int64_t connect_at;                 /* when the connect began: its steps share one timeout */
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
-    int64_t init_id;                     /* the initialize request */
+    int64_t init_id;                     /* the connect's request (probe, then initialize) */
     const char *hdrs;                    /* HTTP: headers for the message being sent ("\0"-separated) */
     char *init_params;                   /* its params, for a new session after a 404 */
     int modern;                          /* speaking 2026-07-28: no session, _meta on requests */
@@ -5485,6 +5488,7 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const 
     mcp_json_free(call->errdoc); call->errdoc = NULL;
     mcp__call_clear(call);
     call->id = ++c->rpc.next_id;
+    if (is_init == 1 || is_init == 3) c->init_id = call->id;   /* the connect's call, found by it */
     call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
     mcp__call_due(call);
     if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {

@@ -448,6 +448,19 @@ static void t_detect_sse(void)
     EQS(nth_field(&S, "initialize", 1, "mmethod"), "(null)");
     mcp_client_free(c);
     CHECK(s.closes == 1 && s.logs == 0);
+    /* the fallback's event stream refused (403): the connect fails with that status, not as a
+       closed transport (the connect's call got a new id in the fallback, and was then not
+       found by the id predicted when it started: MCP_ERR_CLOSED, "Transport closed (HTTP 403...") */
+    {
+        const char *refuse[] = { "X-Test-Mode: sseonly,noget", NULL };
+        srv_reset(&S);
+        desc_for(&d, &s, S.url, refuse);
+        c = fail_client(&d, MCP_ERR_HTTP, &err);
+        EQL(err.http_status, 403);
+        EQS(err.message, "HTTP 403: the event stream is refused");
+        mcp_client_free(c);
+        CHECK(s.closes == 1);
+    }
     /* the /sse URL of a legacy server: POST there is 404 */
     srv_reset(&S);
     desc_for(&d, &s, S.sse_url, NULL);

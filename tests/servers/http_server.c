@@ -64,7 +64,7 @@
      manyhead     150 small headers (over mcp.h's 100 headers limit)
      ctype        JSON answers labelled Content-Type: text/plain
      auth         401 (WWW-Authenticate, Mcp-Auth-Server) unless "Authorization: Bearer good-token"
-     noget        405 on GET /mcp without Last-Event-ID
+     noget        405 on GET /mcp without Last-Event-ID (with sseonly: 403 on the event stream)
      nodelete     405 on DELETE
      nosession    no Mcp-Session-Id (and none required)
      prime        SSE answers start with a priming event: an id and empty data
@@ -2605,7 +2605,9 @@ static void handle_http(conn *k, req *rq)
     if (!strcmp(rq->path, "/mcp/")) rq->path[4] = 0;      /* the endpoint is there too */
     if (!strcmp(rq->path, "/mcp")) {
         if ((fl & F_SSEONLY) && era == ERA_LEGACY) {         /* an HTTP+SSE server on this URL */
-            if (!strcmp(rq->method, "GET")) legacy_get(k, fl);
+            if (!strcmp(rq->method, "GET") && (fl & F_NOGET))        /* ... that refuses its stream */
+                respond_text(k, 403, "Forbidden", NULL, "the event stream is refused");
+            else if (!strcmp(rq->method, "GET")) legacy_get(k, fl);
             else { log_body(k, rq); respond_text(k, 405, "Method Not Allowed", "Allow: GET\r\n", "Method Not Allowed"); }
         } else if (era == ERA_MODERN && strcmp(rq->method, "POST")) {   /* no GET stream, no sessions */
             respond_text(k, 405, "Method Not Allowed", "Allow: POST\r\n", "Method Not Allowed");
