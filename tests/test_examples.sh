@@ -4,8 +4,8 @@
 #   - mcpc against the demo server: each command's readable output, --json output that parses,
 #     key=value arguments, options, the exit status of each error class, progress, -v, Ctrl-C;
 #   - minimal and event_loop against the demo server;
-#   - http_client and mcpc over HTTP against $BUILD/http_server when it exists (else skipped,
-#     and the skip is not counted as a pass).
+#   - http_client and mcpc over HTTP against $BUILD/http_server when it exists (else skipped:
+#     a check that cannot run here is counted as skipped, never as passed).
 # Prints "N passed, N failed" last; exits non-zero on any failure.
 set -uo pipefail
 
@@ -22,13 +22,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0 fail=0
+pass=0 fail=0 skip=0
 bad() { fail=$((fail + 1)); echo "FAILED: $*"; }
+skipped() { skip=$((skip + 1)); echo "SKIPPED: $*"; }     # could not run here: counted apart
+summary() { echo "$pass passed, $fail failed${skip:+$([ "$skip" -gt 0 ] && echo ", $skip skipped")}"; }
+
+# A loopback port nothing listens on (connection refused), for the "server is not there" checks:
+# port 1 unless something listens there.
+closed=1
+while (exec 3<>"/dev/tcp/127.0.0.1/$closed") 2>/dev/null; do closed=$((closed + 1)); done
 
 for p in mcpc demo_server minimal event_loop http_client; do
     if [ ! -x "$build/$p" ]; then
         bad "$build/$p is missing (make builds it)"
-        echo "$pass passed, $fail failed"
+        summary
         exit 1
     fi
 done
@@ -60,7 +67,7 @@ EOF
 # shellcheck disable=SC2086
 if ! ${CC:-cc} ${CFLAGS:--std=c99 -O2} -I"$root" "$tmp/json_get.c" -o "$tmp/json_get" ${LDFLAGS:-} -lm; then
     bad "could not build the JSON checker"
-    echo "$pass passed, $fail failed"
+    summary
     exit 1
 fi
 
@@ -131,7 +138,7 @@ run --timeout soon "$server" ping
 check "--timeout without a number" 2 'err:--timeout needs milliseconds'
 run --protocol 1999-01-01 "$server" info
 check "--protocol unknown" 2 'err:1999-01-01'
-run -H 'no colon' http://127.0.0.1:1/mcp tools
+run -H 'no colon' http://127.0.0.1:$closed/mcp tools
 check "-H malformed" 2 'err:header'
 run "$server" complete tool x y
 check "complete with a bad kind" 2 'err:complete prompt NAME'
@@ -229,8 +236,8 @@ run "$tmp/no-such-server" tools
 check "a server that does not exist: connection (3)" 3 'err:Could not start the server'
 run false
 check "a server that exits at once: connection (3)" 3 'err:exited with status 1'
-run http://127.0.0.1:1/mcp tools
-check "an HTTP server that is not there: connection (3)" 3 'err:127\.0\.0\.1:1'
+run http://127.0.0.1:$closed/mcp tools
+check "an HTTP server that is not there: connection (3)" 3 "err:127\\.0\\.0\\.1:$closed"
 run "$server" call no_such_tool
 check "an unknown tool: RPC error (4)" 4 'err:MCP error -32602: Unknown tool: no_such_tool'
 run "$server" read demo://nothing
@@ -343,6 +350,8 @@ if script --version 2>/dev/null | grep -q util-linux; then
     script -qec "stty cols 60; $mcpc $server tools" /dev/null >"$tmp/out" 2>&1
     if tr -d '\r' <"$tmp/out" | awk 'length > 60 { exit 1 }' && grep -q 'Books a meeting' "$tmp/out"; then pass=$((pass + 1))
     else bad "tools on a 60-column terminal: $(cat "$tmp/out")"; fi
+else
+    skipped "tools on a 60-column terminal: no util-linux script(1)"
 fi
 
 # ---- --args-file -----------------------------------------------------------------------------------
@@ -403,7 +412,7 @@ run --json "$server" call book title=x minutes=x
 jerr "--json: a value that does not fit the schema" '"usage"' class
 run --json "$tmp/no-such-server" tools
 jerr "--json: a server that cannot start" '"connection"' class
-run --json http://127.0.0.1:1/mcp tools
+run --json http://127.0.0.1:$closed/mcp tools
 jerr "--json: connection refused: errno" '111' errno
 run --json --timeout 200 "$server" call slow
 jerr "--json: a timeout" '"MCP_ERR_TIMEOUT"' status
@@ -507,7 +516,7 @@ if script --version 2>/dev/null | grep -q util-linux; then
     check "progress on a terminal" 0 $'\r\033\\[Kslow \\[##########----------\\] 1/2 step 1 of 2' \
         $'\r\033\\[Kslow \\[####################\\] 2/2 step 2 of 2\r\033\\[Kdone: 2 steps'
 else
-    echo "SKIP progress on a terminal: no util-linux script(1) (not counted)"
+    skipped "progress on a terminal: no util-linux script(1)"
 fi
 
 # ---- minimal and event_loop -------------------------------------------------------------------------
@@ -596,9 +605,9 @@ if [ -x "$build/http_server" ]; then
         if ! "$mcpc" --version | grep -q '^https: yes'; then
             run "https://127.0.0.1:$port/mcp" ping
             check "https:// in a build without TLS: how to get one (2)" 2 'err:built without TLS.*libssl-dev.*rebuild it with make'
-            echo "SKIP https:// against a TLS server: this mcpc has no TLS (not counted)"
+            skipped "https:// against a TLS server: this mcpc has no TLS (OpenSSL's headers were not there)"
         elif ! command -v python3 >/dev/null || ! command -v openssl >/dev/null; then
-            echo "SKIP https://: no python3 or openssl(1) for the TLS relay (not counted)"
+            skipped "https://: no python3 or openssl(1) for the TLS relay"
         elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 \
                 -subj /CN=localhost -addext 'subjectAltName=DNS:localhost,IP:127.0.0.1' >/dev/null 2>&1; then
             bad "openssl could not make a certificate"
@@ -674,9 +683,9 @@ PYEOF
     exec 9>&-
     wait "$hs" 2>/dev/null
 else
-    echo "SKIP http_client: no $build/http_server to talk to (not counted); run it by hand:"
+    skipped "http_client: no $build/http_server to talk to; run it by hand:"
     echo "     $build/http_client http://HOST:PORT/mcp   or   $build/http_client --sse http://HOST:PORT/sse"
 fi
 
-echo "$pass passed, $fail failed"
+summary
 [ "$fail" -eq 0 ]
