@@ -4811,7 +4811,7 @@ typedef struct mcp__http {
     char fallback[40];                   /* why MCP_HTTP became MCP_SSE: "POST answered 404" */
     int cross;                           /* redirected to another origin: no desc.headers */
     unsigned ugen;                       /* counts the endpoint's origins (redirects) */
-    struct addrinfo *ai, *ai_ok;         /* resolved addresses; the one that connected */
+    struct addrinfo *ai;                 /* the endpoint's addresses, tried in order */
     char *session;                       /* Mcp-Session-Id */
     unsigned sgen;                       /* counts the sessions, so a late 404 is told apart */
     mcp__conn *conns;
@@ -4930,7 +4930,6 @@ struct mcp_client {
     const char *hdrs;                    /* HTTP: headers for the message being sent ("\0"-separated) */
     char *init_params;                   /* its params, for a new session after a 404 */
     int modern;                          /* speaking 2026-07-28: no session, _meta on requests */
-    char *caps;                          /* the client capabilities object, as JSON text */
     char *meta;                          /* the _meta members every modern request carries */
     char *log_level;                     /* modern: io.modelcontextprotocol/logLevel */
     const char *meta_version;            /* the version in meta */
@@ -6318,6 +6317,32 @@ static void mcp__stderr_quote(const mcp__stdio *s, char *out, size_t n)
 }
 #endif /* MCP_NO_STDIO */
 
+static char *mcp__strdup(const char *t)              /* NULL when out of memory */
+{
+    size_t n = strlen(t) + 1;
+    char *d = (char *)MCP_MALLOC(n, NULL);
+    if (d) memcpy(d, t, n);
+    return d;
+}
+
+/* Whether a list goes on to the page after `pages` pages, from cursor prev (NULL on the first)
+   to next: 1 yes, 0 it is complete, -1 no, with the sentence in err (a server that pages for
+   ever, or hands back the cursor it was given). Both ways of paging (mcp__list_all and the
+   -32020 refresh) follow it. */
+static int mcp__page_on(const char *method, const char *prev, const char *next, size_t pages, mcp_error *err)
+{
+    if (!next || !*next) return 0;
+    if (prev && !strcmp(prev, next)) {
+        mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s returned the same nextCursor twice.", method);
+        return -1;
+    }
+    if (pages + 1 >= 10000) {
+        mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method);
+        return -1;
+    }
+    return 1;
+}
+
 
 /* ---- the HTTP transports' I/O ----------------------------------------------------------------- */
 
@@ -6504,7 +6529,7 @@ static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
     char hp[300];
     if (!k) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory opening a connection."); return NULL; }
     memset(k, 0, sizeof *k);
-    for (a = c->http.ai_ok ? c->http.ai_ok : c->http.ai; a; a = a->ai_next)
+    for (a = c->http.ai; a; a = a->ai_next)
         if ((k->fd = mcp__sock_connect(a)) >= 0) break;
         else e = errno;
     if (!a) {
@@ -7339,6 +7364,19 @@ static int mcp__xhdr_tool(mcp_client *c, const mcp_json *tool, mcp_jw *specs)
     return 0;
 }
 
+/* The x-mcp-header markings read from every page of tools/list become the client's. */
+static void mcp__xhdr_keep(mcp_client *c, mcp_jw *specs)
+{
+    char *t;
+    size_t tl;
+    mcp_jw_obj_end(specs);
+    if ((t = mcp_jw_finish(specs, &tl, NULL)) != NULL) {
+        mcp_json_free(c->http.xhdr);
+        c->http.xhdr = mcp_json_parse(t, tl, NULL);
+        mcp_free(t);
+    }
+}
+
 /* HeaderMismatch (-32020) for a 2026-07-28 tools/call: the x-mcp-header markings were never
    read or are stale. The same call object reads tools/list again, every page, keeps the new
    markings, then sends the tools/call once more, as the spec asks of clients. */
@@ -7346,12 +7384,14 @@ typedef struct mcp__refresh {
     char *params;                        /* the tools/call's own params (NULL: none) */
     mcp_jw specs;                        /* the markings read so far */
     unsigned pages;
+    char *cursor;                        /* the cursor of the page asked for last */
 } mcp__refresh;
 
 static void mcp__refresh_free(mcp_call *call)
 {
     if (!call->rf) return;
     MCP_FREE(call->rf->params, NULL);
+    mcp_free(call->rf->cursor);
     mcp_jw_free(&call->rf->specs);
     MCP_FREE(call->rf, NULL);
     call->rf = NULL;
@@ -7381,11 +7421,15 @@ static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     const mcp_json *r = mcp_json_get(mcp_json_root(doc), "result"), *tools = mcp_json_get(r, "tools");
     const char *next = mcp_json_str(mcp_json_get(r, "nextCursor"));
     char *t;
-    size_t i, tl;
+    size_t i;
+    int on;
     mcp_error e;
     for (i = 0; i < mcp_json_len(tools); i++) mcp__xhdr_tool(c, mcp_json_at(tools, i), &rf->specs);
-    if (next && *next && ++rf->pages < 1000) {           /* the next page */
-        t = mcp__params("cursor", next, NULL, NULL, NULL, &e);
+    if ((on = mcp__page_on("tools/list", rf->cursor, next, rf->pages++, &e)) != 0) {   /* the next page */
+        t = on > 0 ? mcp__params("cursor", next, NULL, NULL, NULL, &e) : NULL;
+        mcp_free(rf->cursor);
+        rf->cursor = NULL;
+        if (t && !(rf->cursor = mcp__strdup(next))) { mcp_free(t); t = NULL; mcp__fail(&e, MCP_ERR_NOMEM, "Out of memory."); }
         mcp_json_free(doc);
         if (t) mcp__call_reissue(c, call, 0, "tools/list", t, NULL, NULL);
         else mcp__call_fail(call, e.status, "%s", e.message);
@@ -7393,12 +7437,7 @@ static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
         return;
     }
     mcp_json_free(doc);
-    mcp_jw_obj_end(&rf->specs);
-    if ((t = mcp_jw_finish(&rf->specs, &tl, NULL)) != NULL) {
-        mcp_json_free(c->http.xhdr);
-        c->http.xhdr = mcp_json_parse(t, tl, NULL);
-        mcp_free(t);
-    }
+    mcp__xhdr_keep(c, &rf->specs);
     mcp__call_reissue(c, call, 0, "tools/call", rf->params, NULL, NULL);
     mcp__refresh_free(call);
 }
@@ -7837,7 +7876,7 @@ static void mcp__to_legacy(mcp_client *c, mcp_call *call)
 /* The answer to the server/discover probe decides the era (2026-07-28 versioning rules). */
 static void mcp__probe_finish(mcp_client *c, mcp_call *call)
 {
-    int pinned = c->d.protocol_version != NULL, modern_err = 0, retried = call->rounds;
+    int pinned = c->d.protocol_version != NULL, retried = call->rounds;
     long code = call->rpc_code;
     const mcp_json *r = mcp_json_root(call->doc), *sv, *data;
     const char *v, *mine[2];
@@ -7867,7 +7906,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a "
                           "DiscoverResult: it does not speak protocol version %s.", c->d.protocol_version);
     } else if (code == -32022 && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
-        modern_err = 1;                                  /* modern, another version: use its list */
+        /* modern, another version: use its list */
         data = mcp_json_get(mcp_json_root(call->errdoc), "data");
         sv = mcp_json_get(data, "supported");
         if (!retried && (v = mcp__pick_version(sv, want)) != NULL &&
@@ -7883,7 +7922,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         mcp__call_restate(call, MCP_ERR_PROTOCOL, "The server does not support protocol version %s; it supports %s "
                           "(MCP error -32022).", pinned ? c->d.protocol_version : mcp__modern[0], got);
     } else if (mcp__modern_error(code) && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_HTTP)) {
-        modern_err = 1;                                  /* modern, and the error stands */
+        /* modern, and the error stands */
     } else if (call->status == MCP_ERR_HTTP && call->http_status == 404 && code == -32601) {
         c->modern = 1;                                   /* modern, without server/discover */
         c->version = pinned ? c->d.protocol_version : mcp__modern[0];
@@ -7907,7 +7946,6 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         call->rpc_code = rpc;
         MCP_FREE(was, NULL);
     }
-    (void)modern_err;
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                           c->quote[0] ? ": " : "", c->quote);
@@ -8609,6 +8647,7 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     const mcp_json *items;
     mcp_status st = MCP_OK;
     mcp_error local;
+    int on;
 #ifndef MCP_NO_HTTP
     mcp_jw specs;
     int xhdr = c && c->modern && c->d.transport == MCP_HTTP && !strcmp(method, "tools/list");
@@ -8620,7 +8659,6 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     mcp_jw_init(&out, 0);
     mcp_jw_obj_begin(&out); mcp_jw_key(&out, key); mcp_jw_arr_begin(&out);
     for (pages = 0; ; pages++) {
-        if (pages == 10000) { st = mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method); break; }
         params = cursor ? mcp__params("cursor", cursor, NULL, NULL, NULL, err) : NULL;
         if (cursor && !params) { st = err->status; break; }
         st = mcp_client_request(c, method, params, &page, err);
@@ -8634,32 +8672,16 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
             mcp_jw_value(&out, mcp_json_at(items, i));
         }
         next = mcp_json_str(mcp_json_get(mcp_json_root(page), "nextCursor"));
-        if (!next || !*next) break;
-        if (cursor && !strcmp(cursor, next)) {
-            st = mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s returned the same nextCursor twice.", method);
-            break;
-        }
+        if ((on = mcp__page_on(method, cursor, next, pages, err)) <= 0) { if (on < 0) st = err->status; break; }
         mcp_free(cursor);
-        len = strlen(next);
-        cursor = (char *)MCP_MALLOC(len + 1, NULL);
-        if (!cursor) { st = mcp__fail(err, MCP_ERR_NOMEM, "Out of memory listing."); break; }
-        memcpy(cursor, next, len + 1);
+        if (!(cursor = mcp__strdup(next))) { st = mcp__fail(err, MCP_ERR_NOMEM, "Out of memory listing."); break; }
         mcp_json_free(page); page = NULL;
     }
     mcp_json_free(page);
     mcp_free(cursor);
     mcp_jw_arr_end(&out); mcp_jw_obj_end(&out);
 #ifndef MCP_NO_HTTP
-    if (xhdr && st == MCP_OK) {                          /* the markings, for tools/call */
-        char *t;
-        size_t tl;
-        mcp_jw_obj_end(&specs);
-        if ((t = mcp_jw_finish(&specs, &tl, NULL)) != NULL) {
-            mcp_json_free(c->http.xhdr);
-            c->http.xhdr = mcp_json_parse(t, tl, NULL);
-            mcp_free(t);
-        }
-    }
+    if (xhdr && st == MCP_OK) mcp__xhdr_keep(c, &specs);   /* the markings, for tools/call */
     mcp_jw_free(&specs);
     if (xhdr) mcp__dispatch(c);                          /* the drop warnings, before we return */
 #endif
