@@ -549,6 +549,28 @@ static void t_typed(void)
     EQS(mcp_json_str(mcp_json_get(mcp_json_at(arr, 25), "name")), "history");
     CHECK(mcp_json_get(mcp_json_root(doc), "nextCursor") == NULL);
     mcp_json_free(doc);
+    {   /* a server that pages for ever: the cursor handed back, or 10,000 pages, is an error */
+        const char *loop[] = { "--pages=loop", NULL }, *endless[] = { "--pages=endless", NULL };
+        mcp_client *p;
+        seen ps;
+        desc_for(&d, &ps, loop);
+        p = open_client(&d);
+        doc = NULL;
+        st = mcp_client_list_tools(p, &doc, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server's tools/list returned the same nextCursor twice.");
+        CHECK(doc == NULL);
+        mcp_client_free(p);
+        desc_for(&d, &ps, endless);
+        p = open_client(&d);
+        st = mcp_client_list_tools(p, &doc, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        EQS(err.message, "The server's tools/list kept returning pages past 10000.");
+        mcp_client_get_stats(p, &s1);
+        CHECKF(s1.sent >= 10000 && s1.sent < 10010, "%llu messages sent", (unsigned long long)s1.sent);
+        mcp_client_free(p);
+        desc_for(&d, &s, NULL);
+    }
 
     st = mcp_client_call_tool(c, "add", "{\"a\":2,\"b\":3.5}", &doc, &err);
     EQST(st, MCP_OK, err);

@@ -157,6 +157,8 @@
                            with data.requiredCapabilities, -32020, or any code)
      --no-result-type      2026-07-28 results without resultType
      --notfound=CODE       2026-07-28: the code for an unknown resource (default -32602)
+     --pages=MODE          tools/list pages for ever: "loop" answers nextCursor "page2" to every
+                           page (the second one repeats the cursor it got), "endless" p1, p2, ...
      --probe=MODE          legacy: server/discover (sent before initialize) is answered with the
                            error CODE (a number), with the result {} ("result"), -32601 after MS
                            ("slow:MS"), or never ("silent"); default -32601 at once
@@ -187,6 +189,7 @@ static struct {
     int era;                         /* ERA_LEGACY (default), ERA_MODERN, ERA_DUAL */
     const char *supported;           /* modern: comma-separated versions; default 2026-07-28 */
     const char *probe;               /* legacy: how server/discover is answered */
+    const char *pages;               /* tools/list: "loop" or "endless" nextCursors */
     long discover_error;             /* modern: the first server/discover gets this error */
     int discover_any;                /* modern: server/discover answered whatever the version */
     int no_result_type;              /* modern: results without resultType */
@@ -695,7 +698,7 @@ static void list_tools(const char *id, const mcp_json *params)
     mcp_jw w;
     char *t;
     while (tool_names[n]) n++;
-    if (cursor && strcmp(cursor, "page2")) { send_error(id, -32602, "Invalid cursor"); return; }
+    if (cursor && strcmp(cursor, "page2") && !(opt.pages && cursor[0] == 'p')) { send_error(id, -32602, "Invalid cursor"); return; }
     first = cursor ? n / 2 : 0;
     last = cursor ? n : n / 2;
     mcp_jw_init(&w, 0);
@@ -709,7 +712,13 @@ static void list_tools(const char *id, const mcp_json *params)
         mcp_jw_obj_end(&w);
     }
     mcp_jw_arr_end(&w);
-    if (!cursor) { mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, "page2"); }
+    if (opt.pages && !strcmp(opt.pages, "loop")) {       /* the cursor it was given, again */
+        mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, "page2");
+    } else if (opt.pages && !strcmp(opt.pages, "endless")) {   /* p1, p2, ... for ever */
+        char next[32];
+        snprintf(next, sizeof next, "p%ld", cursor && cursor[0] == 'p' ? atol(cursor + 1) + 1 : 1);
+        mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, next);
+    } else if (!cursor) { mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, "page2"); }
     mcp_jw_obj_end(&w);
     t = mcp_jw_finish(&w, NULL, NULL);
     send_result(id, t);
@@ -2129,6 +2138,7 @@ static void flag(const char *a)
     else if (!strcmp(a, "era=dual")) opt.era = ERA_DUAL;
     else if (!strncmp(a, "supported=", 10)) opt.supported = a + 10;
     else if (!strncmp(a, "probe=", 6)) opt.probe = a + 6;
+    else if (!strncmp(a, "pages=", 6)) opt.pages = a + 6;
     else if (!strncmp(a, "discover-error=", 15)) opt.discover_error = atol(a + 15);
     else if (!strcmp(a, "discover-any-version")) opt.discover_any = 1;
     else if (!strcmp(a, "no-result-type")) opt.no_result_type = 1;
