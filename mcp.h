@@ -4764,7 +4764,6 @@ static void mcp__stdio_signal(mcp__stdio *s, int sig)
    blocks: the first connect pays it once, later ones reuse the answer. */
 
 enum { MCP__X_POST = 1, MCP__X_LISTEN, MCP__X_RESUME, MCP__X_SSE_GET, MCP__X_DELETE };
-#define MCP__HTTP_CONNECTIONS 16         /* desc.max_connections' default */
 #define MCP__HTTP_STREAMS 8              /* long-lived streams at once: GET, HTTP+SSE, listen */
 #define MCP__IDLE_REUSE_MS 4000          /* an idle connection older than this is not reused */
 enum { MCP__K_CONNECT = 1, MCP__K_WRITE, MCP__K_READ, MCP__K_IDLE };
@@ -5096,7 +5095,7 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_erro
     c->w.buf[c->w.len++] = '\n';
 #ifndef MCP_NO_STDIO
     if (c->d.transport == MCP_STDIO) {
-        size_t waiting = c->io.out.len - c->io.out_off, most = c->d.max_queued ? c->d.max_queued : MCP__OUT_MAX;
+        size_t waiting = c->io.out.len - c->io.out_off, most = c->d.max_queued;
         if (c->io.in_fd < 0) return mcp__fail_closed(err);
         if (!flush && waiting > most)                    /* a request (others are small: they go) */
             return mcp__fail(err, MCP_ERR_LIMIT, "The server has not read the last %lu bytes of requests sent to it "
@@ -5426,7 +5425,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     if (params && (how & MCP__FLATTEN)) mcp__one_line(call->params, plen);
     call->plen = params ? plen : 0;
     call->id = ++c->rpc.next_id;
-    tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms ? c->d.timeout_ms : 30000;
+    tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms;
     call->timeout_ms = tmo;
     call->deadline = tmo > 0 ? now + tmo : -1;
     call->hard = -1;
@@ -6108,7 +6107,7 @@ static void mcp__expire(mcp_client *c, int64_t now)
 static void mcp__stdio_close_start(mcp_client *c);
 static void mcp__stdio_close_step(mcp_client *c, int wait);
 static void mcp__stdio_release(mcp_client *c);
-static int mcp__close_ms(const mcp_client *c) { return c->d.close_timeout_ms > 0 ? c->d.close_timeout_ms : 2000; }
+static int mcp__close_ms(const mcp_client *c) { return c->d.close_timeout_ms; }
 static void mcp__stdio_io(mcp_client *c, int wait);
 
 static void mcp__stderr_lines(mcp_client *c, const char *p, size_t n)
@@ -6160,7 +6159,7 @@ static void mcp__take_line(mcp_client *c, const char *line, size_t len)
     mcp_json_opts o;
     mcp_json_doc *doc;
     memset(&o, 0, sizeof o);
-    o.max_size = c->d.max_message ? c->d.max_message : MCP_JSONL_MAX_LINE;
+    o.max_size = c->d.max_message;
     doc = mcp_json_parse_ex(line, len, &o, &pe);
     if (doc) { mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0); return; }
     c->stats.received++; c->stats.dropped++;
@@ -6541,7 +6540,7 @@ static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
     }
     k->state = MCP__K_CONNECT;
     k->ugen = c->http.ugen;
-    k->deadline = mcp_time_ms() + (c->d.connect_timeout_ms > 0 ? c->d.connect_timeout_ms : 10000);
+    k->deadline = mcp_time_ms() + c->d.connect_timeout_ms;
     for (pp = &c->http.conns; *pp; pp = &(*pp)->next) {}   /* FIFO, as the exchanges */
     *pp = k;
     return k;
@@ -6814,7 +6813,7 @@ static void mcp__x_take(mcp_client *c, mcp__xfer *x, const char *text, size_t le
     const mcp_json *m;
     int64_t id;
     memset(&o, 0, sizeof o);
-    o.max_size = c->d.max_message ? c->d.max_message : MCP_JSONL_MAX_LINE;
+    o.max_size = c->d.max_message;
     if (!(doc = mcp_json_parse_ex(text, len, &o, &pe))) {
         c->stats.received++; c->stats.dropped++;
         mcp__log(c, "Dropped a message from the server that is not JSON (%.300s).", pe.message);
@@ -6891,7 +6890,7 @@ static int mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t 
         }
         if (st == MCP_ERR_LIMIT) {
             mcp__x_fail(c, x, MCP_ERR_LIMIT, 0, "The server's message is larger than the limit of %lu bytes.",
-                        (unsigned long)(c->d.max_message ? c->d.max_message : MCP_SSE_MAX_EVENT));
+                        (unsigned long)c->d.max_message);
             return 0;
         }
         if (st < 0) {
@@ -7121,7 +7120,7 @@ static void mcp__x_head(mcp_client *c, mcp__conn *k)
 /* Response bytes for the exchange on k. Returns 0 once k is gone or free for another. */
 static int mcp__conn_feed(mcp_client *c, mcp__conn *k, const char *p, size_t n)
 {
-    size_t used, max = c->d.max_message ? c->d.max_message : MCP_JSONL_MAX_LINE;
+    size_t used, max = c->d.max_message;
     mcp_status st;
     mcp_http_event ev;
     mcp__xfer *x;
@@ -7629,7 +7628,7 @@ static void mcp__http_io(mcp_client *c, int wait)
         if (k->state == MCP__K_CONNECT && k->deadline <= now && k->x) {
             mcp__host_port(c, hp, sizeof hp);
             mcp__x_fail(c, k->x, MCP_ERR_TIMEOUT, ETIMEDOUT, "Could not connect to %s: no answer within %d ms.",
-                        hp, c->d.connect_timeout_ms > 0 ? c->d.connect_timeout_ms : 10000);
+                        hp, c->d.connect_timeout_ms);
             if (c->dead) return;
         }
     }
@@ -7868,7 +7867,7 @@ static void mcp__connect_deadline(mcp_client *c, mcp_call *call)
 
 static void mcp__to_legacy(mcp_client *c, mcp_call *call)
 {
-    call->timeout_ms = c->d.timeout_ms ? c->d.timeout_ms : 30000;
+    call->timeout_ms = c->d.timeout_ms;
     mcp__call_reissue(c, call, 1, "initialize", c->init_params, NULL, NULL);
     mcp__connect_deadline(c, call);
 }
@@ -7912,7 +7911,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         if (!retried && (v = mcp__pick_version(sv, want)) != NULL &&
             mcp__build_meta(c, v) == MCP_OK) {
             call->rounds = 1;
-            call->timeout_ms = c->d.timeout_ms ? c->d.timeout_ms : 30000;
+            call->timeout_ms = c->d.timeout_ms;
             mcp__call_reissue(c, call, 3, NULL, NULL, NULL, NULL);
             mcp__connect_deadline(c, call);
             return;
@@ -8037,8 +8036,8 @@ static void mcp__write_caps(mcp_client *c, mcp_jw *w)
 static void mcp__write_client_info(mcp_client *c, mcp_jw *w)
 {
     mcp_jw_obj_begin(w);
-    mcp_jw_key(w, "name"); mcp_jw_str(w, c->d.client_name ? c->d.client_name : "mcp.h");
-    mcp_jw_key(w, "version"); mcp_jw_str(w, c->d.client_version ? c->d.client_version : MCP_VERSION);
+    mcp_jw_key(w, "name"); mcp_jw_str(w, c->d.client_name);
+    mcp_jw_key(w, "version"); mcp_jw_str(w, c->d.client_version);
     mcp_jw_obj_end(w);
 }
 
@@ -8112,7 +8111,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
         /* 2026-07-28 first: server/discover tells a modern server (a result, or a modern
            error) from a legacy one (any other error, or silence for a short while) */
         memset(&probe, 0, sizeof probe);
-        tmo = c->d.timeout_ms ? c->d.timeout_ms : 30000;
+        tmo = c->d.timeout_ms;
         probe.timeout_ms = pv ? tmo : tmo < 0 ? 3000 : tmo / 2 < 3000 ? tmo / 2 + 1 : 3000;
         call = mcp__build_meta(c, pv ? pv : mcp__modern[0]) == MCP_OK
              ? mcp__start(c, "server/discover", NULL, 0, 0, &probe, 3, err) : NULL;
@@ -8150,6 +8149,25 @@ MCPDEF mcp_status mcp_client_connect(mcp_client *c, mcp_error *err)
 }
 
 /* ---- the client object ------------------------------------------------------------------------ */
+
+/* The description's defaults, settled once here: the rest of the client reads c->d as it is
+   (sokol's _sg_desc_defaults). A negative timeout_ms stays: no timeout. */
+#define MCP__TIMEOUT_MS 30000                 /* timeout_ms */
+#define MCP__CLOSE_MS 2000                    /* close_timeout_ms */
+#define MCP__CONNECT_MS 10000                 /* connect_timeout_ms */
+#define MCP__MAX_MESSAGE MCP_JSONL_MAX_LINE   /* max_message, on every transport */
+#define MCP__HTTP_CONNECTIONS 16              /* max_connections */
+static void mcp__desc_defaults(mcp_client_desc *d)
+{
+    if (!d->timeout_ms) d->timeout_ms = MCP__TIMEOUT_MS;
+    if (d->close_timeout_ms <= 0) d->close_timeout_ms = MCP__CLOSE_MS;
+    if (d->connect_timeout_ms <= 0) d->connect_timeout_ms = MCP__CONNECT_MS;
+    if (!d->max_message) d->max_message = MCP__MAX_MESSAGE;
+    if (!d->max_queued) d->max_queued = MCP__OUT_MAX;
+    if (d->max_connections <= 0) d->max_connections = MCP__HTTP_CONNECTIONS;
+    if (!d->client_name) d->client_name = "mcp.h";
+    if (!d->client_version) d->client_version = MCP_VERSION;
+}
 
 MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
 {
@@ -8239,13 +8257,13 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     c->d = *desc;
     cp.base = c->strings; cp.used = 0;
     mcp__cp_desc(&cp, desc, &c->d);
+    mcp__desc_defaults(&c->d);
 #ifndef MCP_NO_STDIO
     c->io.in_fd = c->io.out_fd = c->io.err_fd = c->io.pidfd = c->io.in_hold = -1;
-    c->io.fr.max_line = desc->max_message;
+    c->io.fr.max_line = c->d.max_message;
 #endif
 #ifndef MCP_NO_HTTP
     c->http.url = url;
-    if (c->d.max_connections <= 0) c->d.max_connections = MCP__HTTP_CONNECTIONS;
 #endif
     mcp__ok(err);
     return c;
