@@ -122,12 +122,12 @@ int main(int argc, char **argv)
     if (mcp_client_close_begin(c) != MCP_AGAIN) printf("the server stopped at once\n");
     else {
         long closing = 0;
-        for (; ; closing++) {
+        int closed = 0;
+        for (; !closed; closing++) {                 /* a frame at a time, until it is closed */
             int64_t due = mcp_time_ms() + 1000 / FPS;
-            while (mcp_time_ms() < due) if (serve(c, due) == MCP_ERR_CLOSED) break;
-            if (mcp_time_ms() < due) break;          /* closed before the frame's end */
+            while (!closed && mcp_time_ms() < due) closed = serve(c, due) == MCP_ERR_CLOSED;
         }
-        printf("the server stopped within %ld frame%s\n", closing + 1, closing ? "s" : "");
+        printf("the server stopped within %ld frame%s\n", closing, closing == 1 ? "" : "s");
     }
     mcp_client_free(c);                              /* nothing left to wait for */
     return failures ? 1 : 0;
