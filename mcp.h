@@ -5667,6 +5667,14 @@ static mcp_status mcp__wait_take(mcp_call *call, mcp_json_doc **result, mcp_erro
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
 
+/* The requests a server may make of a client, which on_request answers (ping is answered
+   for it), in both eras: as JSON-RPC requests, or as input requests of a 2026-07-28 result. */
+static int mcp__server_asks(const char *method)
+{
+    return method && (!strcmp(method, "roots/list") || !strcmp(method, "sampling/createMessage") ||
+                      !strcmp(method, "elicitation/create"));
+}
+
 /* The TypeScript SDK's servers put "MCP error -32602: " in the message itself; the sentence
    says it once. */
 static const char *mcp__rpc_unprefixed(const char *msg, long code)
@@ -5778,8 +5786,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     }
     for (i = 0; i < n; i++) {                            /* can every request be answered? */
         method = mcp_json_str(mcp_json_get(mcp_json_at(reqs, i), "method"));
-        if (!c->d.on_request || !method || (strcmp(method, "roots/list") && strcmp(method, "sampling/createMessage") &&
-                                            strcmp(method, "elicitation/create"))) {
+        if (!c->d.on_request || !mcp__server_asks(method)) {
             mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server needs input (%.60s) that this client cannot give: "
                            "set on_request and declare the capability.", method ? method : "an unknown request");
             mcp_json_free(doc);
@@ -5985,9 +5992,7 @@ static void mcp__on_request(mcp_client *c, mcp_json_doc *doc)
     if (c->reqs) c->reqs->prev = req;
     c->reqs = req;
     if (!strcmp(req->method, "ping")) mcp_request_reply(req, NULL, NULL);
-    else if (c->d.on_request && (!strcmp(req->method, "roots/list") ||
-             !strcmp(req->method, "sampling/createMessage") || !strcmp(req->method, "elicitation/create")))
-        c->d.on_request(c->d.user, c, req);
+    else if (c->d.on_request && mcp__server_asks(req->method)) c->d.on_request(c->d.user, c, req);
     else mcp_request_reply_error(req, -32601, "Method not found", NULL);
 }
 
