@@ -150,17 +150,17 @@
    One section per layer, in this order, in the declarations and in the implementation. Each
    opens with a banner you can grep for: ">>base", ">>json", ...
 
-   | # | anchor      | layer                                                   | status     |
-   |---|-------------|---------------------------------------------------------|------------|
-   | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock      | done       |
-   | 2 | >>json      | DOM parser, accessors, iteration, writer (mcp_jw), dump | done       |
-   | 3 | >>jsonl     | newline-delimited JSON framer (stdio)                   | done       |
-   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser    | done       |
-   | 5 | >>sse       | Server-Sent Events parser                               | done       |
-   | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines   | done       |
-   | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE; TLS through a hook    | done       |
-   | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25       | done       |
-   |   |             | protocol 2026-07-28 (the stateless era), both at once   | done       |
+   | # | anchor      | layer                                                           |
+   |---|-------------|-----------------------------------------------------------------|
+   | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock              |
+   | 2 | >>json      | DOM parser, accessors, iteration, writer (mcp_jw), dump         |
+   | 3 | >>jsonl     | newline-delimited JSON framer (stdio)                           |
+   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser            |
+   | 5 | >>sse       | Server-Sent Events parser                                       |
+   | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines           |
+   | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE; TLS through a hook            |
+   | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
+   |   |             | (the stateless era), both at once                               |
 
    Layers 2-6 never touch the OS: bytes go in, values or events come out. Their types are
    public, caller-owned, zero-initialisable structs, usable without the client (the demo
