@@ -39,6 +39,7 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+#include "calls.h"
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -129,22 +130,6 @@ static mcp_client *open_client(const mcp_client_desc *d)
     return c;
 }
 
-static const char *text_of(const mcp_json *r)
-{
-    return mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(r, "content"), 0), "text"));
-}
-
-static mcp_status tool(mcp_client *c, const char *name, const char *args, char *out, size_t n, mcp_error *err)
-{
-    mcp_json_doc *d = NULL;
-    mcp_status st = mcp_client_call_tool(c, name, args, &d, err);
-    if (out && n) {
-        const char *t = text_of(mcp_json_root(d));
-        snprintf(out, n, "%s", t ? t : "(no text)");
-    }
-    mcp_json_free(d);
-    return st;
-}
 
 static mcp_call *send_tool(mcp_client *c, const char *name, const char *args, int timeout_ms)
 {

@@ -38,6 +38,7 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+#include "calls.h"
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -180,24 +181,7 @@ typedef struct seen {
     char transcript[4096];           /* the same program: what on_request saw */
 } seen;
 
-static const char *text_of(const mcp_json *r)
-{
-    return mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(r, "content"), 0), "text"));
-}
-
 static char big[1 << 16];
-
-static mcp_status tool(mcp_client *c, const char *name, const char *args, char *out, size_t n, mcp_error *err)
-{
-    mcp_json_doc *d = NULL;
-    mcp_status st = mcp_client_call_tool(c, name, args, &d, err);
-    if (out && n) {
-        const char *t = text_of(mcp_json_root(d));
-        snprintf(out, n, "%s", t ? t : "(no text)");
-    }
-    mcp_json_free(d);
-    return st;
-}
 
 /* A tool's text, parsed as JSON (NULL if the call failed or the text is not JSON) */
 static mcp_json_doc *tool_json(mcp_client *c, const char *name, const char *args, mcp_error *err)
