@@ -158,14 +158,27 @@
    | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser            |
    | 5 | >>sse       | Server-Sent Events parser                                       |
    | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines           |
-   | 7 | >>transport | stdio, Streamable HTTP, HTTP+SSE; TLS through a hook            |
+   | 7 | >>transport | one table of operations (struct mcp_transport) and its contract; |
+   |   |  .stdio     |   the server as a child process, JSON lines over pipes          |
+   |   |  .http      |   Streamable HTTP: connections, exchanges, session, redirects   |
+   |   |  .sse       |   HTTP+SSE (2024-11-05), on the same exchanges; TLS via a hook  |
    | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
-   |   |             | (the stateless era), both at once                               |
+   |   |             | (the stateless era), both at once:                              |
+   |   |  .send      |   building and sending messages                                 |
+   |   |  .calls     |   calls: start, re-send, fail, cancel, wait                     |
+   |   |  .receive   |   responses, requests, notifications, dispatch, timeouts        |
+   |   |  .mrtr      |   multi round-trip requests (2026-07-28 input_required)         |
+   |   |  .modern    |   2026-07-28 over HTTP: headers, x-mcp-header, -32020           |
+   |   |  .transport |   what the transport reports, and every decision about it       |
+   |   |  .connect   |   probe, initialize, fallback to HTTP+SSE, new session          |
+   |   |  .object    |   create, close, poll, accessors                                |
+   |   |  .typed     |   the blocking and typed calls                                  |
 
    Layers 2-6 never touch the OS: bytes go in, values or events come out. Their types are
    public, caller-owned, zero-initialisable structs, usable without the client (the demo
-   server of the repository is written on the JSON and JSONL layers). The transport layer has
-   no declarations of its own: it is reached through the client.
+   server of the repository is written on the JSON and JSONL layers). Layer 7 is the only one
+   that does: the client reaches it through its table alone, and a program may bring its
+   own transport through the same table (section 13).
 
    =============================================================================================
    5. ERRORS
@@ -466,6 +479,30 @@
                            bytes without blocking (MCP_TLS_WANT_READ / _WANT_WRITE), close()
                            ends the session. examples/tls_openssl.c is a complete hook for
                            OpenSSL 3. Without a hook, https:// is MCP_ERR_INVALID.
+   MCP_CUSTOM              the program's own transport: desc.custom points at a struct
+                           mcp_transport, the table the three above fill (an in-process
+                           server, the program's own sockets or TLS, a test double).
+
+   Bringing your own transport. The table's operations and what each must do are written out
+   at >>transport; in short: open returns your state; send queues one message (JSON text,
+   no newline; id -1 for a notification or a reply); pollfds and due tell the loop when to
+   call io; io does the I/O and reports what happened; close ends it a step at a time (0 when
+   over); free releases it. abandon, resume, ready, busy, pid and stats may be NULL. Report
+   with mcp_transport_report(c, &ev), where ev is a zeroed mcp_tev:
+
+       MCP_TEV_MESSAGE  text, len       a message from the server (the client parses it)
+       MCP_TEV_FAILED   id, status, text  a request that will get no answer, and why
+       MCP_TEV_BROKEN   id -1, status, text  the connection is gone: the client closes
+       MCP_TEV_STDERR, MCP_TEV_LOG, MCP_TEV_SESSION_LOST, MCP_TEV_CLOSED: see >>transport
+
+   The client decides what each report means (fail the call, send it again, start a new
+   session, close). examples/custom_transport.c runs a server inside the program this way:
+
+       static const mcp_transport inproc = { 0, open_fn, send_fn, pollfds_fn, due_fn, io_fn,
+           NULL, close_fn, free_fn, NULL, NULL, NULL, NULL, NULL, NULL };
+       desc.transport = MCP_CUSTOM;
+       desc.custom = &inproc;
+       mcp_client_transport(c, NULL) == MCP_CUSTOM
 
    =============================================================================================
    14. PROTOCOL VERSIONS
@@ -866,7 +903,8 @@ MCPAPI mcp_msg_kind mcp_rpc_classify(const mcp_json *msg, const char **why);
    >>client  the MCP client: connect, calls, callbacks, blocking and non-blocking use
    ============================================================================================ */
 
-typedef enum mcp_transport_kind { MCP_STDIO = 0, MCP_HTTP, MCP_SSE } mcp_transport_kind;
+typedef enum mcp_transport_kind { MCP_STDIO = 0, MCP_HTTP, MCP_SSE, MCP_CUSTOM } mcp_transport_kind;
+typedef struct mcp_transport mcp_transport;   /* a transport's operations (see the end) */
 typedef struct mcp_client mcp_client;
 typedef struct mcp_call mcp_call;        /* one request in flight, then its outcome */
 typedef struct mcp_request mcp_request;  /* a request from the server, waiting for our answer */
@@ -932,6 +970,7 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
                                             requests wait their turn, in order, their timeouts
                                             running; 0: 16. Long-lived streams (the GET stream,
                                             HTTP+SSE's, mcp_client_listen's) have 8 of their own */
+    const mcp_transport *custom;         /* MCP_CUSTOM: the program's own transport */
 } mcp_client_desc;
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
@@ -1069,6 +1108,62 @@ typedef struct mcp_client_stats {
     uint64_t redirects;                  /* HTTP: 307/308 redirects followed */
 } mcp_client_stats;
 MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
+
+/* ---- a transport of the program's own (desc.transport = MCP_CUSTOM, desc.custom) ---------
+   The same table the built-in transports fill; the contract of each operation is written out
+   at >>transport in the implementation, and "Bringing your own transport" in the manual
+   shows one. The transport reports what happens with mcp_transport_report. */
+typedef enum mcp_tev_kind {
+    MCP_TEV_MESSAGE = 1,                 /* text: a message from the server (JSON-RPC, or a batch) */
+    MCP_TEV_STDERR,                      /* text: a line of the server's diagnostics */
+    MCP_TEV_LOG,                         /* text: a sentence for on_log; status < 0: a message lost */
+    MCP_TEV_FAILED,                      /* request id failed: status, text, http_status, sys_errno */
+    MCP_TEV_SESSION_LOST,                /* request id met an expired session: resume it later */
+    MCP_TEV_BROKEN,                      /* id >= 0: its answer's stream broke (resumable?);
+                                            id -1: the connection is gone (status, text) */
+    MCP_TEV_CLOSED                       /* the close is over: how the server ended */
+} mcp_tev_kind;
+
+typedef struct mcp_tev {                 /* zero-initialised, then what the kind uses */
+    mcp_tev_kind kind;
+    int64_t id;                          /* the request it is about; -1: none */
+    const char *text; size_t len;        /* the message, line or sentence */
+    mcp_status status;
+    int http_status, sys_errno;
+    const char *body; size_t body_len;   /* FAILED: an HTTP error body's start; CLOSED: stderr quote */
+    const char *detail;                  /* CLOSED: "exited with status 1" */
+    int resumable;                       /* BROKEN: resume can go on from the last event */
+    int server_ended;                    /* CLOSED: the server ended on its own */
+} mcp_tev;
+
+/* send's flags */
+#define MCP_SEND_NOW 1                   /* not a request (a notification, a reply): out now */
+#define MCP_SEND_REPEATABLE 2            /* reads only: may go twice if a connection dropped it */
+#define MCP_SEND_STREAM 4                /* its answer is a long-lived stream (subscriptions/listen) */
+/* mcp_transport.flags */
+#define MCP_TRANSPORT_HTTP 1             /* each message is an HTTP request: 2026-07-28's headers
+                                            go with it, and closing its stream cancels it */
+
+struct mcp_transport {
+    unsigned flags;
+    void      *(*open)(void *user, mcp_client *c, const mcp_client_desc *d, mcp_error *err);
+    mcp_status (*send)(void *t, const char *msg, size_t len, int64_t id, const char *headers,
+                       unsigned how, mcp_error *err);
+    int        (*pollfds)(void *t, mcp_pollfd *fds, int max);
+    int64_t    (*due)(void *t);          /* mcp_time_ms() of the next io needed; -1: none */
+    void       (*io)(void *t, int wait_ms);
+    void       (*abandon)(void *t, int64_t id);          /* optional */
+    int        (*close)(void *t, int now, int wait_ms);  /* 1 while it goes on, 0 done */
+    void       (*free)(void *t);
+    void       (*resume)(void *t, int64_t id);           /* optional from here on */
+    void       (*ready)(void *t, const char *version, int modern);
+    int        (*busy)(void *t);
+    long       (*pid)(void *t);
+    void       (*stats)(void *t, mcp_client_stats *add);
+    void *user;                          /* open's first argument */
+};
+/* Reports an event; MESSAGE returns 1 when the message answered request id (-1: any). */
+MCPAPI int mcp_transport_report(mcp_client *c, const mcp_tev *ev);
 #endif /* a transport */
 
 #ifdef __cplusplus
@@ -3456,6 +3551,11 @@ MCPDEF mcp_status mcp_jsonl_next(mcp_jsonl *p, const char **line, size_t *len)
     return MCP_OK;
 }
 
+#ifndef MCP_NO_STDIO
+/* Is a line half-read (carried to the next feed)? */
+static int mcp__jsonl_pending(const mcp_jsonl *p) { return p->_part.len != 0; }
+#endif
+
 MCPDEF mcp_status mcp_jsonl_finish(mcp_jsonl *p, const char **rest, size_t *len)
 {
     if (rest) *rest = NULL;
@@ -4375,6 +4475,8 @@ struct mcp_call {
     struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
     struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
     int refreshed;                       /* the tools/list refresh happened (once per call) */
+    int parked;                          /* its session was lost: waits for the new one */
+    int resumes;                         /* its event stream resumed after breaking */
 };
 
 #define MCP__NOWHERE ((size_t)-1)
@@ -4492,12 +4594,50 @@ static void mcp__call_due(mcp_call *call)
 
 #if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
 /* ============================================================================================
-   >>transport  the only layer that touches the OS: stdio (spawn, pipes)
+   >>transport  the only layer that touches the OS: one table of operations, three built in
    ============================================================================================
-   Every fd is close-on-exec and non-blocking on our side; the child runs in its own session
-   (so its process group is its pid); nothing here changes signal dispositions or masks: we
-   keep a read end of the child's stdin pipe open (and never read it), so writing to it can
-   never raise SIGPIPE, whatever the child does. */
+   A transport moves bytes and says what happened; the client decides what it means. The
+   table (struct mcp_transport, public: a program may bring its own) is the whole boundary:
+
+     open      starts the connection (spawns the server, resolves the host) and returns the
+               transport's state, or NULL with err set. Nothing is reported from inside open.
+     send      one message: its JSON text (no newline), the request id it carries (-1: a
+               notification or a reply), its extra headers ("Name: value\0...\0", or NULL)
+               and MCP_SEND_* flags. MCP_OK once it is queued; an error only when it cannot
+               be queued at all (later failures are reported as MCP_TEV_FAILED).
+     pollfds   the descriptors to wait for now (at most max; fds NULL: how many).
+     due       the next time io must run even if no descriptor is ready (mcp_time_ms(); 0:
+               now; -1: none).
+     io        the I/O that is ready, waiting at most wait_ms (-1: until something happens,
+               0: not at all). Events are reported from here, with mcp_transport_report.
+     abandon   the request is of no interest any more (timed out, cancelled, answered
+               another way): drop its exchange. Unknown ids are ignored.
+     close     ends the transport a step at a time: the first call begins (now: without the
+               polite waits), each call waits at most wait_ms and returns 1 while the close
+               goes on, 0 once it is over. pollfds and due stay valid until then.
+     free      releases everything; the close is over (or never began).
+   Optional (NULL: not supported): resume (go on with a request after MCP_TEV_SESSION_LOST
+   or a resumable MCP_TEV_BROKEN), ready (the protocol version agreed, and whether it is
+   2026-07-28's), busy (messages sent are still on their way: a notification's POST), pid,
+   stats (adds the transport's counters).
+
+   Events (mcp_tev), reported in the order things happened, and acted on in that order:
+     MESSAGE       text is a JSON-RPC message (or batch); id the request whose exchange
+                   carried it. mcp_transport_report returns 1 when it answered request id
+                   (id -1: any request in flight), so an exchange knows it is done.
+     STDERR, LOG   a line of the server's diagnostics; a sentence for desc.on_log.
+     FAILED        request id failed below MCP: status, sentence, http_status, sys_errno,
+                   and body, the start of an HTTP error body (it may hold a JSON-RPC error).
+     SESSION_LOST  request id (or -1) met an expired session (HTTP 404); the transport keeps
+                   it for resume (after a new session) or abandon.
+     BROKEN        id >= 0: its response stream ended before the answer, resumable when the
+                   transport can go on from the last event; id -1: the connection is gone
+                   (status, sentence; the client then closes the transport).
+     CLOSED        the close is over (reported from close, once): the sentence says how the
+                   server ended, detail the short form ("exited with status 1"), body its
+                   most telling stderr line, server_ended whether it ended on its own.
+
+   Every fd is close-on-exec and non-blocking on our side. */
 
 #define MCP__RBUF 32768                  /* bytes read at a time (a 16 KB answer in one read) */
 #define MCP__OUT_BATCH 16384             /* queued request bytes that are written at once */
@@ -4505,18 +4645,65 @@ static void mcp__call_due(mcp_call *call)
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+/* Reports an event with a sentence formatted like printf (fmt NULL: no sentence). */
+static int mcp__tev_say(mcp_client *c, mcp_tev *ev, const char *fmt, ...) MCP__PRINTF(3, 4);
+static int mcp__tev_say(mcp_client *c, mcp_tev *ev, const char *fmt, ...)
+{
+    char msg[480];
+    va_list ap;
+    int n = 0;
+    if (fmt) {
+        va_start(ap, fmt);
+        n = vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (n < 0) n = 0;
+        if ((size_t)n >= sizeof msg) n = sizeof msg - 1;
+    }
+    ev->text = fmt ? msg : NULL; ev->len = (size_t)n;
+    return mcp_transport_report(c, ev);
+}
+
+static void mcp__tev_init(mcp_tev *ev, mcp_tev_kind kind, int64_t id, mcp_status st)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind; ev->id = id; ev->status = st;
+}
+
+/* A sentence for desc.on_log, formatted only when there is one. */
+#define MCP__TP_LOG(c, d, ...)                                                    \
+    do {                                                                          \
+        if ((d)->on_log) { mcp_tev lev_; mcp__tev_init(&lev_, MCP_TEV_LOG, -1, MCP_OK); \
+                           mcp__tev_say((c), &lev_, __VA_ARGS__); }               \
+    } while (0)
+
 #ifndef MCP_NO_STDIO
+/* ---- >>transport.stdio  the server as a child process, JSON lines over pipes ----------------
+   The child runs in its own session (so its process group is its pid); nothing here changes
+   signal dispositions or masks: we keep a read end of the child's stdin pipe open (and never
+   read it), so writing to it can never raise SIGPIPE, whatever the child does. */
+
 static void mcp__close_fd(int *fd) { if (*fd >= 0) { close(*fd); *fd = -1; } }
 
 #define MCP__TAIL 4096                  /* stderr bytes kept for error messages */
 
+/* The steps of the close, each a wait: EOF (stdin closed) -> TERM (SIGTERM sent) -> KILL
+   (SIGKILL sent) -> GROUP (the leader reaped; what is left of its group gets SIGTERM, then
+   SIGKILL) -> DONE. */
+enum { MCP__SC_OPEN = 0, MCP__SC_EOF, MCP__SC_TERM, MCP__SC_KILL, MCP__SC_GROUP, MCP__SC_DONE };
+
 typedef struct mcp__stdio {
+    mcp_client *c;                       /* where events go */
+    const mcp_client_desc *d;
     pid_t pid;                           /* 0: no child */
     int in_fd, out_fd, err_fd;           /* the child's stdin (we write), stdout, stderr */
-    int in_hold;                         /* a read end of the child's stdin, never read (see >>transport) */
+    int in_hold;                         /* a read end of the child's stdin, never read */
     int pidfd;                           /* Linux: readable when the child exits; else -1 */
     int exited, reaped, wstatus, signalled;
+    int down;                            /* the end was reported (BROKEN): only the close is left */
+    int step; int64_t step_end;          /* the close (MCP__SC_*) and when its wait ends */
     int64_t stdin_gone;                  /* when writing to it failed: the grace for answers ends */
+    unsigned inflight;                   /* requests sent and not yet answered or abandoned */
+    uint64_t stderr_bytes;
     mcp_jsonl fr;
     mcp_buf out; size_t out_off;         /* bytes queued for the child's stdin */
     mcp_buf errline;                     /* an unfinished stderr line */
@@ -4524,8 +4711,6 @@ typedef struct mcp__stdio {
     char *rbuf;
     unsigned early;                      /* answers the read before poll took (mcp__stdio_io) */
 } mcp__stdio;
-
-
 /* A pipe whose ends are close-on-exec and not 0, 1 or 2 (those are the child's stdio). */
 static int mcp__pipe(int fds[2])
 {
@@ -4650,7 +4835,7 @@ fail:
     _exit(127);
 }
 
-static mcp_status mcp__stdio_open(mcp__stdio *s, const mcp_client_desc *d, mcp_error *err)
+static mcp_status mcp__spawn(mcp__stdio *s, const mcp_client_desc *d, mcp_error *err)
 {
     int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, prep[2] = {-1, -1};
     char **env = NULL, **argv = NULL, *exe = NULL;
@@ -4753,15 +4938,415 @@ static void mcp__stdio_signal(mcp__stdio *s, int sig)
     if (s->pid > 0 && !s->reaped) kill(-s->pid, sig);   /* the whole process group */
 }
 
-#endif /* MCP_NO_STDIO */
 
+/* The end of the connection, reported once; the client then closes the transport. */
+static void mcp__stdio_broken(mcp__stdio *s, mcp_status st, const char *why)
+{
+    mcp_tev ev;
+    if (s->down) return;
+    s->down = 1;
+    mcp__tev_init(&ev, MCP_TEV_BROKEN, -1, st);
+    mcp__tev_say(s->c, &ev, "%s", why);      /* "": how the server ended says it (CLOSED) */
+}
+
+/* A write to the child's stdin failed for good (not EPIPE: we hold a read end; an I/O error
+   of the system). Its output may still hold answers, so only our writing end closes here. */
+static void mcp__stdin_broken(mcp__stdio *s, long r)
+{
+    mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold);
+    s->out.len = s->out_off = 0;
+    s->stdin_gone = mcp_time_ms() + 100;         /* answers already on their way may still come */
+    MCP__TP_LOG(s->c, s->d, "Writing to the server's standard input failed (%s); nothing more can be sent to it.",
+                r < 0 ? strerror(errno) : "write returned 0");
+}
+
+/* Writes queued bytes to the child's stdin until it would block. */
+static void mcp__flush(mcp__stdio *s)
+{
+    long r;
+    while (s->in_fd >= 0 && s->out_off < s->out.len) {
+        r = (long)write(s->in_fd, s->out.data + s->out_off, s->out.len - s->out_off);
+        if (r > 0) { s->out_off += (size_t)r; continue; }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        mcp__stdin_broken(s, r);
+    }
+    if (s->out_off == s->out.len) s->out.len = s->out_off = 0;
+    else if (s->out_off >= s->out.len - s->out_off) {  /* amortised: move the rest down */
+        memmove(s->out.data, s->out.data + s->out_off, s->out.len - s->out_off);
+        s->out.len -= s->out_off; s->out_off = 0;
+    }
+}
+
+/* Queues a message and the newline that frames it. Requests wait for the next io, which
+   writes everything queued at once, unless MCP__OUT_BATCH bytes wait already (a burst of
+   calls then costs a write per 16 KB, not a buffer the size of the burst); other messages
+   go out now. */
+static mcp_status mcp__stdio_send(void *tp, const char *text, size_t len, int64_t id, const char *headers,
+                                  unsigned how, mcp_error *err)
+{
+    mcp__stdio *s = (mcp__stdio *)tp;
+    size_t waiting = s->out.len - s->out_off, most = s->d->max_queued;
+    (void)headers;
+    if (s->in_fd < 0 || s->down || s->step) return mcp__fail(err, MCP_ERR_CLOSED, "Transport closed");
+    if (!(how & MCP_SEND_NOW) && waiting > most)
+        return mcp__fail(err, MCP_ERR_LIMIT, "The server has not read the last %lu bytes of requests sent to it "
+                         "(is it still reading its standard input?), so this request was not sent; the limit "
+                         "is mcp_client_desc.max_queued (%lu bytes).", (unsigned long)waiting, (unsigned long)most);
+    if (mcp_buf_append(&s->out, text, len) != MCP_OK || mcp_buf_append(&s->out, "\n", 1) != MCP_OK)
+        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
+    if (id >= 0) s->inflight++;
+    if ((how & MCP_SEND_NOW) || s->out.len >= MCP__OUT_BATCH) mcp__flush(s);
+    return MCP_OK;
+}
+
+static void mcp__stdio_abandon(void *tp, int64_t id)
+{
+    mcp__stdio *s = (mcp__stdio *)tp;
+    if (id >= 0 && s->inflight) s->inflight--;
+}
+
+static void mcp__stderr_lines(mcp__stdio *s, const char *p, size_t n)
+{
+    const char *nl;
+    size_t seg, room;
+    mcp_tev ev;
+    while (n) {
+        nl = (const char *)memchr(p, '\n', n);
+        seg = nl ? (size_t)(nl - p) : n;
+        room = 4096 - s->errline.len;
+        if (seg > room) seg = room;                /* a long line goes out in 4096-byte pieces */
+        mcp_buf_append(&s->errline, p, seg);
+        p += seg; n -= seg;
+        if (nl && p == nl) { p++; n--; }           /* the line ends here */
+        else if (!n) break;                        /* unfinished: wait for more (even when full) */
+        if (s->errline.len && s->errline.data[s->errline.len - 1] == '\r') s->errline.len--;
+        if (s->d->on_stderr) {
+            mcp__tev_init(&ev, MCP_TEV_STDERR, -1, MCP_OK);
+            ev.text = s->errline.data ? s->errline.data : ""; ev.len = s->errline.len;
+            mcp_transport_report(s->c, &ev);
+        }
+        s->errline.len = 0;
+    }
+}
+
+static void mcp__stdio_read_err(mcp__stdio *s)
+{
+    char buf[4096];
+    long r;
+    int rounds;
+    for (rounds = 0; rounds < 64 && s->err_fd >= 0; rounds++) {
+        r = (long)read(s->err_fd, buf, sizeof buf);
+        if (r > 0) {
+            s->stderr_bytes += (uint64_t)r;
+            mcp__tail_add(s, buf, (size_t)r);
+            mcp__stderr_lines(s, buf, (size_t)r);
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (s->errline.len) mcp__stderr_lines(s, "\n", 1);   /* the last line, unfinished */
+        mcp__close_fd(&s->err_fd);                    /* EOF or error */
+    }
+}
+
+static void mcp__stdio_line(mcp__stdio *s, const char *line, size_t len)
+{
+    mcp_tev ev;
+    mcp__tev_init(&ev, MCP_TEV_MESSAGE, -1, MCP_OK);
+    ev.text = line; ev.len = len;
+    if (mcp_transport_report(s->c, &ev) && s->inflight) s->inflight--;
+}
+
+/* Returns 1 if it read anything (or found the end), 0 if there was nothing to read. */
+static int mcp__stdio_read_out(mcp__stdio *s)
+{
+    long r;
+    size_t off, used, len;
+    const char *line;
+    int rounds, got = 0;
+    mcp_status st;
+    char why[120];
+    if (!s->rbuf && !(s->rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return 0;
+    for (rounds = 0; rounds < 16 && s->out_fd >= 0; rounds++) {
+        r = (long)read(s->out_fd, s->rbuf, MCP__RBUF);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return got;
+        if (r <= 0) {
+            if (mcp_jsonl_finish(&s->fr, &line, &len) != MCP_OK && len) {
+                mcp_tev ev;                                   /* a message lost: counted */
+                mcp__tev_init(&ev, MCP_TEV_LOG, -1, MCP_ERR_PARSE);
+                mcp__tev_say(s->c, &ev, "The server's output ended in the middle of a message; %lu bytes were "
+                             "dropped.", (unsigned long)len);
+            }
+            mcp__close_fd(&s->out_fd);
+            mcp__stdio_broken(s, MCP_ERR_CLOSED, "");
+            return 1;
+        }
+        got = 1;
+        for (off = 0; off < (size_t)r; off += used) {
+            st = mcp_jsonl_feed(&s->fr, s->rbuf + off, (size_t)r - off, &used);
+            while (mcp_jsonl_next(&s->fr, &line, &len) == MCP_OK) mcp__stdio_line(s, line, len);
+            if (st < 0) {
+                snprintf(why, sizeof why, "the server sent a message longer than the limit of %lu bytes",
+                         (unsigned long)(s->fr.max_line ? s->fr.max_line : MCP_JSONL_MAX_LINE));
+                mcp__stdio_broken(s, st, why);
+                return 1;
+            }
+        }
+        /* drained, and no message half-read: poll says when more comes (a message the pipe
+           handed over in pieces is worth one more read now) */
+        if ((size_t)r < MCP__RBUF && !mcp__jsonl_pending(&s->fr)) return 1;
+    }
+    return got;
+}
+
+/* The descriptors to watch: while closing, stdout is no longer read, and in the GROUP step
+   the pidfd (of a reaped child) is not watched. */
+static int mcp__stdio_pollfds(void *tp, mcp_pollfd *fds, int max)
+{
+    const mcp__stdio *s = (const mcp__stdio *)tp;
+    int fd[4], ev[4], k = 0, i, n = 0;
+    if ((s->down && !s->step) || s->step == MCP__SC_DONE) return 0;
+    if (s->out_fd >= 0 && !s->step) { fd[k] = s->out_fd; ev[k++] = POLLIN; }
+    if (s->err_fd >= 0) { fd[k] = s->err_fd; ev[k++] = POLLIN; }
+    if (s->in_fd >= 0 && s->out_off < s->out.len) { fd[k] = s->in_fd; ev[k++] = POLLOUT; }
+    if (s->pidfd >= 0 && s->step != MCP__SC_GROUP) { fd[k] = s->pidfd; ev[k++] = POLLIN; }
+    for (i = 0; i < k && n < max; i++, n++)
+        if (fds) { fds[n].fd = fd[i]; fds[n].events = (short)ev[i]; }
+    return n;
+}
+
+/* Without a pidfd the child is looked at now and then; a failed stdin has a grace period. */
+static int64_t mcp__stdio_due(void *tp)
+{
+    const mcp__stdio *s = (const mcp__stdio *)tp;
+    int64_t due = -1;
+    if (s->step == MCP__SC_DONE) return -1;
+    if (s->step) return s->pidfd < 0 || s->step == MCP__SC_GROUP ? mcp_time_ms() + 10 : s->step_end;
+    if (s->down) return -1;
+    if (s->stdin_gone) due = s->stdin_gone;
+    if (s->pid > 0 && s->pidfd < 0) {
+        int64_t check = mcp_time_ms() + 250;
+        if (due < 0 || check < due) due = check;
+    }
+    return due;
+}
+
+/* One round of I/O. The child's exit is noticed through its pidfd, or by asking waitid after
+   a wait capped at 250 ms; its last output is read before the end is reported. */
+static void mcp__stdio_io(void *tp, int wait)
+{
+    mcp__stdio *s = (mcp__stdio *)tp;
+    struct pollfd pf[4];
+    mcp_pollfd f[4];
+    int n, i, r, exited = 0;
+    if (s->down || s->step) return;
+    mcp__flush(s);                                     /* requests queued since the last io */
+    if (s->stdin_gone) {                               /* the flush may have just found it gone */
+        int64_t g = s->stdin_gone - mcp_time_ms();
+        if (g < 0) g = 0;
+        if (wait < 0 || g < wait) wait = (int)g;
+    }
+    /* A read before the poll: where client and server share a CPU, writing the request has
+       usually let the server run and answer already, and the read spares a poll; where they
+       do not, the failed read runs while the server works. Every 16th such answer still goes
+       on to a poll, without waiting, for stderr and the child's exit. */
+    if (s->inflight && s->out_fd >= 0 && mcp__stdio_read_out(s)) {
+        if (s->down || (++s->early & 15)) return;
+        wait = 0;
+    }
+    n = mcp__stdio_pollfds(s, f, 4);
+    for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
+    if (s->pidfd < 0 && (wait < 0 || wait > 250)) wait = 250;
+    r = poll(pf, (nfds_t)n, wait);
+    for (i = 0; r > 0 && i < n && !s->down; i++) {
+        if (!pf[i].revents) continue;
+        if (pf[i].fd == s->in_fd) mcp__flush(s);
+        else if (pf[i].fd == s->err_fd) mcp__stdio_read_err(s);
+        else if (pf[i].fd == s->out_fd) mcp__stdio_read_out(s);
+        else if (pf[i].fd == s->pidfd) exited = 1;
+    }
+    if (s->down) return;
+    if (s->pidfd < 0 || s->stdin_gone) exited = mcp__stdio_exited(s);
+    if (exited || (s->stdin_gone && mcp_time_ms() >= s->stdin_gone)) {
+        mcp__stdio_read_out(s);                        /* answers written before it went */
+        mcp__stdio_broken(s, MCP_ERR_CLOSED, "");
+    }
+}
+
+/* "exited with status 1", "was killed by signal 9 (SIGKILL)" */
+static void mcp__exit_words(const mcp__stdio *s, char *out, size_t n)
+{
+    static const char *const names[] = { "", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
+        "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM" };
+    int sig;
+    if (!s->reaped || s->wstatus < 0) { snprintf(out, n, "exited"); return; }
+    if (WIFEXITED(s->wstatus)) { snprintf(out, n, "exited with status %d", WEXITSTATUS(s->wstatus)); return; }
+    sig = WIFSIGNALED(s->wstatus) ? WTERMSIG(s->wstatus) : 0;
+    if (sig > 0 && sig < 16) snprintf(out, n, "was killed by signal %d (%s)", sig, names[sig]);
+    else snprintf(out, n, "was killed by signal %d", sig);
+}
+
+/* The most telling stderr line(s): the last line mentioning an error (and what follows it
+   on the same line), or else the last non-empty line. */
+static void mcp__stderr_quote(const mcp__stdio *s, char *out, size_t n)
+{
+    const char *b = s->tail, *e = s->tail + s->tail_len, *ls, *le, *best = NULL, *best_end = NULL;
+    const char *last = NULL, *last_end = NULL, *p;
+    size_t len;
+    out[0] = 0;
+    for (ls = b; ls < e; ls = le + 1) {
+        le = (const char *)memchr(ls, '\n', (size_t)(e - ls));
+        if (!le) le = e;
+        for (p = ls; p < le && (*p == ' ' || *p == '\t' || *p == '\r'); p++) {}
+        if (p == le) continue;
+        last = p; last_end = le;
+        if (le - p >= 3 && !memcmp(p, "at ", 3)) continue;        /* stack frames */
+        for (; p + 5 <= le; p++)
+            if ((p[0] | 32) == 'e' && (p[1] | 32) == 'r' && (p[2] | 32) == 'r' && (p[3] | 32) == 'o' && (p[4] | 32) == 'r') {
+                best = last; best_end = le; break;
+            }
+    }
+    if (!best) { best = last; best_end = last_end; }
+    if (!best) return;
+    while (best_end > best && (best_end[-1] == '\r' || best_end[-1] == ' ')) best_end--;
+    len = (size_t)(best_end - best);
+    if (len >= n) len = n - 1;
+    memcpy(out, best, len);
+    out[len] = 0;
+}
+
+/* The close is over: the last of stderr, every fd, and the report of how the server ended. */
+static void mcp__stdio_done(mcp__stdio *s)
+{
+    char how[64], quote[300];
+    mcp_tev ev;
+    s->step = MCP__SC_DONE;
+    mcp__stdio_read_err(s);
+    mcp__close_fd(&s->out_fd); mcp__close_fd(&s->err_fd); mcp__close_fd(&s->pidfd);
+    mcp__exit_words(s, how, sizeof how);
+    mcp__stderr_quote(s, quote, sizeof quote);
+    mcp__tev_init(&ev, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED);
+    ev.server_ended = !s->signalled;
+    ev.detail = how;
+    ev.body = quote; ev.body_len = strlen(quote);
+    if (!s->signalled) mcp__tev_say(s->c, &ev, "the server %s", how);
+    else if (s->stdin_gone) mcp__tev_say(s->c, &ev, "writing to its standard input failed");
+    else mcp__tev_say(s->c, &ev, "the server closed its standard output");
+}
+
+static void mcp__stdio_step_to(mcp__stdio *s, int step, int64_t ms)
+{
+    s->step = step;
+    s->step_end = mcp_time_ms() + ms;
+}
+
+/* The close, one step at a time: stdin first, then SIGTERM, then SIGKILL to the group, each
+   after a wait; the leader reaped, what the server left in its process group (a shell's or
+   npx's children) gets SIGTERM, and SIGKILL if it is still there after the wait. A group id
+   stays reserved while any member lives, so kill(-pid) cannot reach an unrelated process.
+   stderr is drained meanwhile. */
+static int mcp__stdio_close(void *tp, int now_, int wait)
+{
+    mcp__stdio *s = (mcp__stdio *)tp;
+    struct pollfd pf[2];
+    int n = 0, group, status = 0, ms = now_ ? 0 : s->d->close_timeout_ms;
+    int64_t now, left;
+    if (s->step == MCP__SC_DONE) return 0;
+    if (!s->step) {                                    /* begins: what is queued, if it fits */
+        if (!now_) mcp__flush(s);
+        mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold);
+        if (s->pid <= 0) { mcp__stdio_done(s); return 0; }
+        mcp__stdio_step_to(s, MCP__SC_EOF, ms);
+    }
+    group = s->step == MCP__SC_GROUP;
+    now = mcp_time_ms(); left = s->step_end - now;
+    if (!group && !mcp__stdio_exited(s) && left > 0 && wait != 0) {
+        if (wait < 0 || wait > left) wait = (int)left;
+        if (s->pidfd < 0 && wait > 10) wait = 10;      /* nothing to poll for the exit: look often */
+        if (s->err_fd >= 0) { pf[n].fd = s->err_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
+        if (s->pidfd >= 0) { pf[n].fd = s->pidfd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
+        poll(pf, (nfds_t)n, wait);
+        now = mcp_time_ms();
+    } else if (group && kill(-s->pid, 0) == 0 && left > 0 && wait != 0) {
+        poll(NULL, 0, wait < 0 || wait > 5 ? 5 : wait);
+        now = mcp_time_ms();
+    }
+    mcp__stdio_read_err(s);                            /* always: an outside poll may have seen it */
+    if (!group && (mcp__stdio_exited(s) || (s->step == MCP__SC_KILL && now >= s->step_end))) {
+        if (s->exited && !s->reaped) {
+            while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
+            s->wstatus = status; s->reaped = 1;
+        }
+        if (kill(-s->pid, 0) < 0) { mcp__stdio_done(s); return 0; }
+        kill(-s->pid, SIGTERM);                          /* stragglers */
+        mcp__stdio_step_to(s, MCP__SC_GROUP, s->d->close_timeout_ms);
+        return 1;
+    }
+    if (group && kill(-s->pid, 0) < 0) { mcp__stdio_done(s); return 0; }
+    if (now < s->step_end) return 1;
+    if (group) { kill(-s->pid, SIGKILL); mcp__stdio_done(s); return 0; }
+    if (s->step == MCP__SC_EOF) {
+        s->signalled = 1;
+        mcp__stdio_signal(s, SIGTERM);
+        mcp__stdio_step_to(s, MCP__SC_TERM, s->d->close_timeout_ms);
+    } else {
+        mcp__stdio_signal(s, SIGKILL);
+        mcp__stdio_step_to(s, MCP__SC_KILL, 5000);
+    }
+    return 1;
+}
+
+static void mcp__stdio_free(void *tp)
+{
+    mcp__stdio *s = (mcp__stdio *)tp;
+    if (!s) return;
+    mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold); mcp__close_fd(&s->out_fd);
+    mcp__close_fd(&s->err_fd); mcp__close_fd(&s->pidfd);
+    mcp_jsonl_free(&s->fr);
+    mcp_buf_free(&s->out); mcp_buf_free(&s->errline);
+    MCP_FREE(s->rbuf, NULL);
+    MCP_FREE(s, NULL);
+}
+
+static void *mcp__stdio_open(void *user, mcp_client *c, const mcp_client_desc *d, mcp_error *err)
+{
+    mcp__stdio *s = (mcp__stdio *)MCP_MALLOC(sizeof *s, NULL);
+    (void)user;
+    if (!s) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting the server."); return NULL; }
+    memset(s, 0, sizeof *s);
+    s->c = c; s->d = d;
+    s->fr.max_line = d->max_message;
+    if (mcp__spawn(s, d, err) != MCP_OK) { mcp__stdio_free(s); return NULL; }
+    return s;
+}
+
+static long mcp__stdio_pid(void *tp)
+{
+    const mcp__stdio *s = (const mcp__stdio *)tp;
+    return s->pid > 0 && !s->reaped ? (long)s->pid : 0;
+}
+
+static void mcp__stdio_stats(void *tp, mcp_client_stats *st)
+{
+    st->stderr_bytes += ((const mcp__stdio *)tp)->stderr_bytes;
+}
+
+static const mcp_transport mcp__stdio_transport = {
+    0, mcp__stdio_open, mcp__stdio_send, mcp__stdio_pollfds, mcp__stdio_due, mcp__stdio_io, mcp__stdio_abandon,
+    mcp__stdio_close, mcp__stdio_free, NULL, NULL, NULL, mcp__stdio_pid, mcp__stdio_stats, NULL
+};
+#endif /* MCP_NO_STDIO */
 #ifndef MCP_NO_HTTP
-/* ---- HTTP: Streamable HTTP and the 2024-11-05 HTTP+SSE transport -----------------------------
+/* ---- >>transport.http  Streamable HTTP (and >>transport.sse, HTTP+SSE, which shares it) ------
    Every message is an exchange (an xfer) on a connection (a conn): a POST of a message, a GET
    event stream (listener, resumption, or the HTTP+SSE stream), a DELETE. Connections are
    non-blocking, close-on-exec, TCP_NODELAY, never raise SIGPIPE, and are kept alive and
    reused; each exchange in flight has its own. Names are resolved with getaddrinfo, which
-   blocks: the first connect pays it once, later ones reuse the answer. */
+   blocks: the first connect pays it once, later ones reuse the answer. The transport keeps
+   the session id (Mcp-Session-Id) and follows redirects; whatever happens to a request is
+   reported (FAILED, SESSION_LOST, BROKEN) and the client decides. */
 
 enum { MCP__X_POST = 1, MCP__X_LISTEN, MCP__X_RESUME, MCP__X_SSE_GET, MCP__X_DELETE };
 #define MCP__HTTP_STREAMS 8              /* long-lived streams at once: GET, HTTP+SSE, listen */
@@ -4791,7 +5376,10 @@ struct mcp__xfer {
     mcp_buf req;                         /* the HTTP request, as sent */
     size_t sent;
     mcp__conn *conn;
-    int status, sse, json, bad_ct, got_response, retried, attempts, reinit, waiting;
+    int status, sse, json, bad_ct, got_response, retried, attempts;
+    int lost;                            /* answered 404 in its session: reported at its end */
+    int parked;                          /* waits for resume or abandon (SESSION_LOST, BROKEN) */
+    int repeatable;                      /* MCP_SEND_REPEATABLE: safe to send twice */
     int stream;                          /* long-lived (GET stream, HTTP+SSE, listen): own budget */
     int hops;                            /* redirects followed */
     mcp_http_url *url;                   /* where a same-origin redirect sent it; the endpoint
@@ -4804,10 +5392,21 @@ struct mcp__xfer {
     mcp__xfer *next;
 };
 
-typedef struct mcp__http {
+/* The steps of the close: SENT (messages already sent, with no answer to wait for, arrive)
+   -> DELETE (the session's) -> DONE. */
+enum { MCP__HC_OPEN = 0, MCP__HC_SENT, MCP__HC_DELETE, MCP__HC_DONE };
+
+typedef struct mcp__ht {
+    mcp_client *c;                       /* where events go */
+    const mcp_client_desc *d;
+    int sse;                             /* HTTP+SSE: one GET stream; POSTs go to its endpoint */
+    const char *version;                 /* agreed (ready): MCP-Protocol-Version since 2025-06-18 */
+    int modern;                          /* 2026-07-28: no session, no GET stream */
+    int down;                            /* the end was reported (BROKEN): only the close is left */
+    int step, close_now; int64_t step_end;   /* the close (MCP__HC_*) */
+    uint64_t st_resent, st_redirects;
     mcp_http_url url, post;              /* the endpoint; HTTP+SSE: where to POST */
-    int have_post, listen_off, listen_attempts, reiniting, closing, tried_sse;
-    char fallback[40];                   /* why MCP_HTTP became MCP_SSE: "POST answered 404" */
+    int have_post, listen_off, listen_attempts;
     int cross;                           /* redirected to another origin: no desc.headers */
     unsigned ugen;                       /* counts the endpoint's origins (redirects) */
     struct addrinfo *ai;                 /* the endpoint's addresses, tried in order */
@@ -4817,11 +5416,13 @@ typedef struct mcp__http {
     mcp__xfer *xfers;
     mcp__xfer *listener;
     char *rbuf;
-    struct pollfd *pf;                   /* mcp__http_io's poll set, one per busy connection */
+    struct pollfd *pf;                   /* mcp__ht_io's poll set, one per busy connection */
     mcp__conn **pk;
     int npf;
-    mcp_json_doc *xhdr;                  /* 2026-07-28: {"tool": [["Name", "prop", ...], ...]} */
-} mcp__http;
+} mcp__ht;
+
+/* The end was reported and no close has begun: no I/O until it does. */
+static int mcp__ht_stopped(const mcp__ht *t) { return t->down && !t->step; }
 
 static int mcp__sock_connect(const struct addrinfo *a)
 {
@@ -4853,6 +5454,1193 @@ static long mcp__sock_send(int fd, const char *p, size_t n)
     return (long)send(fd, p, n, 0);                 /* SO_NOSIGPIPE is set on the socket */
 #endif
 }
+static void mcp__x_stream_end(mcp__ht *t, mcp__xfer *x, const char *why);
+static void mcp__x_start(mcp__ht *t, mcp__xfer *x);
+
+static void mcp__x_free(mcp__xfer *x)
+{
+    mcp_buf_free(&x->body); mcp_buf_free(&x->req); mcp_buf_free(&x->in); mcp_buf_free(&x->hdrs);
+    mcp_sse_free(&x->sp);
+    MCP_FREE(x->last_id, NULL);
+    if (x->url) { mcp_http_url_free(x->url); MCP_FREE(x->url, NULL); }
+    MCP_FREE(x, NULL);
+}
+
+static mcp__xfer *mcp__x_new(mcp__ht *t, int kind, int64_t id)
+{
+    mcp__xfer *x = (mcp__xfer *)MCP_MALLOC(sizeof *x, NULL), **pp;
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->kind = kind; x->id = id;
+    x->stream = kind == MCP__X_LISTEN || kind == MCP__X_SSE_GET;
+    x->sp.max_event = t->d->max_message;
+    for (pp = &t->xfers; *pp; pp = &(*pp)->next) {}       /* FIFO: started in order */
+    *pp = x;
+    return x;
+}
+
+static void mcp__x_unlink(mcp__ht *t, mcp__xfer *x)
+{
+    mcp__xfer **pp;
+    for (pp = &t->xfers; *pp; pp = &(*pp)->next)
+        if (*pp == x) { *pp = x->next; break; }
+    if (t->listener == x) t->listener = NULL;
+    x->next = NULL;
+}
+
+static void mcp__conn_close(mcp__ht *t, mcp__conn *k)
+{
+    mcp__conn **pp;
+    for (pp = &t->conns; *pp; pp = &(*pp)->next)
+        if (*pp == k) { *pp = k->next; break; }
+    if (k->tls && t->d->tls && t->d->tls->close) t->d->tls->close(k->tls);
+    if (k->fd >= 0) close(k->fd);
+    if (k->x) k->x->conn = NULL;
+    mcp_http_resp_free(&k->resp);
+    MCP_FREE(k, NULL);
+}
+
+/* How long an idle connection may wait to be reused: a second less than the server's
+   "Keep-Alive: timeout=N" (half of it when that is short), else 4 s, under the 5 s after
+   which Node's servers close theirs: a request is never written into a connection the
+   server is about to close. */
+static int mcp__idle_max(const char *ka)
+{
+    const char *p = ka ? strstr(ka, "timeout=") : NULL;
+    long t = 0;
+    if (!p) return MCP__IDLE_REUSE_MS;
+    for (p += 8; *p >= '0' && *p <= '9' && t < 100000; p++) t = t * 10 + (*p - '0');
+    t *= 1000;
+    t -= t < 2000 ? t / 2 : 1000;
+    return t < MCP__IDLE_REUSE_MS ? (int)t : MCP__IDLE_REUSE_MS;
+}
+
+/* An exchange is over: off its connection (closed unless it may carry another), off the list. */
+static void mcp__x_drop(mcp__ht *t, mcp__xfer *x, int keep_conn)
+{
+    mcp__conn *k = x->conn, *i;
+    int idle = 0;
+    mcp__x_unlink(t, x);
+    x->conn = NULL;
+    if (!k) return;
+    k->x = NULL;
+    for (i = t->conns; i; i = i->next) idle += i->state == MCP__K_IDLE;
+    if (keep_conn && k->resp.keep_alive && idle < 4 && !t->down && k->ugen == t->ugen) {
+        k->state = MCP__K_IDLE; k->reused = 0; k->idle_since = mcp_time_ms();
+        k->idle_max = mcp__idle_max(mcp_http_resp_header(&k->resp, "keep-alive", 0));
+    }
+    else mcp__conn_close(t, k);
+}
+
+static void mcp__host_port(const mcp__ht *t, char *out, size_t n)
+{
+    const mcp_http_url *u = &t->url;
+    snprintf(out, n, "%s%s%s:%u", u->ipv6 ? "[" : "", u->host, u->ipv6 ? "]" : "", u->port);
+}
+
+/* The end of the transport (the HTTP+SSE stream failed or ended, the endpoint refused, no
+   memory), reported once. */
+static void mcp__ht_broken(mcp__ht *t, mcp_status st, int http, int sys, const char *msg)
+{
+    mcp_tev ev;
+    if (t->down || t->step) return;                   /* closing: its end is on its way */
+    t->down = 1;
+    mcp__tev_init(&ev, MCP_TEV_BROKEN, -1, st);
+    ev.http_status = http; ev.sys_errno = sys;
+    mcp__tev_say(t->c, &ev, "%s", msg);
+}
+
+/* A request's exchange is over without an answer: the client learns why (body: the start
+   of an HTTP error body, which may hold a JSON-RPC error). */
+static void mcp__ht_failed(mcp__ht *t, int64_t id, mcp_status st, int http, int sys, const mcp_buf *body,
+                           const char *msg)
+{
+    mcp_tev ev;
+    mcp__tev_init(&ev, MCP_TEV_FAILED, id, st);
+    ev.http_status = http; ev.sys_errno = sys;
+    if (body && body->len) { ev.body = body->data; ev.body_len = body->len; }
+    mcp__tev_say(t->c, &ev, "%s", msg);
+}
+
+/* The exchange failed below HTTP (connect, send, a broken connection): its request, or the
+   transport for the HTTP+SSE stream, says why. */
+static void mcp__x_fail(mcp__ht *t, mcp__xfer *x, mcp_status st, int sys, const char *fmt, ...)
+    MCP__PRINTF(5, 6);
+static void mcp__x_fail(mcp__ht *t, mcp__xfer *x, mcp_status st, int sys, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    int64_t id = x->id;
+    int kind = x->kind;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mcp__x_drop(t, x, 0);
+    mcp__x_free(x);
+    if (kind == MCP__X_SSE_GET) mcp__ht_broken(t, st, 0, sys, msg);
+    else if (kind == MCP__X_LISTEN) MCP__TP_LOG(t->c, t->d, "The GET event stream failed: %s", msg);
+    else if (id >= 0) mcp__ht_failed(t, id, st, 0, sys, NULL, msg);
+    else if (kind == MCP__X_POST) MCP__TP_LOG(t->c, t->d, "A message could not be delivered to the server: %s", msg);
+}
+
+/* The HTTP request for an exchange, with the headers the protocol asks for. */
+static mcp_status mcp__x_request(mcp__ht *t, mcp__xfer *x, mcp_error *err)
+{
+    const char *h[40], *method = "GET", *p;
+    char ver[64], sid[1100], lei[1100];
+    int n = 0;
+    const mcp_http_url *u = x->url ? x->url : x->kind == MCP__X_POST && t->sse ? &t->post
+                          : &t->url;
+    if (x->kind == MCP__X_POST) {
+        method = "POST";
+        h[n++] = "Content-Type: application/json";
+        h[n++] = "Accept: application/json, text/event-stream";
+    } else if (x->kind == MCP__X_DELETE) {
+        method = "DELETE";
+    } else {
+        h[n++] = "Accept: text/event-stream";
+    }
+    if (x->hdrs.len) {                                   /* 2026-07-28: version, method, name, params */
+        for (p = x->hdrs.data; p < x->hdrs.data + x->hdrs.len && n < 36; p += strlen(p) + 1) h[n++] = p;
+    } else if (!t->sse && t->version && strcmp(t->version, "2025-06-18") >= 0) {
+        snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", t->version);   /* since 2025-06-18 */
+        h[n++] = ver;
+    }
+    x->had_session = t->session ? t->sgen : 0;
+    if (t->session) { snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", t->session); h[n++] = sid; }
+    if (x->last_id) { snprintf(lei, sizeof lei, "Last-Event-ID: %.1000s", x->last_id); h[n++] = lei; }
+    h[n] = NULL;
+    x->req.len = 0;
+    return mcp_http_write_request(&x->req, method, u, h, t->cross ? NULL : t->d->headers, x->body.data,
+                                  x->body.len, err);
+}
+
+/* Connections busy with exchanges of x's class (requests, or long-lived streams) are under
+   that class's budget, so 1,000 calls in flight hold at most max_connections sockets and a
+   stream never takes the place of a call (nor calls the place of the streams). */
+static int mcp__x_room(const mcp__ht *t, const mcp__xfer *x)
+{
+    const mcp__conn *k;
+    int n = 0, max = x->stream ? MCP__HTTP_STREAMS : t->d->max_connections;
+    for (k = t->conns; k; k = k->next) n += k->x && k->x->stream == x->stream;
+    return n < max;
+}
+
+/* Is an exchange waiting for a connection that it could have now? */
+static int mcp__x_startable(const mcp__ht *t)
+{
+    const mcp__xfer *x;
+    int room[2] = { -1, -1 };
+    for (x = t->xfers; x; x = x->next) {
+        if (x->conn || x->parked || x->at || (x->kind == MCP__X_POST && t->sse && !t->have_post))
+            continue;
+        if (room[x->stream] < 0) room[x->stream] = mcp__x_room(t, x);
+        if (room[x->stream]) return 1;
+    }
+    return 0;
+}
+
+static mcp__conn *mcp__conn_new(mcp__ht *t, mcp_error *err)
+{
+    mcp__conn *k = (mcp__conn *)MCP_MALLOC(sizeof *k, NULL), **pp;
+    struct addrinfo *a;
+    int e = 0;
+    char hp[300];
+    if (!k) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory opening a connection."); return NULL; }
+    memset(k, 0, sizeof *k);
+    for (a = t->ai; a; a = a->ai_next)
+        if ((k->fd = mcp__sock_connect(a)) >= 0) break;
+        else e = errno;
+    if (!a) {
+        mcp__host_port(t, hp, sizeof hp);
+        MCP_FREE(k, NULL);
+        mcp__fail(err, MCP_ERR_IO, "Could not connect to %s: %s.", hp, strerror(e));
+        if (err) err->sys_errno = e;
+        return NULL;
+    }
+    k->state = MCP__K_CONNECT;
+    k->ugen = t->ugen;
+    k->deadline = mcp_time_ms() + t->d->connect_timeout_ms;
+    for (pp = &t->conns; *pp; pp = &(*pp)->next) {}   /* FIFO, as the exchanges */
+    *pp = k;
+    return k;
+}
+
+static void mcp__conn_write(mcp__ht *t, mcp__conn *k);
+
+/* Puts an exchange on a connection: an idle one that is still open, or a new one. */
+static void mcp__x_start(mcp__ht *t, mcp__xfer *x)
+{
+    mcp_error e;
+    mcp__conn *k, *next;
+    struct pollfd pf;
+    if (x->conn || mcp__ht_stopped(t)) return;
+    if (x->kind == MCP__X_POST && t->sse && !t->have_post) return;  /* no endpoint yet */
+    if (!mcp__x_room(t, x)) return;                        /* waits its turn, in order */
+    if (mcp__x_request(t, x, &e) != MCP_OK) { mcp__x_fail(t, x, e.status, 0, "%s", e.message); return; }
+    x->sent = 0; x->status = 0; x->sse = x->json = 0; x->in.len = 0; x->at = 0;
+    for (k = t->conns; k; k = next) {                /* reuse, unless the server closed it */
+        next = k->next;
+        if (k->state != MCP__K_IDLE) continue;
+        /* too old, or readable (EOF, stray bytes): closed. A request written into a closed
+           connection may only be sent again if it is safe to repeat (mcp__x_retry) */
+        pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
+        if (mcp_time_ms() - k->idle_since >= k->idle_max || poll(&pf, 1, 0) != 0) { mcp__conn_close(t, k); continue; }
+        break;
+    }
+    if (!k && !(k = mcp__conn_new(t, &e))) {
+        mcp__x_fail(t, x, e.status, e.sys_errno, "%s", e.message);
+        return;
+    }
+    k->x = x; x->conn = k; k->got = 0;
+    mcp_http_resp_reset(&k->resp);
+    k->resp.head_request = 0;
+    k->resp.max_head = 0;
+    if (k->state == MCP__K_IDLE) { k->state = MCP__K_WRITE; k->reused = 1; mcp__conn_write(t, k); }
+}
+
+/* After a failure on a connection that was reused and gave nothing back: the server may have
+   closed it while idle, so the request goes again, once, on a new one: always when the
+   request did not all go out (no server acts on half a request), else only when it is safe
+   to repeat, as the server may have read it and acted. */
+static int mcp__x_retry(mcp__ht *t, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    mcp__conn *i, *next;
+    if (!x || !k->reused || k->got || x->retried) return 0;
+    if (x->sent == x->req.len && x->kind == MCP__X_POST && x->id >= 0 && !x->repeatable) return 0;
+    x->retried = 1;
+    t->st_resent++;
+    k->x = NULL; x->conn = NULL;
+    mcp__conn_close(t, k);
+    for (i = t->conns; i; i = next) {                /* the others idled as long: new one */
+        next = i->next;
+        if (i->state == MCP__K_IDLE) mcp__conn_close(t, i);
+    }
+    mcp__x_start(t, x);
+    return 1;
+}
+
+static void mcp__conn_write(mcp__ht *t, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    long r;
+    int e;
+    char hp[300];
+    k->want_write = 0; k->want_read = 0;
+    while (x && x->sent < x->req.len) {
+        r = k->tls ? t->d->tls->write(k->tls, x->req.data + x->sent, x->req.len - x->sent)
+                   : mcp__sock_send(k->fd, x->req.data + x->sent, x->req.len - x->sent);
+        if (r > 0) { x->sent += (size_t)r; continue; }
+        if (!k->tls && r < 0 && errno == EINTR) continue;
+        if (k->tls ? r == MCP_TLS_WANT_WRITE : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k->tls && r == MCP_TLS_WANT_READ) { k->want_read = 1; return; }   /* e.g. renegotiation */
+        e = k->tls ? 0 : errno;
+        if (x->sent == 0 && mcp__x_retry(t, k)) return;
+        mcp__host_port(t, hp, sizeof hp);
+        mcp__x_fail(t, x, MCP_ERR_IO, e, "Could not send to %s: %s.", hp,
+                    k->tls ? "the TLS layer failed" : strerror(e));
+        return;
+    }
+    if (x) k->state = MCP__K_READ;
+}
+
+static void mcp__conn_connected(mcp__ht *t, mcp__conn *k)
+{
+    int e = 0;
+    socklen_t l = sizeof e;
+    char hp[300];
+    mcp_error te;
+    struct timeval tv;
+    int64_t left;
+    getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &e, &l);
+    if (e) {
+        mcp__host_port(t, hp, sizeof hp);
+        mcp__x_fail(t, k->x, MCP_ERR_IO, e, "Could not connect to %s: %s.", hp, strerror(e));
+        return;
+    }
+    if (t->url.https) {         /* the hook's handshake blocks, bounded by the connect time */
+        left = k->deadline - mcp_time_ms();
+        if (left < 1) left = 1;
+        tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
+        fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) & ~O_NONBLOCK);
+        setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(k->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        memset(&te, 0, sizeof te);
+        k->tls = t->d->tls->open(t->d->tls->user, k->fd, t->url.host, &te);
+        mcp__nonblock(k->fd);
+        if (!k->tls) {
+            mcp__host_port(t, hp, sizeof hp);
+            mcp__x_fail(t, k->x, te.status < 0 ? te.status : MCP_ERR_IO, te.sys_errno,
+                        "TLS handshake with %s failed%s%s", hp, te.message[0] ? ": " : ".", te.message);
+            return;
+        }
+    }
+    k->state = MCP__K_WRITE;
+    mcp__conn_write(t, k);
+}
+
+/* A URL reference (an endpoint event, a Location) made absolute against base, and parsed:
+   "//host/x", "/x" and "x" as RFC 3986 reads them (without dot segments). abs holds the
+   text (mcp_buf_free it); u is set only on MCP_OK. */
+static mcp_status mcp__url_resolve(const mcp_http_url *base, const char *ref, size_t n, mcp_buf *abs,
+                                   mcp_http_url *u, mcp_error *err)
+{
+    const char *slash;
+    char hp[300];
+    memset(abs, 0, sizeof *abs);
+    snprintf(hp, sizeof hp, "%s://%s%s%s:%u", base->https ? "https" : "http", base->ipv6 ? "[" : "",
+             base->host, base->ipv6 ? "]" : "", base->port);
+    if (n >= 2 && ref[0] == '/' && ref[1] == '/') {
+        mcp_buf_append(abs, base->https ? "https:" : "http:", base->https ? 6 : 5);
+    } else if (!(n > 7 && !memcmp(ref, "http://", 7)) && !(n > 8 && !memcmp(ref, "https://", 8))) {
+        mcp_buf_append(abs, hp, strlen(hp));
+        if (!n || ref[0] != '/') {                      /* relative: against the base's path */
+            slash = strrchr(base->target, '/');
+            mcp_buf_append(abs, base->target, slash ? (size_t)(slash - base->target) + 1 : 1);
+        }
+    }
+    mcp_buf_append(abs, ref, n);
+    if (mcp_buf_append(abs, "", 1) != MCP_OK) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+    return mcp_http_url_parse(u, abs->data, err);
+}
+
+static int mcp__same_origin(const mcp_http_url *a, const mcp_http_url *b)
+{
+    return a->https == b->https && a->port == b->port && mcp__ieq(a->host, strlen(a->host), b->host);
+}
+
+static const char *mcp__reason(int status, const mcp_http_resp *r)
+{
+    static const struct { int status; const char *text; } std[] = {
+        { 301, "Moved Permanently" }, { 302, "Found" }, { 303, "See Other" }, { 307, "Temporary Redirect" },
+        { 308, "Permanent Redirect" }, { 500, "Internal Server Error" }, { 502, "Bad Gateway" },
+        { 503, "Service Unavailable" }, { 504, "Gateway Timeout" } };
+    size_t i;
+    if (r->reason && *r->reason) return r->reason;
+    for (i = 0; i < sizeof std / sizeof std[0]; i++) if (std[i].status == status) return std[i].text;
+    return "";
+}
+
+/* An HTML error page in words: its <title>, else its first text (tags, scripts and styles
+   left out), whitespace collapsed. 0 when it has no text. */
+static size_t mcp__html_text(const char *p, size_t len, char *out, size_t n)
+{
+    const char *e = p + len, *t = NULL, *q;
+    size_t m = 0;
+    int skip = 0;
+    for (q = p; q + 7 <= e; q++)
+        if (*q == '<' && mcp__ieq(q + 1, 6, "title>")) { t = q + 7; break; }
+    for (q = t ? t : p; q < e && m + 1 < n; q++) {
+        if (*q == '<') {
+            if (t) break;                                 /* the title's end */
+            skip = (e - q > 7 && mcp__ieq(q + 1, 6, "script")) || (e - q > 6 && mcp__ieq(q + 1, 5, "style"));
+            while (q < e && *q != '>') q++;
+            if (!skip && m && out[m - 1] != ' ') out[m++] = ' ';
+            continue;
+        }
+        if (skip) continue;
+        if ((unsigned char)*q <= ' ' || *q == 0x7F) { if (m && out[m - 1] != ' ') out[m++] = ' '; continue; }
+        out[m++] = *q;
+    }
+    while (m && out[m - 1] == ' ') m--;
+    out[m] = 0;
+    return m;
+}
+
+/* "HTTP 401: <body> (WWW-Authenticate: ...)"; an HTML page: "HTTP 503 Service Unavailable:
+   <its title>"; a redirect a POST cannot follow names the URL to use. */
+static void mcp__ht_error_text(const mcp__ht *t, const mcp__xfer *x, const mcp_http_resp *r, char *out, size_t n)
+{
+    char body[240];
+    size_t i, m = 0;
+    const char *wa = mcp_http_resp_header(r, "www-authenticate", 0);
+    const char *as = mcp_http_resp_header(r, "mcp-auth-server", 0);
+    const char *ct = mcp_http_resp_header(r, "content-type", 0), *loc = mcp_http_resp_header(r, "location", 0);
+    if (x->status >= 301 && x->status <= 303 && loc) {
+        mcp_buf abs;
+        mcp_http_url u;
+        mcp_error e;
+        const mcp_http_url *base = x->url ? x->url : &t->url;
+        int ok = mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) == MCP_OK;
+        snprintf(out, n, "HTTP %d %s: the server redirects %s %s to %.200s, which a %s cannot follow (it "
+                 "would become a GET); use that URL instead", x->status, mcp__reason(x->status, r),
+                 x->kind == MCP__X_POST ? "POST" : x->kind == MCP__X_DELETE ? "DELETE" : "GET", base->target,
+                 ok ? abs.data : loc, x->kind == MCP__X_POST ? "POST" : "request");
+        if (ok) mcp_http_url_free(&u);
+        mcp_buf_free(&abs);
+        return;
+    }
+    if ((ct && !strncmp(ct, "text/html", 9)) || (x->in.len && x->in.data[0] == '<')) {
+        if (mcp__html_text(x->in.data, x->in.len, body, sizeof body)) {
+            snprintf(out, n, "HTTP %d %s: %s (an HTML page)", x->status, mcp__reason(x->status, r), body);
+            return;
+        }
+    }
+    for (i = 0; i < x->in.len && m + 1 < sizeof body; i++) {
+        unsigned char ch = (unsigned char)x->in.data[i];
+        if (ch < 0x20 || ch == 0x7F) ch = ' ';
+        if (ch == ' ' && (m == 0 || body[m - 1] == ' ')) continue;
+        body[m++] = (char)ch;
+    }
+    while (m && body[m - 1] == ' ') m--;
+    body[m] = 0;
+    snprintf(out, n, "HTTP %d: %s%s%s%s%s%s", x->status, m ? body : r->reason && *r->reason ? r->reason : "(no body)",
+             wa ? " (WWW-Authenticate: " : "", wa ? wa : "", wa ? ")" : "",
+             as ? " (Mcp-Auth-Server: " : "", as ? as : "");
+    if (as && strlen(out) + 2 < n) strcat(out, ")");
+}
+
+/* An HTTP error's body may be a JSON-RPC error (2026-07-28 servers answer 400 with one):
+   the call keeps its code and document, and the sentence names the code's meaning. */
+static void mcp__x_take(mcp__ht *t, mcp__xfer *x, const char *text, size_t len)
+{
+    mcp_tev ev;
+    mcp__tev_init(&ev, MCP_TEV_MESSAGE, x->id, MCP_OK);
+    ev.text = text; ev.len = len;
+    if (mcp_transport_report(t->c, &ev) && x->id >= 0) x->got_response = 1;
+}
+
+/* A bad endpoint event ends the transport (the connect, still waiting for it, says why). */
+static void mcp__refuse_endpoint(mcp__ht *t, const char *fmt, ...) MCP__PRINTF(2, 3);
+static void mcp__refuse_endpoint(mcp__ht *t, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mcp__ht_broken(t, MCP_ERR_PROTOCOL, 0, 0, msg);
+}
+
+/* HTTP+SSE: the endpoint event names where to POST, resolved against the stream's URL; it
+   must be the same origin. */
+static void mcp__sse_endpoint(mcp__ht *t, const char *data, size_t n)
+{
+    const mcp_http_url *u = &t->url;
+    mcp_buf abs;
+    mcp_http_url p;
+    mcp_error e;
+    mcp__xfer *x;
+    if (mcp__url_resolve(u, data, n, &abs, &p, &e) != MCP_OK) {
+        mcp__refuse_endpoint(t, "The server's endpoint event is not a usable URL: %.200s", e.message);
+    } else if (!mcp__same_origin(&p, u)) {
+        mcp__refuse_endpoint(t, "The server's endpoint event names another origin (%.200s); it was refused",
+                             abs.data);
+        mcp_http_url_free(&p);
+    } else {
+        mcp_http_url_free(&t->post);
+        t->post = p;
+        t->have_post = 1;
+        for (x = t->xfers; x; x = x->next) if (x->kind == MCP__X_POST) mcp__x_start(t, x);
+    }
+    mcp_buf_free(&abs);
+}
+
+/* Events of an SSE body. Returns 0 when the exchange (or the transport) ended here. */
+static int mcp__x_sse_events(mcp__ht *t, mcp__xfer *x, const char *p, size_t n)
+{
+    size_t used;
+    mcp_status st;
+    mcp_sse_event ev;
+    while (n) {
+        st = mcp_sse_feed(&x->sp, p, n, &used);
+        p += used; n -= used;
+        while (mcp_sse_next(&x->sp, &ev) == MCP_OK) {
+            if (x->kind == MCP__X_SSE_GET && ev.type_len == 8 && !memcmp(ev.type, "endpoint", 8)) {
+                mcp__sse_endpoint(t, ev.data, ev.data_len);
+                if (mcp__ht_stopped(t)) return 0;                   /* refused: x is gone with the transport */
+                continue;
+            }
+            if (!ev.data_len) continue;                  /* a priming event: only its id counts */
+            if (ev.type_len != 7 || memcmp(ev.type, "message", 7)) {
+                MCP__TP_LOG(t->c, t->d, "Ignored an SSE event of type \"%.*s\".", (int)(ev.type_len > 40 ? 40 : ev.type_len), ev.type);
+                continue;
+            }
+            if (x->kind == MCP__X_LISTEN) t->listen_attempts = 0;
+            mcp__x_take(t, x, ev.data, ev.data_len);
+            if (mcp__ht_stopped(t)) return 0;
+        }
+        if (st == MCP_ERR_LIMIT) {
+            mcp__x_fail(t, x, MCP_ERR_LIMIT, 0, "The server's message is larger than the limit of %lu bytes.",
+                        (unsigned long)t->d->max_message);
+            return 0;
+        }
+        if (st < 0) {
+            mcp__x_fail(t, x, MCP_ERR_PARSE, 0, "An event stream from the server broke: %s.",
+                        x->sp.what ? x->sp.what : "malformed");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The response is complete (END), or the connection ended it. */
+/* 307 and 308 keep the method and the body: followed for the MCP endpoint, at most 5 hops,
+   and the final URL is the endpoint from then on (the session, the GET stream, DELETE).
+   Another origin only with desc.http_cross_origin, and from then on without desc.headers.
+   0, with the sentence in msg, when it is not followed. */
+static int mcp__x_redirect(mcp__ht *t, mcp__conn *k, mcp__xfer *x, char *msg, size_t n)
+{
+    const char *loc = mcp_http_resp_header(&k->resp, "location", 0), *how = x->kind == MCP__X_POST ? "POST"
+                    : x->kind == MCP__X_DELETE ? "DELETE" : "GET";
+    const mcp_http_url *base = x->url ? x->url : &t->url;
+    mcp_http_url u;
+    mcp_buf abs;
+    mcp_error e;
+    struct addrinfo hints, *ai = NULL;
+    char port[16];
+    int cross, r;
+    if (!loc || (x->kind == MCP__X_POST && t->sse)) return 0;   /* HTTP+SSE's POSTs: no */
+    if (mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) != MCP_OK) {
+        snprintf(msg, n, "HTTP %d: the server redirects %s %s to \"%.150s\", which is not a usable URL (%.150s)",
+                 x->status, how, base->target, loc, e.message);
+        mcp_buf_free(&abs);
+        return 0;
+    }
+    cross = !mcp__same_origin(&u, &t->url);
+    if (x->hops >= 5 || (cross && !t->d->http_cross_origin) || (u.https && !t->d->tls)) {
+        snprintf(msg, n, x->hops >= 5 ? "HTTP %d: the server redirected %s %s more than 5 times (the last time to "
+                 "%.200s); the redirect was not followed" : cross && !t->d->http_cross_origin ? "HTTP %d: the server "
+                 "redirects %s %s to another origin, %.200s; the redirect was not followed (desc.http_cross_origin "
+                 "allows it, without desc.headers)" : "HTTP %d: the server redirects %s %s to %.200s, and https:// "
+                 "needs desc.tls, a TLS hook", x->status, how, base->target, abs.data);
+        mcp_http_url_free(&u); mcp_buf_free(&abs);
+        return 0;
+    }
+    if (cross) {                                          /* the new host's addresses */
+        memset(&hints, 0, sizeof hints);
+        hints.ai_family = AF_UNSPEC; hints.ai_socktype = SOCK_STREAM; hints.ai_flags = AI_NUMERICSERV;
+        snprintf(port, sizeof port, "%u", u.port);
+        if ((r = getaddrinfo(u.host, port, &hints, &ai)) != 0) {
+            snprintf(msg, n, "HTTP %d: the server redirects to %.200s, and %.100s could not be resolved: %s",
+                     x->status, abs.data, u.host, gai_strerror(r));
+            mcp_http_url_free(&u); mcp_buf_free(&abs);
+            return 0;
+        }
+    }
+    mcp_buf_free(&abs);
+    t->st_redirects++;
+    x->hops++;
+    mcp__x_drop(t, x, 1);
+    if (!cross) {                                         /* the endpoint moves once it answers */
+        if (x->url) mcp_http_url_free(x->url);
+        else if (!(x->url = (mcp_http_url *)MCP_MALLOC(sizeof *x->url, NULL))) {
+            mcp_http_url_free(&u);
+            mcp__x_fail(t, x, MCP_ERR_NOMEM, 0, "Out of memory following a redirect.");
+            return 1;
+        }
+        *x->url = u;
+    } else {                                              /* another origin: it moves now */
+        mcp__conn *i, *next;
+        if (x->url) { mcp_http_url_free(x->url); MCP_FREE(x->url, NULL); x->url = NULL; }
+        mcp_http_url_free(&t->url);
+        t->url = u;
+        freeaddrinfo(t->ai);
+        t->ai = ai;
+        t->cross = 1;
+        t->ugen++;                                   /* no connection to the old origin is reused */
+        for (i = t->conns; i; i = next) { next = i->next; if (i->state == MCP__K_IDLE) mcp__conn_close(t, i); }
+    }
+    x->status = 0; x->sse = x->json = x->bad_ct = 0; x->in.len = 0;
+    x->next = t->xfers; t->xfers = x;           /* first again: it was the oldest */
+    if (x->kind == MCP__X_LISTEN) t->listener = x;
+    mcp__x_start(t, x);
+    return 1;
+}
+
+/* 404 for a request that carried the session: the session is over. Sent in an older one
+   while a newer one is up, it goes again at once; else it waits (parked) and the client,
+   told, starts a new session and then resumes it (or abandons it). */
+static void mcp__x_lost(mcp__ht *t, mcp__xfer *x)
+{
+    mcp_tev ev;
+    x->lost = 0; x->attempts = 1;                         /* a second 404 is an answer */
+    x->next = t->xfers; t->xfers = x;
+    if (t->session && x->had_session != t->sgen) { mcp__x_start(t, x); return; }
+    MCP_FREE(t->session, NULL);
+    t->session = NULL;
+    x->parked = 1;
+    mcp__tev_init(&ev, MCP_TEV_SESSION_LOST, x->id, MCP_ERR_HTTP);
+    ev.http_status = 404;
+    mcp_transport_report(t->c, &ev);
+}
+
+/* The response is complete (END), or the connection ended it. */
+static void mcp__x_end(mcp__ht *t, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    char msg[400];
+    if (x->lost) { mcp__x_drop(t, x, 1); mcp__x_lost(t, x); return; }
+    if (x->bad_ct) {
+        const char *ct = mcp_http_resp_header(&k->resp, "content-type", 0);
+        snprintf(msg, sizeof msg, "The server answered with Content-Type \"%.80s\", where %s was expected",
+                 ct ? ct : "(none)", x->kind == MCP__X_POST ? "application/json or text/event-stream"
+                                                            : "text/event-stream");
+        x->status = 0;
+    }
+    if (x->status >= 200 && x->status < 300) {
+        if (x->sse) { mcp__x_drop(t, x, 1); mcp__x_stream_end(t, x, "the server ended the stream"); return; }
+        if (x->json) mcp__x_take(t, x, x->in.data ? x->in.data : "", x->in.len);
+        mcp__x_drop(t, x, 1);
+        if (x->kind == MCP__X_POST && !t->sse && x->id >= 0 && !x->got_response && !t->listener) {
+            snprintf(msg, sizeof msg, "No response received for request ID %lld", (long long)x->id);
+            mcp__ht_failed(t, x->id, MCP_ERR_PROTOCOL, 0, 0, NULL, msg);
+        }
+        mcp__x_free(x);
+        return;
+    }
+    if (!x->bad_ct) mcp__ht_error_text(t, x, &k->resp, msg, sizeof msg);   /* failures only */
+    if ((x->status == 307 || x->status == 308) && mcp__x_redirect(t, k, x, msg, sizeof msg)) return;
+    mcp__x_drop(t, x, 1);
+    if (x->kind == MCP__X_LISTEN) {
+        if (x->status != 405) MCP__TP_LOG(t->c, t->d, "The server refused the GET event stream: %s", msg);
+        t->listen_off = 1;                           /* 405: it offers none, not an error */
+    } else if (x->id >= 0) {
+        mcp__ht_failed(t, x->id, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, x->status, 0, &x->in, msg);
+    } else if (x->kind == MCP__X_SSE_GET) {
+        mcp__ht_broken(t, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, x->status, 0, msg);
+    } else if (x->kind == MCP__X_POST) {
+        MCP__TP_LOG(t->c, t->d, "The server refused a message: %s", msg);
+    }
+    mcp__x_free(x);
+}
+
+/* A stream ended without its answer. The GET stream is resumed here (Last-Event-ID, after
+   the server's retry time, bounded attempts); a request's stream waits (parked) for the
+   client, told whether it can be resumed, to resume or abandon it. */
+static void mcp__x_stream_end(mcp__ht *t, mcp__xfer *x, const char *why)
+{
+    size_t lil;
+    const char *lid = mcp_sse_last_id(&x->sp, &lil);
+    unsigned long wait = x->sp.has_retry ? x->sp.retry_ms : 1000;
+    int listener = x->kind == MCP__X_LISTEN;
+    mcp_tev ev;
+    char msg[300];
+    if (x->kind == MCP__X_SSE_GET) {
+        mcp__x_free(x);
+        snprintf(msg, sizeof msg, "the server closed the event stream (%.200s)", why);
+        mcp__ht_broken(t, MCP_ERR_CLOSED, 0, 0, msg);
+        return;
+    }
+    if (t->down || t->step || (!listener && (x->id < 0 || x->got_response)) || x->kind == MCP__X_DELETE) {
+        mcp__x_free(x);
+        return;
+    }
+    if (listener && ++t->listen_attempts > 5) {
+        MCP__TP_LOG(t->c, t->d, "Gave up the GET event stream after 5 attempts to resume it (%s).", why);
+        mcp__x_free(x);
+        return;
+    }
+    if (lil) {
+        MCP_FREE(x->last_id, NULL);
+        x->last_id = (char *)MCP_MALLOC(lil + 1, NULL);
+        if (x->last_id) { memcpy(x->last_id, lid, lil); x->last_id[lil] = 0; }
+    }
+    x->body.len = 0;                                      /* a GET: no body */
+    mcp_sse_reset(&x->sp);                                /* keeps the last id and retry */
+    x->next = t->xfers; t->xfers = x;
+    if (!listener) {
+        x->parked = 1;
+        mcp__tev_init(&ev, MCP_TEV_BROKEN, x->id, MCP_ERR_PROTOCOL);
+        ev.resumable = lil && x->last_id && !t->modern;
+        mcp__tev_say(t->c, &ev, "%s", why);
+        return;
+    }
+    if (!x->sp.has_retry) wait = 1000ul << (t->listen_attempts - 1);
+    if (wait > 30000) wait = 30000;
+    x->at = mcp_time_ms() + (int64_t)wait;
+    t->listener = x;
+}
+
+static void mcp__x_head(mcp__ht *t, mcp__conn *k)
+{
+    mcp__xfer *x = k->x;
+    const char *ct = mcp_http_resp_header(&k->resp, "content-type", 0);
+    const char *sid = mcp_http_resp_header(&k->resp, "mcp-session-id", 0);
+    size_t i;
+    x->status = k->resp.status;
+    if (sid && !t->sse && !t->modern && !x->hdrs.len &&   /* not on 2026-07-28 ones */
+        (!t->session || strcmp(sid, t->session))) {
+        for (i = 0; sid[i] && sid[i] >= 0x21 && sid[i] <= 0x7E && i < 1024; i++) {}
+        if (sid[i] || !i) MCP__TP_LOG(t->c, t->d, "Ignored a malformed Mcp-Session-Id header.");
+        else {
+            MCP_FREE(t->session, NULL);
+            t->session = (char *)MCP_MALLOC(i + 1, NULL);
+            if (t->session) memcpy(t->session, sid, i + 1);
+            if (!++t->sgen) t->sgen = 1;
+        }
+    }
+    if (x->status == 404 && x->had_session && x->kind == MCP__X_POST && !x->lost && x->attempts == 0) {
+        x->lost = 1;                                      /* the session expired */
+        return;
+    }
+    if (x->url && (x->status < 300 || x->status >= 400)) {   /* the end of a redirect: the endpoint */
+        mcp_http_url_free(&t->url);
+        t->url = *x->url;
+        MCP_FREE(x->url, NULL);
+        x->url = NULL;
+    }
+    if (x->status < 200 || x->status >= 300) return;
+    if (ct && !strncmp(ct, "text/event-stream", 17)) x->sse = 1;
+    else if (ct && !strncmp(ct, "application/json", 16)) x->json = 1;
+    if (x->kind == MCP__X_POST) {
+        if (t->sse) x->json = x->sse = 0;     /* answers come on the stream */
+        else if (!x->sse && !x->json && x->id >= 0 && k->resp.framing != MCP_HTTP_NO_BODY) x->bad_ct = 1;
+    } else if (x->kind != MCP__X_DELETE && !x->sse) {
+        x->bad_ct = 1;                                    /* an event stream was asked for */
+    }
+}
+
+/* Response bytes for the exchange on k. Returns 0 once k is gone or free for another. */
+static int mcp__conn_feed(mcp__ht *t, mcp__conn *k, const char *p, size_t n)
+{
+    size_t used, max = t->d->max_message;
+    mcp_status st;
+    mcp_http_event ev;
+    mcp__xfer *x;
+    char hp[300];
+    while (n) {
+        st = mcp_http_resp_feed(&k->resp, p, n, &used);
+        p += used; n -= used;
+        while ((x = k->x) != NULL && mcp_http_resp_next(&k->resp, &ev) == MCP_OK) {
+            if (ev.type == MCP_HTTP_HEAD) mcp__x_head(t, k);
+            else if (ev.type == MCP_HTTP_BODY) {
+                if (x->sse && !x->lost) { if (!mcp__x_sse_events(t, x, ev.data, ev.len)) return 0; }
+                else if (x->json && !x->lost) {
+                    if (x->in.len + ev.len > max) {
+                        mcp__x_fail(t, x, MCP_ERR_LIMIT, 0, "The server's response is larger than the "
+                                    "limit of %lu bytes.", (unsigned long)max);
+                        return 0;
+                    }
+                    mcp_buf_append(&x->in, ev.data, ev.len);
+                } else if (x->in.len < 4096) {                /* an error body: its start */
+                    mcp_buf_append(&x->in, ev.data, ev.len < 4096 - x->in.len ? ev.len : 4096 - x->in.len);
+                }
+            } else {
+                mcp__x_end(t, k);
+                return 0;                                 /* k is idle or closed now */
+            }
+            if (mcp__ht_stopped(t)) return 0;
+        }
+        if (!k->x) return 0;
+        if (st < 0) {
+            mcp__host_port(t, hp, sizeof hp);
+            mcp__x_fail(t, k->x, st, 0, "The HTTP response from %s is %s: %s.", hp,
+                        st == MCP_ERR_LIMIT ? "too large" : "malformed", k->resp.what ? k->resp.what : "bad framing");
+            return 0;
+        }
+        if (st == MCP_AGAIN && !used) break;
+    }
+    return 1;
+}
+
+static void mcp__conn_read(mcp__ht *t, mcp__conn *k)
+{
+    long r;
+    int rounds;
+    mcp_status st;
+    char hp[300];
+    if (!t->rbuf && !(t->rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return;
+    k->want_write = 0; k->pending = 0;
+    for (rounds = 0; ; rounds++) {
+        if (rounds == 64) { k->pending = 1; return; }    /* fair to the others; go on at once */
+        r = k->tls ? t->d->tls->read(k->tls, t->rbuf, MCP__RBUF) : (long)recv(k->fd, t->rbuf, MCP__RBUF, 0);
+        if (r > 0) {
+            k->got += (size_t)r;
+            if (!mcp__conn_feed(t, k, t->rbuf, (size_t)r)) return;
+            /* a plain socket is drained by a short read; a TLS library may hold more than
+               poll() can see, so TLS reads go on until it says WANT_READ */
+            if (!k->tls && (size_t)r < MCP__RBUF) return;
+            continue;
+        }
+        if (!k->tls && r < 0 && errno == EINTR) continue;
+        if (k->tls ? r == MCP_TLS_WANT_READ : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k->tls && r == MCP_TLS_WANT_WRITE) { k->want_write = 1; return; }
+        /* the connection ended: EOF (r == 0), or a reset or TLS failure, which never counts
+           as the clean end of a body read until close */
+        if (mcp__x_retry(t, k)) return;
+        st = r == 0 ? mcp_http_resp_finish(&k->resp) : MCP_ERR_CLOSED;
+        if (k->x && st == MCP_OK) {                       /* a body read until close: its END */
+            mcp_http_event ev;
+            while (k->x && mcp_http_resp_next(&k->resp, &ev) == MCP_OK)
+                if (ev.type == MCP_HTTP_END) { mcp__x_end(t, k); return; }
+        }
+        if (!k->x) return;
+        if (k->x->sse && k->x->status >= 200 && k->x->status < 300) {   /* a stream dropped */
+            mcp__xfer *x = k->x;
+            char k_what[120];
+            snprintf(k_what, sizeof k_what, "%s", r < 0 && !k->tls ? strerror(errno) : k->resp.what ? k->resp.what : "");
+            k->x = NULL; x->conn = NULL;
+            mcp__conn_close(t, k);
+            mcp__x_unlink(t, x);
+            mcp__x_stream_end(t, x, k_what[0] ? k_what : "the connection closed");
+            return;
+        }
+        mcp__host_port(t, hp, sizeof hp);
+        if (k->x->id >= 0 && k->x->kind == MCP__X_POST && k->reused && !k->got) {
+            int e = r < 0 && !k->tls ? errno : 0;
+            mcp_json_doc *b = mcp_json_parse(k->x->body.data, k->x->body.len, NULL);   /* its method, for */
+            char m[64];                                                             /* the sentence */
+            snprintf(m, sizeof m, "%s", mcp_json_str(mcp_json_get(mcp_json_root(b), "method")) ?
+                     mcp_json_str(mcp_json_get(mcp_json_root(b), "method")) : "");
+            mcp_json_free(b);
+            mcp__x_fail(t, k->x, e ? MCP_ERR_IO : MCP_ERR_CLOSED, e, "The connection to %s %s after the %s request "
+                        "was sent, before any answer; the server may have run it, so it was not sent again.", hp,
+                        e ? strerror(e) : "closed", m);
+        } else if (k->x->id >= 0 && k->x->kind == MCP__X_POST)
+            mcp__x_fail(t, k->x, MCP_ERR_PROTOCOL, 0, "No response received for request ID %lld (the "
+                        "connection to %s closed: %s)", (long long)k->x->id, hp,
+                        k->resp.what ? k->resp.what : "EOF");
+        else
+            mcp__x_fail(t, k->x, MCP_ERR_CLOSED, 0, "The connection to %s closed (%s).", hp,
+                        k->resp.what ? k->resp.what : "EOF");
+        return;
+    }
+}
+
+/* What a connection waits for: writable to connect or send (unless TLS wants to read
+   first), readable to receive (unless TLS wants to write first). */
+static short mcp__conn_events(const mcp__conn *k)
+{
+    if (k->state == MCP__K_CONNECT) return POLLOUT;
+    if (k->state == MCP__K_WRITE) return (short)(k->want_read ? POLLIN : POLLOUT);
+    return (short)(k->want_write ? POLLOUT : POLLIN);
+}
+
+static int mcp__ht_pollfds(void *tp, mcp_pollfd *fds, int max)
+{
+    const mcp__ht *t = (const mcp__ht *)tp;
+    int n = 0;
+    const mcp__conn *k;
+    if (mcp__ht_stopped(t) || t->step == MCP__HC_DONE) return 0;
+    for (k = t->conns; k && n < max; k = k->next) {
+        if (k->state == MCP__K_IDLE || k->fd < 0) continue;
+        if (fds) { fds[n].fd = k->fd; fds[n].events = mcp__conn_events(k); }
+        n++;
+    }
+    return n;
+}
+
+/* The next time something HTTP is due: a resumption to start, a connect to give up. */
+static int64_t mcp__ht_due0(const mcp__ht *t)
+{
+    int64_t due = -1;
+    const mcp__xfer *x;
+    const mcp__conn *k;
+    for (x = t->xfers; x; x = x->next)
+        if (!x->conn && !x->parked && x->at && (due < 0 || x->at < due)) due = x->at;
+    for (k = t->conns; k; k = k->next) {
+        if (k->state == MCP__K_CONNECT && (due < 0 || k->deadline < due)) due = k->deadline;
+        if (k->pending) due = 0;                          /* TLS holds bytes already read */
+    }
+    if (due != 0 && mcp__x_startable(t)) due = 0;         /* a place came free for a queued one */
+    return due;
+}
+
+static int mcp__conn_alive(const mcp__ht *t, const mcp__conn *k)
+{
+    const mcp__conn *i;
+    for (i = t->conns; i; i = i->next) if (i == k) return 1;
+    return 0;
+}
+
+/* Room in the poll set for every connection there is (the budgets bound them). */
+static int mcp__ht_pollset(mcp__ht *t)
+{
+    const mcp__conn *k;
+    int n = 0;
+    void *p;
+    for (k = t->conns; k; k = k->next) n++;
+    if (n <= t->npf) return 1;
+    n += 8;
+    if (!(p = MCP_REALLOC(t->pf, (size_t)n * sizeof *t->pf, NULL))) return 0;
+    t->pf = (struct pollfd *)p;
+    if (!(p = MCP_REALLOC(t->pk, (size_t)n * sizeof *t->pk, NULL))) return 0;
+    t->pk = (mcp__conn **)p;
+    t->npf = n;
+    return 1;
+}
+
+static void mcp__ht_io(void *tp, int wait)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    struct pollfd *pf;
+    mcp__conn **ks, *k, *next;
+    mcp__xfer *x, *xn;
+    int64_t now = mcp_time_ms(), due;
+    int n = 0, i, r;
+    char hp[300];
+    if (mcp__ht_stopped(t)) return;
+    for (x = t->xfers; x; x = xn) {                 /* exchanges whose time has come */
+        xn = x->next;
+        if (!x->conn && !x->parked && x->at <= now) mcp__x_start(t, x);
+        if (mcp__ht_stopped(t)) return;                              /* the list is gone with it */
+    }
+    for (k = t->conns; k; k = next) {               /* connects that took too long */
+        next = k->next;
+        if (k->state == MCP__K_CONNECT && k->deadline <= now && k->x) {
+            mcp__host_port(t, hp, sizeof hp);
+            mcp__x_fail(t, k->x, MCP_ERR_TIMEOUT, ETIMEDOUT, "Could not connect to %s: no answer within %d ms.",
+                        hp, t->d->connect_timeout_ms);
+            if (mcp__ht_stopped(t)) return;
+        }
+    }
+    if (!mcp__ht_pollset(t)) { mcp__ht_broken(t, MCP_ERR_NOMEM, 0, 0, "out of memory polling the connections"); return; }
+    pf = t->pf; ks = t->pk;
+    for (k = t->conns; k; k = k->next) {
+        if (k->state == MCP__K_IDLE) continue;
+        ks[n] = k;
+        pf[n].fd = k->fd; pf[n].revents = 0;
+        pf[n].events = mcp__conn_events(k);
+        if (k->pending) wait = 0;                         /* bytes already read by TLS wait */
+        n++;
+    }
+    due = mcp__ht_due0(t);
+    if (due >= 0) {
+        int64_t left = due - mcp_time_ms();
+        if (left < 0) left = 0;
+        if (wait < 0 || left < wait) wait = (int)left;
+    }
+    r = poll(pf, (nfds_t)n, wait);
+    for (i = 0; r >= 0 && i < n && !mcp__ht_stopped(t); i++) {
+        if (!mcp__conn_alive(t, ks[i])) continue;
+        k = ks[i];
+        if (!pf[i].revents && !k->pending) continue;
+        if (k->state == MCP__K_CONNECT) mcp__conn_connected(t, k);
+        else if (k->state == MCP__K_WRITE) mcp__conn_write(t, k);
+        else mcp__conn_read(t, k);
+    }
+    for (x = t->xfers; x && !mcp__ht_stopped(t); x = xn) {      /* places freed by what just ended */
+        xn = x->next;
+        if (!x->conn && !x->parked && !x->at) mcp__x_start(t, x);
+    }
+}
+
+/* The transport's operations (the table's contract: >>transport). */
+
+static void mcp__ht_abandon(void *tp, int64_t id)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x;
+    if (id < 0) {                                        /* the messages parked without an id */
+        for (x = t->xfers; x; ) {
+            mcp__xfer *next = x->next;
+            if (x->parked && x->id < 0) { mcp__x_drop(t, x, 0); mcp__x_free(x); }
+            x = next;
+        }
+        return;
+    }
+    for (x = t->xfers; x; x = x->next)
+        if (x->id == id && (x->kind == MCP__X_POST || x->kind == MCP__X_RESUME) && (!t->sse || x->parked)) {
+            mcp__x_drop(t, x, 0);
+            mcp__x_free(x);
+            return;
+        }
+}
+
+/* After SESSION_LOST: the request goes again (in the new session); after a resumable BROKEN:
+   its stream is resumed with GET and Last-Event-ID, after the server's retry time. */
+static void mcp__ht_resume(void *tp, int64_t id)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x, *next;
+    for (x = t->xfers; x; x = next) {
+        next = x->next;
+        if (!x->parked || x->id != id) continue;
+        x->parked = 0;
+        if (x->body.len) { mcp__x_start(t, x); if (id >= 0) return; continue; }   /* the POST again */
+        x->kind = MCP__X_RESUME;
+        x->attempts++;
+        x->at = mcp_time_ms() + (int64_t)(x->sp.has_retry ? x->sp.retry_ms : 1000);
+        return;
+    }
+}
+
+static mcp_status mcp__ht_send(void *tp, const char *text, size_t len, int64_t id, const char *headers,
+                               unsigned how, mcp_error *err)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x;
+    const char *h;
+    if (t->down || t->step) return mcp__fail(err, MCP_ERR_CLOSED, "Transport closed");
+    if (!(x = mcp__x_new(t, MCP__X_POST, id))) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
+    x->stream = (how & MCP_SEND_STREAM) != 0;
+    x->repeatable = (how & MCP_SEND_REPEATABLE) != 0;
+    for (h = headers; h && *h; h += strlen(h) + 1)       /* the headers this message carries */
+        mcp_buf_append(&x->hdrs, h, strlen(h) + 1);
+    if (mcp_buf_append(&x->body, text, len) != MCP_OK || (headers && *headers && !x->hdrs.len)) {
+        mcp__x_unlink(t, x); mcp__x_free(x);
+        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
+    }
+    mcp__x_start(t, x);
+    return MCP_OK;
+}
+
+/* The version is agreed: its header goes on every request; then, before 2026-07-28, the GET
+   event stream opens for what the server sends on its own (unless desc.http_listen < 0). */
+static void mcp__ht_ready(void *tp, const char *version, int modern)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x;
+    t->version = version; t->modern = modern;
+    if (t->d->http_listen < 0 || t->sse || t->listen_off || t->listener || modern) return;
+    if ((x = mcp__x_new(t, MCP__X_LISTEN, -1)) != NULL) { t->listener = x; mcp__x_start(t, x); }
+}
+
+/* Is an exchange of this kind (a notification or reply POST, or the DELETE) still going? */
+static int mcp__ht_going(const mcp__ht *t, int deletes)
+{
+    const mcp__xfer *x;
+    for (x = t->xfers; x; x = x->next)
+        if ((x->kind == MCP__X_POST && x->id < 0) || (deletes && x->kind == MCP__X_DELETE)) return 1;
+    return 0;
+}
+
+/* A notification's POST in flight, or the GET stream not yet answered. */
+static int mcp__ht_busy(void *tp)
+{
+    const mcp__ht *t = (const mcp__ht *)tp;
+    const mcp__xfer *x;
+    if (mcp__ht_going(t, 0)) return 1;
+    for (x = t->xfers; x; x = x->next) if (x->kind == MCP__X_LISTEN && !x->status) return 1;
+    return 0;
+}
+
+static int64_t mcp__ht_due(void *tp)
+{
+    const mcp__ht *t = (const mcp__ht *)tp;
+    if (t->step == MCP__HC_DONE || mcp__ht_stopped(t)) return -1;
+    if (t->step) return mcp__ht_due0(t) == 0 ? 0 : t->step_end;
+    return mcp__ht_due0(t);
+}
+
+/* The close, one step at a time: what was already sent without an answer to wait for
+   (notifications, replies: a cancellation, say) gets up to a second to arrive (SENT); then
+   the session is DELETEd, failure ignored (DELETE, within the same second); the streams end,
+   every connection closes. */
+static void mcp__ht_close_next(mcp__ht *t)
+{
+    mcp__xfer *x;
+    int64_t left = t->step_end - mcp_time_ms();
+    mcp_tev ev;
+    if (t->step == MCP__HC_SENT && (!mcp__ht_going(t, 0) || left <= 0)) {
+        t->step = MCP__HC_DELETE;
+        if (!t->close_now && left > 0 && t->session && !t->sse && t->ai &&
+            (x = mcp__x_new(t, MCP__X_DELETE, -1)) != NULL)
+            mcp__x_start(t, x);
+    }
+    if (t->step == MCP__HC_DELETE && (!mcp__ht_going(t, 1) || left <= 0)) {
+        while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
+        while (t->conns) mcp__conn_close(t, t->conns);
+        t->step = MCP__HC_DONE;
+        mcp__tev_init(&ev, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED);
+        mcp_transport_report(t->c, &ev);
+    }
+}
+
+static int mcp__ht_close(void *tp, int now, int wait)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x, *next;
+    int64_t left;
+    if (t->step == MCP__HC_DONE) return 0;
+    if (!t->step) {                                      /* requests end with the transport */
+        for (x = t->xfers; x; x = next) {
+            next = x->next;
+            if (!(x->kind == MCP__X_POST && x->id < 0) && x->kind != MCP__X_SSE_GET) { mcp__x_drop(t, x, 0); mcp__x_free(x); }
+        }
+        t->close_now = now;
+        t->step = MCP__HC_SENT;
+        t->step_end = mcp_time_ms() + (now ? 0 : 1000);  /* mcp_client_close_now: no DELETE either */
+        mcp__ht_close_next(t);                           /* the DELETE starts; later steps carry it */
+        return t->step != MCP__HC_DONE;
+    }
+    left = t->step_end - mcp_time_ms();
+    if (wait < 0 || wait > left) wait = left > 0 ? (int)left : 0;
+    mcp__ht_close_next(t);
+    if (t->step != MCP__HC_DONE) mcp__ht_io(t, wait);
+    if (t->step != MCP__HC_DONE) mcp__ht_close_next(t);
+    return t->step != MCP__HC_DONE;
+}
+
+static void mcp__ht_free(void *tp)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x;
+    if (!t) return;
+    while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
+    while (t->conns) mcp__conn_close(t, t->conns);
+    mcp_http_url_free(&t->url);
+    mcp_http_url_free(&t->post);
+    if (t->ai) freeaddrinfo(t->ai);
+    MCP_FREE(t->session, NULL);
+    MCP_FREE(t->rbuf, NULL);
+    MCP_FREE(t->pf, NULL);
+    MCP_FREE(t->pk, NULL);
+    MCP_FREE(t, NULL);
+}
+
+/* Resolves the endpoint's host; HTTP+SSE opens its stream at once (the POSTs wait for its
+   endpoint event). */
+static void *mcp__ht_open_as(mcp_client *c, const mcp_client_desc *d, int sse, mcp_error *err)
+{
+    struct addrinfo hints;
+    char port[16], hp[300];
+    int r;
+    mcp__ht *t = (mcp__ht *)MCP_MALLOC(sizeof *t, NULL);
+    mcp__xfer *x;
+    if (!t) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory connecting."); return NULL; }
+    memset(t, 0, sizeof *t);
+    t->c = c; t->d = d; t->sse = sse;
+    if (mcp_http_url_parse(&t->url, d->url, err) != MCP_OK) { MCP_FREE(t, NULL); return NULL; }
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    snprintf(port, sizeof port, "%u", t->url.port);
+    if ((r = getaddrinfo(t->url.host, port, &hints, &t->ai)) != 0) {
+        mcp__host_port(t, hp, sizeof hp);
+        t->ai = NULL;
+        mcp__fail(err, MCP_ERR_IO, "Could not resolve %s: %s.", hp, gai_strerror(r));
+        mcp__ht_free(t);
+        return NULL;
+    }
+    if (sse && (x = mcp__x_new(t, MCP__X_SSE_GET, -1)) != NULL) mcp__x_start(t, x);
+    return t;
+}
+
+static void *mcp__ht_open(void *user, mcp_client *c, const mcp_client_desc *d, mcp_error *err)
+{
+    (void)user;
+    return mcp__ht_open_as(c, d, 0, err);
+}
+
+static void *mcp__sse_open(void *user, mcp_client *c, const mcp_client_desc *d, mcp_error *err)
+{
+    (void)user;
+    return mcp__ht_open_as(c, d, 1, err);
+}
+
+static void mcp__ht_stats(void *tp, mcp_client_stats *st)
+{
+    const mcp__ht *t = (const mcp__ht *)tp;
+    st->resent += t->st_resent;
+    st->redirects += t->st_redirects;
+}
+
+static const mcp_transport mcp__http_transport = {
+    MCP_TRANSPORT_HTTP, mcp__ht_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
+    mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
+};
+
+/* ---- >>transport.sse  HTTP+SSE (2024-11-05): the same exchanges, opened with the GET stream --
+   whose first event, "endpoint", names where the POSTs go (mcp__sse_endpoint); the answers
+   come on that stream, and its end is the transport's. */
+static const mcp_transport mcp__sse_transport = {
+    MCP_TRANSPORT_HTTP, mcp__sse_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
+    mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
+};
 #endif /* MCP_NO_HTTP */
 
 /* ============================================================================================
@@ -4866,17 +6654,13 @@ static const char *const mcp__versions[] = { "2025-11-25", "2025-06-18", "2025-0
 static const char *const mcp__modern[] = { "2026-07-28", NULL };   /* no initialize: _meta */
 
 enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSED };
-/* The steps of a non-blocking close, each a wait the blocking close makes in a loop:
-   stdio  EOF (stdin closed) -> TERM (SIGTERM sent) -> KILL (SIGKILL sent) -> GROUP (the
-          leader reaped; what is left of its group gets SIGTERM, then SIGKILL) -> done
-   HTTP   SENT (notifications already sent arrive) -> DELETE (the session's) -> done */
-enum { MCP__CL_NONE = 0, MCP__CL_EOF, MCP__CL_TERM, MCP__CL_KILL, MCP__CL_GROUP, MCP__CL_SENT, MCP__CL_DELETE };
-enum { MCP__EV_MSG = 1, MCP__EV_STDERR, MCP__EV_LOG, MCP__EV_CLOSE };
+enum { MCP__EV_MSG = 1, MCP__EV_STDERR, MCP__EV_LOG, MCP__EV_TRANSPORT };
 
 typedef struct mcp__ev {             /* a queued event; text (stderr line, log) follows it */
     struct mcp__ev *next;
     int kind;
     mcp_json_doc *doc;
+    mcp_tev *tev;                    /* MCP__EV_TRANSPORT: the report, its texts after it */
     size_t len;
 } mcp__ev;
 
@@ -4914,30 +6698,28 @@ struct mcp_client {
     mcp_client_stats stats;
     mcp_error why;                       /* why the transport closed */
     int64_t late[32]; unsigned nlate;    /* calls given up on: their answers are expected noise */
+    const mcp_transport *tp;            /* the transport's operations (>>transport) */
+    void *t;                            /* its state, from tp->open; NULL before connect */
     int user_closed, exited;            /* exited: the transport ended because the server did */
     int close_now;                      /* mcp_client_close_now: no polite waits */
-    int closing;                        /* the step of the close (MCP__CL_*) */
-    int64_t closing_at;                 /* when that step's wait ends */
+    int closing;                        /* the transport's close is under way (tp->close) */
     int close_async;                    /* mcp_client_close_begin: the steps run in the polls */
-    int down_done;                      /* mcp__down_finish ran */
-    mcp_status down_st;                 /* why the transport ends, for mcp__down_finish */
+    int closed_seen;                    /* the transport reported MCP_TEV_CLOSED */
+    mcp_status down_st;                 /* why the transport ends, and the client's sentence */
     char down_why[300];
+    int reiniting, parked_notes;        /* a new session is being started after a 404 */
+    int tried_sse;                      /* fell back from Streamable HTTP to HTTP+SSE ... */
+    char fallback[40];                  /* ... because "POST answered 404" */
+    mcp_json_doc *xhdr;                 /* 2026-07-28: {"tool": [["Name", "prop", ...], ...]} */
     int64_t connect_at;                 /* when the connect began: its steps share one timeout */
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
     int64_t init_id;                     /* the connect's request (probe, then initialize) */
-    const char *hdrs;                    /* HTTP: headers for the message being sent ("\0"-separated) */
     char *init_params;                   /* its params, for a new session after a 404 */
     int modern;                          /* speaking 2026-07-28: no session, _meta on requests */
     char *meta;                          /* the _meta members every modern request carries */
     char *log_level;                     /* modern: io.modelcontextprotocol/logLevel */
     const char *meta_version;            /* the version in meta */
-#ifndef MCP_NO_STDIO
-    mcp__stdio io;
-#endif
-#ifndef MCP_NO_HTTP
-    mcp__http http;
-#endif
 };
 
 /* ---- small helpers -------------------------------------------------------------------------- */
@@ -5016,106 +6798,35 @@ static mcp_status mcp__fail_closed(mcp_error *err)
     return mcp__fail(err, MCP_ERR_CLOSED, "Transport closed");
 }
 
-/* ---- sending ---------------------------------------------------------------------------------- */
+/* ---- >>client.send  building and sending messages -------------------------------------------- */
 
 static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
 static void mcp__mrtr_release(mcp__mrtr *m);
 static void mcp__request_free(mcp_request *req);
 static void mcp__list_text(const mcp_json *list, char *out, size_t n);
 static mcp_status mcp__build_meta(mcp_client *c, const char *version);
-#ifndef MCP_NO_HTTP
-static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err);
-static void mcp__http_call_ended(mcp_client *c, int64_t id);
-static void mcp__http_io(mcp_client *c, int wait);
-static void mcp__http_close_start(mcp_client *c);
-static void mcp__http_close_next(mcp_client *c);
-static void mcp__http_close_step(mcp_client *c, int wait);
-static void mcp__http_listen(mcp_client *c);
-static int mcp__http_settled(const mcp_client *c);
-static mcp_status mcp__http_open(mcp_client *c, mcp_error *err);
-static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);
-static int64_t mcp__http_due(const mcp_client *c);
-static void mcp__http_reinit_done(mcp_client *c, int ok);
-#endif
 
-#ifndef MCP_NO_STDIO
-/* A write to the child's stdin failed for good (not EPIPE: we hold a read end; an I/O error
-   of the system). Its output may still hold answers, so only our writing end closes here. */
-static void mcp__stdin_broken(mcp_client *c, long r)
+/* Sends the message built in c->w (its request id, or -1) through the transport. */
+static mcp_status mcp__send_built(mcp_client *c, int64_t id, unsigned how, const char *hdrs, mcp_error *err)
 {
-    mcp__close_fd(&c->io.in_fd); mcp__close_fd(&c->io.in_hold);
-    c->io.out.len = c->io.out_off = 0;
-    c->io.stdin_gone = mcp_time_ms() + 100;         /* answers already on their way may still come */
-    mcp__log(c, "Writing to the server's standard input failed (%s); nothing more can be sent to it.",
-             r < 0 ? strerror(errno) : "write returned 0");
-}
-
-/* Writes queued bytes to the child's stdin until it would block. */
-static void mcp__flush(mcp_client *c)
-{
-    mcp__stdio *s = &c->io;
-    long r;
-    while (s->in_fd >= 0 && s->out_off < s->out.len) {
-        r = (long)write(s->in_fd, s->out.data + s->out_off, s->out.len - s->out_off);
-        if (r > 0) { s->out_off += (size_t)r; continue; }
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        mcp__stdin_broken(c, r);
-    }
-    if (s->out_off == s->out.len) {
-        /* The text moved here from the writer (send_built); the writer gets the buffer back,
-           so call after call one buffer serves (and stays in the cache), not two. */
-        s->out.len = s->out_off = 0;
-        if (!c->w.len && c->w.cap <= s->out.cap) {
-            char *b = c->w.buf;
-            size_t cap = c->w.cap;
-            c->w.buf = s->out.data; c->w.cap = s->out.cap;
-            s->out.data = b; s->out.cap = cap;
-        }
-    } else if (s->out_off >= s->out.len - s->out_off) {  /* amortised: move the rest down */
-        memmove(s->out.data, s->out.data + s->out_off, s->out.len - s->out_off);
-        s->out.len -= s->out_off; s->out_off = 0;
-    }
-}
-#endif
-
-/* Queues the message built in c->w, plus the newline that frames it. Requests wait for the
-   next poll, which writes everything queued at once, unless MCP__OUT_BATCH bytes wait already
-   (a burst of calls then costs a write per 16 KB, not a buffer the size of the burst); other
-   messages go out now (flush). */
-static mcp_status mcp__send_built(mcp_client *c, int64_t id, int flush, mcp_error *err)
-{
-    if (c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
+    mcp_status st;
+    if (c->dead || c->state == MCP__CLOSED || !c->t) return mcp__fail_closed(err);
     if (c->w.status != MCP_OK) return mcp_jw_status(&c->w, err);
-#ifndef MCP_NO_HTTP
-    if (c->d.transport != MCP_STDIO) return mcp__http_send(c, c->w.buf, c->w.len, id, err);
-#endif
-    (void)id;
-    if (!mcp__jw_room(&c->w, 1)) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
-    c->w.buf[c->w.len++] = '\n';
-#ifndef MCP_NO_STDIO
-    if (c->d.transport == MCP_STDIO) {
-        size_t waiting = c->io.out.len - c->io.out_off, most = c->d.max_queued;
-        if (c->io.in_fd < 0) return mcp__fail_closed(err);
-        if (!flush && waiting > most)                    /* a request (others are small: they go) */
-            return mcp__fail(err, MCP_ERR_LIMIT, "The server has not read the last %lu bytes of requests sent to it "
-                             "(is it still reading its standard input?), so this request was not sent; the limit "
-                             "is mcp_client_desc.max_queued (%lu bytes).", (unsigned long)waiting, (unsigned long)most);
-        if (!c->io.out.len) {                          /* nothing queued: the text moves, not a copy */
-            char *b = c->io.out.data;
-            size_t cap = c->io.out.cap;
-            c->io.out.data = c->w.buf; c->io.out.cap = c->w.cap; c->io.out.len = c->w.len;
-            c->io.out_off = 0;
-            c->w.buf = b; c->w.cap = cap; c->w.len = 0;
-        } else if (mcp_buf_append(&c->io.out, c->w.buf, c->w.len) != MCP_OK)
-            return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
-        c->stats.sent++;
-        if (flush || c->io.out.len >= MCP__OUT_BATCH) mcp__flush(c);
-        return MCP_OK;
-    }
-#endif
-    (void)flush;
-    return mcp__fail(err, MCP_ERR_INVALID, "This transport is not available in this build.");
+    st = c->tp->send(c->t, c->w.buf, c->w.len, id, hdrs, how, err);
+    if (st == MCP_OK) c->stats.sent++;
+    return st;
+}
+
+/* How a request goes: read-only ones may be sent twice if a connection dropped them (HTTP's
+   idempotent methods, initialize: a session nobody uses); subscriptions/listen's answer is a
+   stream that lives as long as the subscription. */
+static unsigned mcp__send_how(const char *method)
+{
+    static const char *const safe[] = { "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+        "resources/read", "prompts/get", "completion/complete", "ping", "server/discover", "initialize", NULL };
+    int i;
+    for (i = 0; safe[i]; i++) if (!strcmp(method, safe[i])) return MCP_SEND_REPEATABLE;
+    return strcmp(method, "subscriptions/listen") ? 0 : MCP_SEND_STREAM;
 }
 
 /* CR and LF, which valid JSON holds only as whitespace, become spaces: the text of a call's
@@ -5234,13 +6945,13 @@ static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_j
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, method);
     if (params) { mcp_jw_key(&c->w, "params"); mcp_jw_value(&c->w, params); }
     mcp_jw_obj_end(&c->w);
-    return mcp__send_built(c, -1, 1, err);
+    return mcp__send_built(c, -1, MCP_SEND_NOW, NULL, err);
 }
 
 static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
 {
     if (c->dead || c->state == MCP__CLOSED) return;
-    if (c->modern && c->d.transport != MCP_STDIO) return;   /* 2026-07-28 HTTP: the closed stream says it */
+    if (c->modern && (c->tp->flags & MCP_TRANSPORT_HTTP)) return;   /* 2026-07-28 HTTP: the closed stream says it */
     mcp__msg_begin(c);
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, "notifications/cancelled");
     mcp_jw_key(&c->w, "params"); mcp_jw_obj_begin(&c->w);
@@ -5248,10 +6959,10 @@ static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
     if (reason) { mcp_jw_key(&c->w, "reason"); mcp_jw_str(&c->w, reason); }
     mcp_jw_obj_end(&c->w);
     mcp_jw_obj_end(&c->w);
-    mcp__send_built(c, -1, 1, NULL);
+    mcp__send_built(c, -1, MCP_SEND_NOW, NULL, NULL);
 }
 
-/* ---- calls ------------------------------------------------------------------------------------- */
+/* ---- >>client.calls  a request from start to outcome ----------------------------------------- */
 
 static void mcp__init_finish(mcp_client *c, mcp_call *call);
 
@@ -5335,20 +7046,16 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
                       "and reading tools/list again failed: %.380s", was);
         MCP_FREE(was, NULL);
     }
-#ifndef MCP_NO_HTTP
-    if (c && c->d.transport != MCP_STDIO) mcp__http_call_ended(c, call->id);   /* drop its stream */
-#endif
+    if (c && c->t && c->tp->abandon) c->tp->abandon(c->t, call->id);   /* drop its exchange */
     if (call->is_init && c) mcp__init_finish(c, call);
 }
 
-#ifndef MCP_NO_HTTP
 static void mcp__modern_headers(mcp_client *c, const char *method, const char *params, size_t plen, mcp_buf *out);
 static int mcp__refresh_begin(mcp_client *c, mcp_call *call);
 static char *mcp__params(const char *k1, const char *v1, const char *k2, const char *raw2, size_t *len,
                          mcp_error *err);
 static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc);
 static void mcp__refresh_free(mcp_call *call);
-#endif
 
 /* {"jsonrpc":"2.0","id":id,"method":method, then the caller adds the rest */
 static void mcp__msg_head(mcp_client *c, int64_t id, const char *method)
@@ -5379,12 +7086,8 @@ static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extr
     }
     mcp_jw_obj_end(&c->w);
     memset(&hdrs, 0, sizeof hdrs);
-#ifndef MCP_NO_HTTP
-    if (meta && c->d.transport == MCP_HTTP) mcp__modern_headers(c, call->method, call->params, call->plen, &hdrs);
-#endif
-    c->hdrs = hdrs.data;
-    st = mcp__send_built(c, call->id, 0, err);
-    c->hdrs = NULL;
+    if (meta && (c->tp->flags & MCP_TRANSPORT_HTTP)) mcp__modern_headers(c, call->method, call->params, call->plen, &hdrs);
+    st = mcp__send_built(c, call->id, mcp__send_how(call->method), hdrs.data, err);
     mcp_buf_free(&hdrs);
     return st;
 }
@@ -5448,7 +7151,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     c->calls = call;
     if (as_built) {
         mcp_jw_obj_end(&c->w);                           /* the request as it was built */
-        st = mcp__send_built(c, call->id, 0, err);
+        st = mcp__send_built(c, call->id, mcp__send_how(method), NULL, err);
     } else st = mcp__call_send(c, call, NULL, NULL, err);
     if (st != MCP_OK) {
         call->is_init = 0;
@@ -5624,9 +7327,7 @@ MCPDEF void mcp_call_free(mcp_call *call)
     mcp_json_free(call->errdoc);
     MCP_FREE(call->msg, NULL);
     MCP_FREE(call->own, NULL);
-#ifndef MCP_NO_HTTP
     mcp__refresh_free(call);
-#endif
     MCP_FREE(call, NULL);
 }
 
@@ -5665,7 +7366,7 @@ static mcp_status mcp__wait_take(mcp_call *call, mcp_json_doc **result, mcp_erro
     return st;
 }
 
-/* ---- receiving ---------------------------------------------------------------------------------- */
+/* ---- >>client.receive  responses, requests and notifications --------------------------------- */
 
 /* The requests a server may make of a client, which on_request answers (ping is answered
    for it), in both eras: as JSON-RPC requests, or as input requests of a 2026-07-28 result. */
@@ -5726,6 +7427,314 @@ static void mcp__rpc_error_text(const mcp_call *call, const mcp_json *er, char *
         snprintf(out, n, "MCP error %ld: %.400s", code, msg);
     }
 }
+
+static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc);
+
+static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind)
+{
+    const mcp_json *m = mcp_json_root(doc), *er;
+    const char *rt;
+    int64_t id = 0;
+    int have = mcp_json_int64(mcp_json_get(m, "id"), &id);
+    mcp_call *call = have ? mcp__rpc_find(&c->rpc, id) : NULL;
+    if (!call) {
+        c->stats.unknown_ids++;
+        if (have && mcp__is_late(c, id))
+            mcp__log(c, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
+        else if (kind == MCP_MSG_ERROR && mcp_json_typeof(mcp_json_get(m, "id")) == MCP_JSON_NULL)
+            mcp__log(c, "The server reported an error for no request: MCP error %ld: %.300s",
+                     (long)mcp_json_num(mcp_json_get(mcp_json_get(m, "error"), "code")),
+                     mcp_json_str(mcp_json_get(mcp_json_get(m, "error"), "message")));
+        else
+            mcp__log(c, "Dropped a response whose id matches no request in flight.");
+        mcp_json_free(doc);
+        return;
+    }
+    if (kind == MCP_MSG_ERROR) {
+        char msg[480];
+        er = mcp_json_get(m, "error");
+        mcp__rpc_error_text(call, er, msg, sizeof msg);
+        mcp_json_free(call->errdoc);
+        doc->root = *er;                                 /* kept: its data (supported versions...) */
+        call->errdoc = doc;
+        call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        if (mcp__refresh_begin(c, call)) return;
+        mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
+        return;
+    }
+    rt = mcp_json_str(mcp_json_get(mcp_json_get(m, "result"), "resultType"));
+    if (rt && strcmp(rt, "complete")) {                  /* none means complete (older servers) */
+        if (!strcmp(rt, "input_required")) {
+            doc->root = *mcp_json_get(m, "result");
+            mcp__mrtr_begin(c, call, doc);
+            return;
+        }
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server answered request %lld with resultType \"%.60s\", "
+                       "which this client does not know.", (long long)id, rt);
+        mcp_json_free(doc);
+        return;
+    }
+    if (call->rf) { mcp__refresh_page(c, call, doc); return; }
+    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+    doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
+    call->doc = doc;
+    call->status = MCP_OK;
+    if (call->is_init) mcp__init_finish(c, call);
+}
+
+static mcp_status mcp__reply_begin(mcp_request *req, mcp_error *err)
+{
+    mcp_client *c = req->c;
+    if (!c || c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
+    mcp__msg_begin(c);
+    mcp_jw_key(&c->w, "id"); mcp_jw_value(&c->w, req->id);
+    return MCP_OK;
+}
+
+static void mcp__mrtr_release(mcp__mrtr *m)
+{
+    if (--m->refs > 0 || m->call) return;
+    mcp_json_free(m->doc);
+    mcp_jw_free(&m->answers);
+    MCP_FREE(m, NULL);
+}
+
+static void mcp__request_free(mcp_request *req)
+{
+    if (req->c) {
+        if (req->prev) req->prev->next = req->next; else req->c->reqs = req->next;
+        if (req->next) req->next->prev = req->prev;
+    }
+    mcp_json_free(req->doc);
+    if (req->mrtr) mcp__mrtr_release(req->mrtr);
+    MCP_FREE(req, NULL);
+}
+
+static void mcp__mrtr_answer(mcp_client *c, mcp__mrtr *m, const char *key, size_t keylen, const mcp_json *result);
+
+MCPDEF const char *mcp_request_method(const mcp_request *req) { return req ? req->method : NULL; }
+MCPDEF const mcp_json *mcp_request_params(const mcp_request *req) { return req ? req->params : NULL; }
+MCPDEF int mcp_request_cancelled(const mcp_request *req) { return req ? req->cancelled : 0; }
+
+MCPDEF mcp_status mcp_request_reply(mcp_request *req, const char *result_json, mcp_error *err)
+{
+    mcp_status st;
+    mcp_json_doc *rd = NULL;
+    mcp_error pe;
+    if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply was given a NULL request.");
+    if (result_json && !(rd = mcp_json_parse(result_json, strlen(result_json), &pe))) {
+        mcp_request_reply_error(req, -32603, "Internal error: the client produced an invalid result", NULL);
+        return mcp__fail(err, MCP_ERR_INVALID, "The result is not valid JSON: %s", pe.message);
+    }
+    if (req->mrtr) {                                     /* an input request: into the retry */
+        if (req->c && req->mrtr->call) mcp__mrtr_answer(req->c, req->mrtr, req->key, req->keylen, mcp_json_root(rd));
+        mcp_json_free(rd);
+        mcp__request_free(req);
+        mcp__ok(err);
+        return MCP_OK;
+    }
+    if (req->cancelled) { mcp_json_free(rd); mcp__request_free(req); mcp__ok(err); return MCP_OK; }
+    st = mcp__reply_begin(req, err);
+    if (st == MCP_OK) {
+        mcp_jw *w = &req->c->w;
+        mcp_jw_key(w, "result");
+        if (rd) mcp_jw_value(w, mcp_json_root(rd)); else { mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+        mcp_jw_obj_end(w);
+        st = mcp__send_built(req->c, -1, MCP_SEND_NOW, NULL, err);
+    }
+    mcp_json_free(rd);
+    mcp__request_free(req);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const char *message, mcp_error *err)
+{
+    mcp_status st;
+    if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply_error was given a NULL request.");
+    if (req->mrtr) {   /* the server would only ask again: the call ends here (spec: no retry) */
+        if (req->c && req->mrtr->call)
+            mcp__call_fail(req->mrtr->call, MCP_ERR_CANCELLED, "The request was given up: the server needs an "
+                           "answer to its %.60s request, and on_request refused it (%.200s).",
+                           req->method ? req->method : "input", message ? message : "no reason given");
+        mcp__request_free(req);
+        mcp__ok(err);
+        return MCP_OK;
+    }
+    if (req->cancelled) { mcp__request_free(req); mcp__ok(err); return MCP_OK; }
+    st = mcp__reply_begin(req, err);
+    if (st == MCP_OK) {
+        mcp_jw *w = &req->c->w;
+        mcp_jw_key(w, "error"); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "code"); mcp_jw_int(w, code);
+        mcp_jw_key(w, "message"); mcp_jw_str(w, message ? message : "Error");
+        mcp_jw_obj_end(w);
+        mcp_jw_obj_end(w);
+        st = mcp__send_built(req->c, -1, MCP_SEND_NOW, NULL, err);
+    }
+    mcp__request_free(req);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+static void mcp__on_request(mcp_client *c, mcp_json_doc *doc)
+{
+    const mcp_json *m = mcp_json_root(doc);
+    mcp_request *req = (mcp_request *)MCP_MALLOC(sizeof *req, NULL);
+    if (!req) { mcp_json_free(doc); return; }
+    memset(req, 0, sizeof *req);
+    req->c = c; req->doc = doc;
+    req->id = mcp_json_get(m, "id");
+    req->method = mcp_json_str(mcp_json_get(m, "method"));
+    req->params = mcp_json_get(m, "params");
+    req->next = c->reqs;
+    if (c->reqs) c->reqs->prev = req;
+    c->reqs = req;
+    if (!strcmp(req->method, "ping")) mcp_request_reply(req, NULL, NULL);
+    else if (c->d.on_request && mcp__server_asks(req->method)) c->d.on_request(c->d.user, c, req);
+    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
+{
+    const mcp_json *m = mcp_json_root(doc), *p = mcp_json_get(m, "params");
+    const char *method = mcp_json_str(mcp_json_get(m, "method"));
+    int64_t tok;
+    mcp_call *call;
+    mcp_request *r;
+    if (!strcmp(method, "notifications/progress") && mcp_json_int64(mcp_json_get(p, "progressToken"), &tok) &&
+        (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
+        if (call->reset_on_progress && call->timeout_ms > 0) {
+            call->deadline = mcp_time_ms() + call->timeout_ms;
+            mcp__call_due(call);
+            mcp__heap_update(&c->rpc, call);
+        }
+        if (call->on_progress) {
+            const mcp_json *t = mcp_json_get(p, "total");
+            call->on_progress(call->user, call, mcp_json_num(mcp_json_get(p, "progress")),
+                              t ? mcp_json_num(t) : -1.0, mcp_json_str(mcp_json_get(p, "message")));
+        }
+    } else if (!strcmp(method, "notifications/cancelled")) {
+        for (r = c->reqs; r; r = r->next)
+            if (mcp_json_equal(r->id, mcp_json_get(p, "requestId"))) r->cancelled = 1;
+    } else if (!strcmp(method, "notifications/subscriptions/acknowledged") &&
+               mcp_json_int64(mcp_json_get(mcp_json_get(p, "_meta"), "io.modelcontextprotocol/subscriptionId"), &tok) &&
+               (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
+        call->reissued = 0;                              /* listening again: a later break may re-listen */
+    }
+    if (c->d.on_notification) c->d.on_notification(c->d.user, c, method, p);
+    mcp_json_free(doc);
+}
+
+static void mcp__on_message(mcp_client *c, mcp_json_doc *doc)
+{
+    const char *why = "";
+    mcp_msg_kind kind = mcp_rpc_classify(mcp_json_root(doc), &why);
+    c->stats.received++;
+    switch (kind) {
+    case MCP_MSG_RESULT: case MCP_MSG_ERROR: mcp__on_response(c, doc, kind); return;
+    case MCP_MSG_REQUEST: mcp__on_request(c, doc); return;
+    case MCP_MSG_NOTIFICATION: mcp__on_notification(c, doc); return;
+    default:
+        c->stats.dropped++;
+        mcp__log(c, "Dropped a message from the server that is not JSON-RPC 2.0: %s.", why);
+        mcp_json_free(doc);
+    }
+}
+
+/* A batch (an array, 2025-03-26) is split into one document per message. */
+static void mcp__on_doc(mcp_client *c, mcp_json_doc *doc)
+{
+    const mcp_json *root = mcp_json_root(doc), *m;
+    size_t i, len;
+    char *text;
+    mcp_json_doc *one;
+    if (mcp_json_typeof(root) != MCP_JSON_ARRAY) { mcp__on_message(c, doc); return; }
+    if (!mcp_json_len(root)) { c->stats.dropped++; mcp__log(c, "Dropped an empty batch from the server."); }
+    for (i = 0; (m = mcp_json_at(root, i)) != NULL; i++) {
+        text = mcp_json_dump(m, 0, &len);
+        one = text ? mcp_json_parse(text, len, NULL) : NULL;
+        mcp_free(text);
+        if (one) mcp__on_message(c, one);
+    }
+    mcp_json_free(doc);
+}
+
+static void mcp__on_transport(mcp_client *c, const mcp_tev *ev);
+
+/* Runs queued events and their callbacks, oldest first; safe to re-enter from a callback. */
+static void mcp__dispatch(mcp_client *c)
+{
+    mcp__ev *e;
+    while ((e = c->qhead) != NULL) {
+        c->qhead = e->next;
+        if (!c->qhead) c->qtail = NULL;
+        switch (e->kind) {
+        case MCP__EV_MSG: mcp__on_doc(c, e->doc); break;
+        case MCP__EV_STDERR:
+            if (c->d.on_stderr) c->d.on_stderr(c->d.user, c, (const char *)(e + 1), e->len);
+            break;
+        case MCP__EV_LOG:
+            if (c->d.on_log) c->d.on_log(c->d.user, c, (const char *)(e + 1));
+            break;
+        case MCP__EV_TRANSPORT: mcp__on_transport(c, e->tev); break;
+        }
+        MCP_FREE(e, NULL);
+    }
+}
+
+/* Gives up on calls whose deadline passed; tells the server (except for initialize). */
+static void mcp__expire(mcp_client *c, int64_t now)
+{
+    mcp_call *call;
+    int64_t id;
+    int hard, was_init;
+    char why[80];
+    while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
+        call = c->rpc.heap[0];
+        id = call->id;
+        was_init = call->is_init;                /* initialize is never cancelled (and may be freed) */
+        hard = call->hard >= 0 && call->due == call->hard && (call->deadline < 0 || call->hard < call->deadline);
+        if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
+        else snprintf(why, sizeof why, "Request timeout after %dms", call->timeout_ms);
+        mcp__call_fail(call, MCP_ERR_TIMEOUT, "%s", why);
+        if (!was_init) {
+            mcp__remember_late(c, id);
+            mcp__send_cancelled(c, id, why);
+        }
+    }
+}
+
+
+static char *mcp__strdup(const char *t)              /* NULL when out of memory */
+{
+    size_t n = strlen(t) + 1;
+    char *d = (char *)MCP_MALLOC(n, NULL);
+    if (d) memcpy(d, t, n);
+    return d;
+}
+
+/* Whether a list goes on to the page after `pages` pages, from cursor prev (NULL on the first)
+   to next: 1 yes, 0 it is complete, -1 no, with the sentence in err (a server that pages for
+   ever, or hands back the cursor it was given). Both ways of paging (mcp__list_all and the
+   -32020 refresh) follow it. */
+static int mcp__page_on(const char *method, const char *prev, const char *next, size_t pages, mcp_error *err)
+{
+    if (!next || !*next) return 0;
+    if (prev && !strcmp(prev, next)) {
+        mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s returned the same nextCursor twice.", method);
+        return -1;
+    }
+    if (pages + 1 >= 10000) {
+        mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method);
+        return -1;
+    }
+    return 1;
+}
+
+/* ---- >>client.mrtr  multi round-trip requests (2026-07-28) ---------------------------------------
+   A server that needs something from the client mid-request (a sampling, an elicitation, the
+   roots) answers with resultType "input_required" instead of the result. */
 
 /* input_required (2026-07-28): each input request goes to on_request, like a server request
    of the legacy era; once all are answered the call is sent again (a new id) with the
@@ -5827,1403 +7836,16 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     mcp__mrtr_release(m);
 }
 
-static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind)
-{
-    const mcp_json *m = mcp_json_root(doc), *er;
-    const char *rt;
-    int64_t id = 0;
-    int have = mcp_json_int64(mcp_json_get(m, "id"), &id);
-    mcp_call *call = have ? mcp__rpc_find(&c->rpc, id) : NULL;
-    if (!call) {
-        c->stats.unknown_ids++;
-        if (have && mcp__is_late(c, id))
-            mcp__log(c, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
-        else if (kind == MCP_MSG_ERROR && mcp_json_typeof(mcp_json_get(m, "id")) == MCP_JSON_NULL)
-            mcp__log(c, "The server reported an error for no request: MCP error %ld: %.300s",
-                     (long)mcp_json_num(mcp_json_get(mcp_json_get(m, "error"), "code")),
-                     mcp_json_str(mcp_json_get(mcp_json_get(m, "error"), "message")));
-        else
-            mcp__log(c, "Dropped a response whose id matches no request in flight.");
-        mcp_json_free(doc);
-        return;
-    }
-    if (kind == MCP_MSG_ERROR) {
-        char msg[480];
-        er = mcp_json_get(m, "error");
-        mcp__rpc_error_text(call, er, msg, sizeof msg);
-        mcp_json_free(call->errdoc);
-        doc->root = *er;                                 /* kept: its data (supported versions...) */
-        call->errdoc = doc;
-        call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
-#ifndef MCP_NO_HTTP
-        if (mcp__refresh_begin(c, call)) return;
-#endif
-        mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
-        return;
-    }
-    rt = mcp_json_str(mcp_json_get(mcp_json_get(m, "result"), "resultType"));
-    if (rt && strcmp(rt, "complete")) {                  /* none means complete (older servers) */
-        if (!strcmp(rt, "input_required")) {
-            doc->root = *mcp_json_get(m, "result");
-            mcp__mrtr_begin(c, call, doc);
-            return;
-        }
-        mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server answered request %lld with resultType \"%.60s\", "
-                       "which this client does not know.", (long long)id, rt);
-        mcp_json_free(doc);
-        return;
-    }
-#ifndef MCP_NO_HTTP
-    if (call->rf) { mcp__refresh_page(c, call, doc); return; }
-#endif
-    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
-    doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
-    call->doc = doc;
-    call->status = MCP_OK;
-    if (call->is_init) mcp__init_finish(c, call);
-}
-
-static mcp_status mcp__reply_begin(mcp_request *req, mcp_error *err)
-{
-    mcp_client *c = req->c;
-    if (!c || c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
-    mcp__msg_begin(c);
-    mcp_jw_key(&c->w, "id"); mcp_jw_value(&c->w, req->id);
-    return MCP_OK;
-}
-
-static void mcp__mrtr_release(mcp__mrtr *m)
-{
-    if (--m->refs > 0 || m->call) return;
-    mcp_json_free(m->doc);
-    mcp_jw_free(&m->answers);
-    MCP_FREE(m, NULL);
-}
-
-static void mcp__request_free(mcp_request *req)
-{
-    if (req->c) {
-        if (req->prev) req->prev->next = req->next; else req->c->reqs = req->next;
-        if (req->next) req->next->prev = req->prev;
-    }
-    mcp_json_free(req->doc);
-    if (req->mrtr) mcp__mrtr_release(req->mrtr);
-    MCP_FREE(req, NULL);
-}
-
-static void mcp__mrtr_answer(mcp_client *c, mcp__mrtr *m, const char *key, size_t keylen, const mcp_json *result);
-
-MCPDEF const char *mcp_request_method(const mcp_request *req) { return req ? req->method : NULL; }
-MCPDEF const mcp_json *mcp_request_params(const mcp_request *req) { return req ? req->params : NULL; }
-MCPDEF int mcp_request_cancelled(const mcp_request *req) { return req ? req->cancelled : 0; }
-
-MCPDEF mcp_status mcp_request_reply(mcp_request *req, const char *result_json, mcp_error *err)
-{
-    mcp_status st;
-    mcp_json_doc *rd = NULL;
-    mcp_error pe;
-    if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply was given a NULL request.");
-    if (result_json && !(rd = mcp_json_parse(result_json, strlen(result_json), &pe))) {
-        mcp_request_reply_error(req, -32603, "Internal error: the client produced an invalid result", NULL);
-        return mcp__fail(err, MCP_ERR_INVALID, "The result is not valid JSON: %s", pe.message);
-    }
-    if (req->mrtr) {                                     /* an input request: into the retry */
-        if (req->c && req->mrtr->call) mcp__mrtr_answer(req->c, req->mrtr, req->key, req->keylen, mcp_json_root(rd));
-        mcp_json_free(rd);
-        mcp__request_free(req);
-        mcp__ok(err);
-        return MCP_OK;
-    }
-    if (req->cancelled) { mcp_json_free(rd); mcp__request_free(req); mcp__ok(err); return MCP_OK; }
-    st = mcp__reply_begin(req, err);
-    if (st == MCP_OK) {
-        mcp_jw *w = &req->c->w;
-        mcp_jw_key(w, "result");
-        if (rd) mcp_jw_value(w, mcp_json_root(rd)); else { mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
-        mcp_jw_obj_end(w);
-        st = mcp__send_built(req->c, -1, 1, err);
-    }
-    mcp_json_free(rd);
-    mcp__request_free(req);
-    if (st == MCP_OK) mcp__ok(err);
-    return st;
-}
-
-MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const char *message, mcp_error *err)
-{
-    mcp_status st;
-    if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply_error was given a NULL request.");
-    if (req->mrtr) {   /* the server would only ask again: the call ends here (spec: no retry) */
-        if (req->c && req->mrtr->call)
-            mcp__call_fail(req->mrtr->call, MCP_ERR_CANCELLED, "The request was given up: the server needs an "
-                           "answer to its %.60s request, and on_request refused it (%.200s).",
-                           req->method ? req->method : "input", message ? message : "no reason given");
-        mcp__request_free(req);
-        mcp__ok(err);
-        return MCP_OK;
-    }
-    if (req->cancelled) { mcp__request_free(req); mcp__ok(err); return MCP_OK; }
-    st = mcp__reply_begin(req, err);
-    if (st == MCP_OK) {
-        mcp_jw *w = &req->c->w;
-        mcp_jw_key(w, "error"); mcp_jw_obj_begin(w);
-        mcp_jw_key(w, "code"); mcp_jw_int(w, code);
-        mcp_jw_key(w, "message"); mcp_jw_str(w, message ? message : "Error");
-        mcp_jw_obj_end(w);
-        mcp_jw_obj_end(w);
-        st = mcp__send_built(req->c, -1, 1, err);
-    }
-    mcp__request_free(req);
-    if (st == MCP_OK) mcp__ok(err);
-    return st;
-}
-
-static void mcp__on_request(mcp_client *c, mcp_json_doc *doc)
-{
-    const mcp_json *m = mcp_json_root(doc);
-    mcp_request *req = (mcp_request *)MCP_MALLOC(sizeof *req, NULL);
-    if (!req) { mcp_json_free(doc); return; }
-    memset(req, 0, sizeof *req);
-    req->c = c; req->doc = doc;
-    req->id = mcp_json_get(m, "id");
-    req->method = mcp_json_str(mcp_json_get(m, "method"));
-    req->params = mcp_json_get(m, "params");
-    req->next = c->reqs;
-    if (c->reqs) c->reqs->prev = req;
-    c->reqs = req;
-    if (!strcmp(req->method, "ping")) mcp_request_reply(req, NULL, NULL);
-    else if (c->d.on_request && mcp__server_asks(req->method)) c->d.on_request(c->d.user, c, req);
-    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
-}
-
-static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
-{
-    const mcp_json *m = mcp_json_root(doc), *p = mcp_json_get(m, "params");
-    const char *method = mcp_json_str(mcp_json_get(m, "method"));
-    int64_t tok;
-    mcp_call *call;
-    mcp_request *r;
-    if (!strcmp(method, "notifications/progress") && mcp_json_int64(mcp_json_get(p, "progressToken"), &tok) &&
-        (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
-        if (call->reset_on_progress && call->timeout_ms > 0) {
-            call->deadline = mcp_time_ms() + call->timeout_ms;
-            mcp__call_due(call);
-            mcp__heap_update(&c->rpc, call);
-        }
-        if (call->on_progress) {
-            const mcp_json *t = mcp_json_get(p, "total");
-            call->on_progress(call->user, call, mcp_json_num(mcp_json_get(p, "progress")),
-                              t ? mcp_json_num(t) : -1.0, mcp_json_str(mcp_json_get(p, "message")));
-        }
-    } else if (!strcmp(method, "notifications/cancelled")) {
-        for (r = c->reqs; r; r = r->next)
-            if (mcp_json_equal(r->id, mcp_json_get(p, "requestId"))) r->cancelled = 1;
-    } else if (!strcmp(method, "notifications/subscriptions/acknowledged") &&
-               mcp_json_int64(mcp_json_get(mcp_json_get(p, "_meta"), "io.modelcontextprotocol/subscriptionId"), &tok) &&
-               (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
-        call->reissued = 0;                              /* listening again: a later break may re-listen */
-    }
-    if (c->d.on_notification) c->d.on_notification(c->d.user, c, method, p);
-    mcp_json_free(doc);
-}
-
-static void mcp__on_message(mcp_client *c, mcp_json_doc *doc)
-{
-    const char *why = "";
-    mcp_msg_kind kind = mcp_rpc_classify(mcp_json_root(doc), &why);
-    c->stats.received++;
-    switch (kind) {
-    case MCP_MSG_RESULT: case MCP_MSG_ERROR: mcp__on_response(c, doc, kind); return;
-    case MCP_MSG_REQUEST: mcp__on_request(c, doc); return;
-    case MCP_MSG_NOTIFICATION: mcp__on_notification(c, doc); return;
-    default:
-        c->stats.dropped++;
-        mcp__log(c, "Dropped a message from the server that is not JSON-RPC 2.0: %s.", why);
-        mcp_json_free(doc);
-    }
-}
-
-/* A batch (an array, 2025-03-26) is split into one document per message. */
-static void mcp__on_doc(mcp_client *c, mcp_json_doc *doc)
-{
-    const mcp_json *root = mcp_json_root(doc), *m;
-    size_t i, len;
-    char *text;
-    mcp_json_doc *one;
-    if (mcp_json_typeof(root) != MCP_JSON_ARRAY) { mcp__on_message(c, doc); return; }
-    if (!mcp_json_len(root)) { c->stats.dropped++; mcp__log(c, "Dropped an empty batch from the server."); }
-    for (i = 0; (m = mcp_json_at(root, i)) != NULL; i++) {
-        text = mcp_json_dump(m, 0, &len);
-        one = text ? mcp_json_parse(text, len, NULL) : NULL;
-        mcp_free(text);
-        if (one) mcp__on_message(c, one);
-    }
-    mcp_json_free(doc);
-}
-
-static void mcp__close_event(mcp_client *c);
-
-/* Runs queued events and their callbacks, oldest first; safe to re-enter from a callback. */
-static void mcp__dispatch(mcp_client *c)
-{
-    mcp__ev *e;
-    while ((e = c->qhead) != NULL) {
-        c->qhead = e->next;
-        if (!c->qhead) c->qtail = NULL;
-        switch (e->kind) {
-        case MCP__EV_MSG: mcp__on_doc(c, e->doc); break;
-        case MCP__EV_STDERR:
-            if (c->d.on_stderr) c->d.on_stderr(c->d.user, c, (const char *)(e + 1), e->len);
-            break;
-        case MCP__EV_LOG:
-            if (c->d.on_log) c->d.on_log(c->d.user, c, (const char *)(e + 1));
-            break;
-        case MCP__EV_CLOSE: mcp__close_event(c); break;
-        }
-        MCP_FREE(e, NULL);
-    }
-}
-
-/* Gives up on calls whose deadline passed; tells the server (except for initialize). */
-static void mcp__expire(mcp_client *c, int64_t now)
-{
-    mcp_call *call;
-    int64_t id;
-    int hard, was_init;
-    char why[80];
-    while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
-        call = c->rpc.heap[0];
-        id = call->id;
-        was_init = call->is_init;                /* initialize is never cancelled (and may be freed) */
-        hard = call->hard >= 0 && call->due == call->hard && (call->deadline < 0 || call->hard < call->deadline);
-        if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
-        else snprintf(why, sizeof why, "Request timeout after %dms", call->timeout_ms);
-        mcp__call_fail(call, MCP_ERR_TIMEOUT, "%s", why);
-        if (!was_init) {
-            mcp__remember_late(c, id);
-            mcp__send_cancelled(c, id, why);
-        }
-    }
-}
-
-/* ---- the stdio transport's I/O ---------------------------------------------------------------- */
-
-#ifndef MCP_NO_STDIO
-static void mcp__stdio_close_start(mcp_client *c);
-static void mcp__stdio_close_step(mcp_client *c, int wait);
-static void mcp__stdio_release(mcp_client *c);
-static int mcp__close_ms(const mcp_client *c) { return c->d.close_timeout_ms; }
-static void mcp__stdio_io(mcp_client *c, int wait);
-
-static void mcp__stderr_lines(mcp_client *c, const char *p, size_t n)
-{
-    mcp__stdio *s = &c->io;
-    const char *nl;
-    size_t seg;
-    size_t room;
-    while (n) {
-        nl = (const char *)memchr(p, '\n', n);
-        seg = nl ? (size_t)(nl - p) : n;
-        room = 4096 - s->errline.len;
-        if (seg > room) seg = room;                /* a long line goes out in 4096-byte pieces */
-        mcp_buf_append(&s->errline, p, seg);
-        p += seg; n -= seg;
-        if (nl && p == nl) { p++; n--; }           /* the line ends here */
-        else if (!n) break;                        /* unfinished: wait for more (even when full) */
-        if (s->errline.len && s->errline.data[s->errline.len - 1] == '\r') s->errline.len--;
-        if (c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, s->errline.data, s->errline.len);
-        s->errline.len = 0;
-    }
-}
-
-static void mcp__stdio_read_err(mcp_client *c)
-{
-    mcp__stdio *s = &c->io;
-    char buf[4096];
-    long r;
-    int rounds;
-    for (rounds = 0; rounds < 64 && s->err_fd >= 0; rounds++) {
-        r = (long)read(s->err_fd, buf, sizeof buf);
-        if (r > 0) {
-            c->stats.stderr_bytes += (uint64_t)r;
-            mcp__tail_add(s, buf, (size_t)r);
-            mcp__stderr_lines(c, buf, (size_t)r);
-            continue;
-        }
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        if (s->errline.len && c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, s->errline.data, s->errline.len);
-        s->errline.len = 0;
-        mcp__close_fd(&s->err_fd);                    /* EOF or error */
-    }
-}
-
-static void mcp__take_line(mcp_client *c, const char *line, size_t len)
-{
-    mcp_error pe;
-    mcp_json_opts o;
-    mcp_json_doc *doc;
-    memset(&o, 0, sizeof o);
-    o.max_size = c->d.max_message;
-    doc = mcp_json_parse_ex(line, len, &o, &pe);
-    if (doc) { mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0); return; }
-    c->stats.received++; c->stats.dropped++;
-    mcp__log(c, "Dropped a line from the server that is not JSON (%.300s): %.*s%s", pe.message,
-             (int)(len > 60 ? 60 : len), line, len > 60 ? "..." : "");
-}
-
-/* Returns 1 if it read anything (or found the end), 0 if there was nothing to read. */
-static int mcp__stdio_read_out(mcp_client *c)
-{
-    mcp__stdio *s = &c->io;
-    long r;
-    size_t off, used, len;
-    const char *line;
-    int rounds, got = 0;
-    mcp_status st;
-    if (!s->rbuf && !(s->rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return 0;
-    for (rounds = 0; rounds < 16 && s->out_fd >= 0; rounds++) {
-        r = (long)read(s->out_fd, s->rbuf, MCP__RBUF);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return got;
-        if (r <= 0) {
-            if (mcp_jsonl_finish(&s->fr, &line, &len) != MCP_OK && len) {
-                c->stats.received++; c->stats.dropped++;
-                mcp__log(c, "The server's output ended in the middle of a message; %lu bytes were dropped.",
-                         (unsigned long)len);
-            }
-            mcp__close_fd(&s->out_fd);
-            mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");   /* the reason comes from the exit */
-            return 1;
-        }
-        got = 1;
-        for (off = 0; off < (size_t)r; off += used) {
-            st = mcp_jsonl_feed(&s->fr, s->rbuf + off, (size_t)r - off, &used);
-            while (mcp_jsonl_next(&s->fr, &line, &len) == MCP_OK) mcp__take_line(c, line, len);
-            if (st < 0) {
-                mcp__transport_down(c, st, "the server sent a message longer than the limit of %lu bytes",
-                                    (unsigned long)(s->fr.max_line ? s->fr.max_line : MCP_JSONL_MAX_LINE));
-                return 1;
-            }
-        }
-        /* drained, and no message half-read: poll says when more comes (a message the pipe
-           handed over in pieces is worth one more read now) */
-        if ((size_t)r < MCP__RBUF && !s->fr._part.len) return 1;
-    }
-    return got;
-}
-
-/* The close, one step at a time (MCP__CL_*): stdin first, then SIGTERM, then SIGKILL to the
-   group, each after a wait; the leader reaped, what the server left in its process group (a
-   shell's or npx's children) gets SIGTERM, and SIGKILL if it is still there after the wait.
-   A group id stays reserved while any member lives, so kill(-pid) cannot reach an unrelated
-   process. stderr is drained meanwhile. Waits up to `wait` ms (-1: to the step's end). */
-static void mcp__stdio_close_start(mcp_client *c)
-{
-    mcp__stdio *s = &c->io;
-    if (!c->close_now) mcp__flush(c);                  /* best effort: what is queued, if it fits */
-    mcp__close_fd(&s->in_fd); mcp__close_fd(&s->in_hold);
-    c->closing = s->pid > 0 ? MCP__CL_EOF : MCP__CL_NONE;
-    c->closing_at = mcp_time_ms() + (c->close_now ? 0 : mcp__close_ms(c));
-}
-
-static void mcp__stdio_close_step(mcp_client *c, int wait)
-{
-    mcp__stdio *s = &c->io;
-    struct pollfd pf[2];
-    int n = 0, group = c->closing == MCP__CL_GROUP, status = 0;
-    int64_t now = mcp_time_ms(), left = c->closing_at - now;
-    if (!group && !mcp__stdio_exited(s) && left > 0 && wait != 0) {
-        if (wait < 0 || wait > left) wait = (int)left;
-        if (s->pidfd < 0 && wait > 10) wait = 10;      /* nothing to poll for the exit: look often */
-        if (s->err_fd >= 0) { pf[n].fd = s->err_fd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
-        if (s->pidfd >= 0) { pf[n].fd = s->pidfd; pf[n].events = POLLIN; pf[n].revents = 0; n++; }
-        poll(pf, (nfds_t)n, wait);
-        now = mcp_time_ms();
-    } else if (group && kill(-s->pid, 0) == 0 && left > 0 && wait != 0) {
-        poll(NULL, 0, wait < 0 || wait > 5 ? 5 : wait);
-        now = mcp_time_ms();
-    }
-    mcp__stdio_read_err(c);                            /* always: an outside poll may have seen it */
-    if (!group && (mcp__stdio_exited(s) || (c->closing == MCP__CL_KILL && now >= c->closing_at))) {
-        if (s->exited && !s->reaped) {
-            while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
-            s->wstatus = status; s->reaped = 1;
-        }
-        if (kill(-s->pid, 0) < 0) { c->closing = MCP__CL_NONE; return; }
-        kill(-s->pid, SIGTERM);                          /* stragglers */
-        c->closing = MCP__CL_GROUP; c->closing_at = now + mcp__close_ms(c);
-        return;
-    }
-    if (group && kill(-s->pid, 0) < 0) { c->closing = MCP__CL_NONE; return; }
-    if (now < c->closing_at) return;
-    if (group) { kill(-s->pid, SIGKILL); c->closing = MCP__CL_NONE; return; }
-    if (c->closing == MCP__CL_EOF) {
-        s->signalled = 1;
-        mcp__stdio_signal(s, SIGTERM);
-        c->closing = MCP__CL_TERM; c->closing_at = now + mcp__close_ms(c);
-    } else {
-        mcp__stdio_signal(s, SIGKILL);
-        c->closing = MCP__CL_KILL; c->closing_at = now + 5000;
-    }
-}
-
-/* Once the close is over: the last of stderr, and every fd left. */
-static void mcp__stdio_release(mcp_client *c)
-{
-    mcp__stdio *s = &c->io;
-    mcp__stdio_read_err(c);
-    mcp__close_fd(&s->out_fd);
-    mcp__close_fd(&s->err_fd);
-    mcp__close_fd(&s->pidfd);
-}
-
-/* "exited with status 1", "was killed by signal 9 (SIGKILL)" */
-static void mcp__exit_words(const mcp__stdio *s, char *out, size_t n)
-{
-    static const char *const names[] = { "", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
-        "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM" };
-    int sig;
-    if (!s->reaped || s->wstatus < 0) { snprintf(out, n, "exited"); return; }
-    if (WIFEXITED(s->wstatus)) { snprintf(out, n, "exited with status %d", WEXITSTATUS(s->wstatus)); return; }
-    sig = WIFSIGNALED(s->wstatus) ? WTERMSIG(s->wstatus) : 0;
-    if (sig > 0 && sig < 16) snprintf(out, n, "was killed by signal %d (%s)", sig, names[sig]);
-    else snprintf(out, n, "was killed by signal %d", sig);
-}
-
-/* The most telling stderr line(s): the last line mentioning an error (and what follows it
-   on the same line), or else the last non-empty line. */
-static void mcp__stderr_quote(const mcp__stdio *s, char *out, size_t n)
-{
-    const char *b = s->tail, *e = s->tail + s->tail_len, *ls, *le, *best = NULL, *best_end = NULL;
-    const char *last = NULL, *last_end = NULL, *p;
-    size_t len;
-    out[0] = 0;
-    for (ls = b; ls < e; ls = le + 1) {
-        le = (const char *)memchr(ls, '\n', (size_t)(e - ls));
-        if (!le) le = e;
-        for (p = ls; p < le && (*p == ' ' || *p == '\t' || *p == '\r'); p++) {}
-        if (p == le) continue;
-        last = p; last_end = le;
-        if (le - p >= 3 && !memcmp(p, "at ", 3)) continue;        /* stack frames */
-        for (; p + 5 <= le; p++)
-            if ((p[0] | 32) == 'e' && (p[1] | 32) == 'r' && (p[2] | 32) == 'r' && (p[3] | 32) == 'o' && (p[4] | 32) == 'r') {
-                best = last; best_end = le; break;
-            }
-    }
-    if (!best) { best = last; best_end = last_end; }
-    if (!best) return;
-    while (best_end > best && (best_end[-1] == '\r' || best_end[-1] == ' ')) best_end--;
-    len = (size_t)(best_end - best);
-    if (len >= n) len = n - 1;
-    memcpy(out, best, len);
-    out[len] = 0;
-}
-#endif /* MCP_NO_STDIO */
-
-static char *mcp__strdup(const char *t)              /* NULL when out of memory */
-{
-    size_t n = strlen(t) + 1;
-    char *d = (char *)MCP_MALLOC(n, NULL);
-    if (d) memcpy(d, t, n);
-    return d;
-}
-
-/* Whether a list goes on to the page after `pages` pages, from cursor prev (NULL on the first)
-   to next: 1 yes, 0 it is complete, -1 no, with the sentence in err (a server that pages for
-   ever, or hands back the cursor it was given). Both ways of paging (mcp__list_all and the
-   -32020 refresh) follow it. */
-static int mcp__page_on(const char *method, const char *prev, const char *next, size_t pages, mcp_error *err)
-{
-    if (!next || !*next) return 0;
-    if (prev && !strcmp(prev, next)) {
-        mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s returned the same nextCursor twice.", method);
-        return -1;
-    }
-    if (pages + 1 >= 10000) {
-        mcp__fail(err, MCP_ERR_PROTOCOL, "The server's %s kept returning pages past 10000.", method);
-        return -1;
-    }
-    return 1;
-}
-
-
-/* ---- the HTTP transports' I/O ----------------------------------------------------------------- */
-
-#ifndef MCP_NO_HTTP
-static void mcp__x_stream_end(mcp_client *c, mcp__xfer *x, const char *why);
-static void mcp__http_reinit(mcp_client *c, mcp__xfer *x);
-static void mcp__http_reinit_done(mcp_client *c, int ok);
-
-static void mcp__x_free(mcp__xfer *x)
-{
-    mcp_buf_free(&x->body); mcp_buf_free(&x->req); mcp_buf_free(&x->in); mcp_buf_free(&x->hdrs);
-    mcp_sse_free(&x->sp);
-    MCP_FREE(x->last_id, NULL);
-    if (x->url) { mcp_http_url_free(x->url); MCP_FREE(x->url, NULL); }
-    MCP_FREE(x, NULL);
-}
-
-static mcp__xfer *mcp__x_new(mcp_client *c, int kind, int64_t id)
-{
-    mcp__xfer *x = (mcp__xfer *)MCP_MALLOC(sizeof *x, NULL), **pp;
-    if (!x) return NULL;
-    memset(x, 0, sizeof *x);
-    x->kind = kind; x->id = id;
-    x->stream = kind == MCP__X_LISTEN || kind == MCP__X_SSE_GET;
-    x->sp.max_event = c->d.max_message;
-    for (pp = &c->http.xfers; *pp; pp = &(*pp)->next) {}       /* FIFO: started in order */
-    *pp = x;
-    return x;
-}
-
-static void mcp__x_unlink(mcp_client *c, mcp__xfer *x)
-{
-    mcp__xfer **pp;
-    for (pp = &c->http.xfers; *pp; pp = &(*pp)->next)
-        if (*pp == x) { *pp = x->next; break; }
-    if (c->http.listener == x) c->http.listener = NULL;
-    x->next = NULL;
-}
-
-static void mcp__conn_close(mcp_client *c, mcp__conn *k)
-{
-    mcp__conn **pp;
-    for (pp = &c->http.conns; *pp; pp = &(*pp)->next)
-        if (*pp == k) { *pp = k->next; break; }
-    if (k->tls && c->d.tls && c->d.tls->close) c->d.tls->close(k->tls);
-    if (k->fd >= 0) close(k->fd);
-    if (k->x) k->x->conn = NULL;
-    mcp_http_resp_free(&k->resp);
-    MCP_FREE(k, NULL);
-}
-
-/* How long an idle connection may wait to be reused: a second less than the server's
-   "Keep-Alive: timeout=N" (half of it when that is short), else 4 s, under the 5 s after
-   which Node's servers close theirs: a request is never written into a connection the
-   server is about to close. */
-static int mcp__idle_max(const char *ka)
-{
-    const char *p = ka ? strstr(ka, "timeout=") : NULL;
-    long t = 0;
-    if (!p) return MCP__IDLE_REUSE_MS;
-    for (p += 8; *p >= '0' && *p <= '9' && t < 100000; p++) t = t * 10 + (*p - '0');
-    t *= 1000;
-    t -= t < 2000 ? t / 2 : 1000;
-    return t < MCP__IDLE_REUSE_MS ? (int)t : MCP__IDLE_REUSE_MS;
-}
-
-/* An exchange is over: off its connection (closed unless it may carry another), off the list. */
-static void mcp__x_drop(mcp_client *c, mcp__xfer *x, int keep_conn)
-{
-    mcp__conn *k = x->conn, *i;
-    int idle = 0;
-    mcp__x_unlink(c, x);
-    x->conn = NULL;
-    if (!k) return;
-    k->x = NULL;
-    for (i = c->http.conns; i; i = i->next) idle += i->state == MCP__K_IDLE;
-    if (keep_conn && k->resp.keep_alive && idle < 4 && !c->dead && k->ugen == c->http.ugen) {
-        k->state = MCP__K_IDLE; k->reused = 0; k->idle_since = mcp_time_ms();
-        k->idle_max = mcp__idle_max(mcp_http_resp_header(&k->resp, "keep-alive", 0));
-    }
-    else mcp__conn_close(c, k);
-}
-
-static void mcp__host_port(const mcp_client *c, char *out, size_t n)
-{
-    const mcp_http_url *u = &c->http.url;
-    snprintf(out, n, "%s%s%s:%u", u->ipv6 ? "[" : "", u->host, u->ipv6 ? "]" : "", u->port);
-}
-
-/* The exchange failed below HTTP (connect, send, a broken connection): its call, or the
-   transport for the HTTP+SSE stream, learns why. */
-static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, const char *fmt, ...)
-    MCP__PRINTF(5, 6);
-static void mcp__x_fail(mcp_client *c, mcp__xfer *x, mcp_status st, int sys, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    mcp_call *call;
-    int64_t id = x->id;
-    int kind = x->kind;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    mcp__x_drop(c, x, 0);
-    mcp__x_free(x);
-    if (kind == MCP__X_SSE_GET) {
-        if (!c->http.have_post && (call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
-            call->sys_errno = sys;
-            mcp__call_fail(call, st, "%s", msg);             /* still connecting: initialize says why */
-        }
-        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", msg);
-    } else if (kind == MCP__X_LISTEN) {
-        mcp__log(c, "The GET event stream failed: %s", msg);
-    } else if (id >= 0 && (call = mcp__rpc_find(&c->rpc, id)) != NULL) {
-        call->sys_errno = sys;
-        mcp__call_fail(call, st, "%s", msg);
-    } else if (kind == MCP__X_POST) {
-        mcp__log(c, "A message could not be delivered to the server: %s", msg);
-    }
-}
-
-/* The HTTP request for an exchange, with the headers the protocol asks for. */
-static mcp_status mcp__x_request(mcp_client *c, mcp__xfer *x, mcp_error *err)
-{
-    const char *h[40], *method = "GET", *p;
-    char ver[64], sid[1100], lei[1100];
-    int n = 0;
-    const mcp_http_url *u = x->url ? x->url : x->kind == MCP__X_POST && c->d.transport == MCP_SSE ? &c->http.post
-                          : &c->http.url;
-    if (x->kind == MCP__X_POST) {
-        method = "POST";
-        h[n++] = "Content-Type: application/json";
-        h[n++] = "Accept: application/json, text/event-stream";
-    } else if (x->kind == MCP__X_DELETE) {
-        method = "DELETE";
-    } else {
-        h[n++] = "Accept: text/event-stream";
-    }
-    if (x->hdrs.len) {                                   /* 2026-07-28: version, method, name, params */
-        for (p = x->hdrs.data; p < x->hdrs.data + x->hdrs.len && n < 36; p += strlen(p) + 1) h[n++] = p;
-    } else if (c->d.transport == MCP_HTTP && c->version && strcmp(c->version, "2025-06-18") >= 0) {
-        snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", c->version);   /* since 2025-06-18 */
-        h[n++] = ver;
-    }
-    x->had_session = c->http.session ? c->http.sgen : 0;
-    if (c->http.session) { snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", c->http.session); h[n++] = sid; }
-    if (x->last_id) { snprintf(lei, sizeof lei, "Last-Event-ID: %.1000s", x->last_id); h[n++] = lei; }
-    h[n] = NULL;
-    x->req.len = 0;
-    return mcp_http_write_request(&x->req, method, u, h, c->http.cross ? NULL : c->d.headers, x->body.data,
-                                  x->body.len, err);
-}
-
-/* Connections busy with exchanges of x's class (requests, or long-lived streams) are under
-   that class's budget, so 1,000 calls in flight hold at most max_connections sockets and a
-   stream never takes the place of a call (nor calls the place of the streams). */
-static int mcp__x_room(const mcp_client *c, const mcp__xfer *x)
-{
-    const mcp__conn *k;
-    int n = 0, max = x->stream ? MCP__HTTP_STREAMS : c->d.max_connections;
-    for (k = c->http.conns; k; k = k->next) n += k->x && k->x->stream == x->stream;
-    return n < max;
-}
-
-/* Is an exchange waiting for a connection that it could have now? */
-static int mcp__x_startable(const mcp_client *c)
-{
-    const mcp__xfer *x;
-    int room[2] = { -1, -1 };
-    for (x = c->http.xfers; x; x = x->next) {
-        if (x->conn || x->waiting || x->at || (x->kind == MCP__X_POST && c->d.transport == MCP_SSE && !c->http.have_post))
-            continue;
-        if (room[x->stream] < 0) room[x->stream] = mcp__x_room(c, x);
-        if (room[x->stream]) return 1;
-    }
-    return 0;
-}
-
-static mcp__conn *mcp__conn_new(mcp_client *c, mcp_error *err)
-{
-    mcp__conn *k = (mcp__conn *)MCP_MALLOC(sizeof *k, NULL), **pp;
-    struct addrinfo *a;
-    int e = 0;
-    char hp[300];
-    if (!k) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory opening a connection."); return NULL; }
-    memset(k, 0, sizeof *k);
-    for (a = c->http.ai; a; a = a->ai_next)
-        if ((k->fd = mcp__sock_connect(a)) >= 0) break;
-        else e = errno;
-    if (!a) {
-        mcp__host_port(c, hp, sizeof hp);
-        MCP_FREE(k, NULL);
-        mcp__fail(err, MCP_ERR_IO, "Could not connect to %s: %s.", hp, strerror(e));
-        if (err) err->sys_errno = e;
-        return NULL;
-    }
-    k->state = MCP__K_CONNECT;
-    k->ugen = c->http.ugen;
-    k->deadline = mcp_time_ms() + c->d.connect_timeout_ms;
-    for (pp = &c->http.conns; *pp; pp = &(*pp)->next) {}   /* FIFO, as the exchanges */
-    *pp = k;
-    return k;
-}
-
-static void mcp__conn_write(mcp_client *c, mcp__conn *k);
-
-/* Puts an exchange on a connection: an idle one that is still open, or a new one. */
-static void mcp__x_start(mcp_client *c, mcp__xfer *x)
-{
-    mcp_error e;
-    mcp__conn *k, *next;
-    struct pollfd pf;
-    if (x->conn || c->dead) return;
-    if (x->kind == MCP__X_POST && c->d.transport == MCP_SSE && !c->http.have_post) return;  /* no endpoint yet */
-    if (!mcp__x_room(c, x)) return;                        /* waits its turn, in order */
-    if (mcp__x_request(c, x, &e) != MCP_OK) { mcp__x_fail(c, x, e.status, 0, "%s", e.message); return; }
-    x->sent = 0; x->status = 0; x->sse = x->json = 0; x->in.len = 0; x->at = 0;
-    for (k = c->http.conns; k; k = next) {                /* reuse, unless the server closed it */
-        next = k->next;
-        if (k->state != MCP__K_IDLE) continue;
-        /* too old, or readable (EOF, stray bytes): closed. A request written into a closed
-           connection may only be sent again if it is safe to repeat (mcp__x_retry) */
-        pf.fd = k->fd; pf.events = POLLIN; pf.revents = 0;
-        if (mcp_time_ms() - k->idle_since >= k->idle_max || poll(&pf, 1, 0) != 0) { mcp__conn_close(c, k); continue; }
-        break;
-    }
-    if (!k && !(k = mcp__conn_new(c, &e))) {
-        mcp__x_fail(c, x, e.status, e.sys_errno, "%s", e.message);
-        return;
-    }
-    k->x = x; x->conn = k; k->got = 0;
-    mcp_http_resp_reset(&k->resp);
-    k->resp.head_request = 0;
-    k->resp.max_head = 0;
-    if (k->state == MCP__K_IDLE) { k->state = MCP__K_WRITE; k->reused = 1; mcp__conn_write(c, k); }
-}
-
-/* Requests a server may get twice without harm: HTTP's idempotent methods, messages that
-   want no answer, initialize (a session nobody uses) and the MCP requests that only read. */
-static int mcp__x_repeatable(const mcp_client *c, const mcp__xfer *x)
-{
-    static const char *const safe[] = { "tools/list", "prompts/list", "resources/list", "resources/templates/list",
-        "resources/read", "prompts/get", "completion/complete", "ping", "server/discover", "initialize", NULL };
-    const mcp_call *call;
-    int i;
-    if (x->kind != MCP__X_POST || x->id < 0) return 1;   /* GET, DELETE; notifications, replies */
-    call = mcp__rpc_find(&c->rpc, x->id);
-    for (i = 0; call && call->method && safe[i]; i++) if (!strcmp(call->method, safe[i])) return 1;
-    return 0;
-}
-
-/* After a failure on a connection that was reused and gave nothing back: the server may have
-   closed it while idle, so the request goes again, once, on a new one: always when the
-   request did not all go out (no server acts on half a request), else only when it is safe
-   to repeat, as the server may have read it and acted. */
-static int mcp__x_retry(mcp_client *c, mcp__conn *k)
-{
-    mcp__xfer *x = k->x;
-    mcp__conn *i, *next;
-    if (!x || !k->reused || k->got || x->retried) return 0;
-    if (x->sent == x->req.len && !mcp__x_repeatable(c, x)) return 0;
-    x->retried = 1;
-    c->stats.resent++;
-    k->x = NULL; x->conn = NULL;
-    mcp__conn_close(c, k);
-    for (i = c->http.conns; i; i = next) {                /* the others idled as long: new one */
-        next = i->next;
-        if (i->state == MCP__K_IDLE) mcp__conn_close(c, i);
-    }
-    mcp__x_start(c, x);
-    return 1;
-}
-
-static void mcp__conn_write(mcp_client *c, mcp__conn *k)
-{
-    mcp__xfer *x = k->x;
-    long r;
-    int e;
-    char hp[300];
-    k->want_write = 0; k->want_read = 0;
-    while (x && x->sent < x->req.len) {
-        r = k->tls ? c->d.tls->write(k->tls, x->req.data + x->sent, x->req.len - x->sent)
-                   : mcp__sock_send(k->fd, x->req.data + x->sent, x->req.len - x->sent);
-        if (r > 0) { x->sent += (size_t)r; continue; }
-        if (!k->tls && r < 0 && errno == EINTR) continue;
-        if (k->tls ? r == MCP_TLS_WANT_WRITE : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        if (k->tls && r == MCP_TLS_WANT_READ) { k->want_read = 1; return; }   /* e.g. renegotiation */
-        e = k->tls ? 0 : errno;
-        if (x->sent == 0 && mcp__x_retry(c, k)) return;
-        mcp__host_port(c, hp, sizeof hp);
-        mcp__x_fail(c, x, MCP_ERR_IO, e, "Could not send to %s: %s.", hp,
-                    k->tls ? "the TLS layer failed" : strerror(e));
-        return;
-    }
-    if (x) k->state = MCP__K_READ;
-}
-
-static void mcp__conn_connected(mcp_client *c, mcp__conn *k)
-{
-    int e = 0;
-    socklen_t l = sizeof e;
-    char hp[300];
-    mcp_error te;
-    struct timeval tv;
-    int64_t left;
-    getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &e, &l);
-    if (e) {
-        mcp__host_port(c, hp, sizeof hp);
-        mcp__x_fail(c, k->x, MCP_ERR_IO, e, "Could not connect to %s: %s.", hp, strerror(e));
-        return;
-    }
-    if (c->http.url.https) {         /* the hook's handshake blocks, bounded by the connect time */
-        left = k->deadline - mcp_time_ms();
-        if (left < 1) left = 1;
-        tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
-        fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) & ~O_NONBLOCK);
-        setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        setsockopt(k->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-        memset(&te, 0, sizeof te);
-        k->tls = c->d.tls->open(c->d.tls->user, k->fd, c->http.url.host, &te);
-        mcp__nonblock(k->fd);
-        if (!k->tls) {
-            mcp__host_port(c, hp, sizeof hp);
-            mcp__x_fail(c, k->x, te.status < 0 ? te.status : MCP_ERR_IO, te.sys_errno,
-                        "TLS handshake with %s failed%s%s", hp, te.message[0] ? ": " : ".", te.message);
-            return;
-        }
-    }
-    k->state = MCP__K_WRITE;
-    mcp__conn_write(c, k);
-}
-
-/* A URL reference (an endpoint event, a Location) made absolute against base, and parsed:
-   "//host/x", "/x" and "x" as RFC 3986 reads them (without dot segments). abs holds the
-   text (mcp_buf_free it); u is set only on MCP_OK. */
-static mcp_status mcp__url_resolve(const mcp_http_url *base, const char *ref, size_t n, mcp_buf *abs,
-                                   mcp_http_url *u, mcp_error *err)
-{
-    const char *slash;
-    char hp[300];
-    memset(abs, 0, sizeof *abs);
-    snprintf(hp, sizeof hp, "%s://%s%s%s:%u", base->https ? "https" : "http", base->ipv6 ? "[" : "",
-             base->host, base->ipv6 ? "]" : "", base->port);
-    if (n >= 2 && ref[0] == '/' && ref[1] == '/') {
-        mcp_buf_append(abs, base->https ? "https:" : "http:", base->https ? 6 : 5);
-    } else if (!(n > 7 && !memcmp(ref, "http://", 7)) && !(n > 8 && !memcmp(ref, "https://", 8))) {
-        mcp_buf_append(abs, hp, strlen(hp));
-        if (!n || ref[0] != '/') {                      /* relative: against the base's path */
-            slash = strrchr(base->target, '/');
-            mcp_buf_append(abs, base->target, slash ? (size_t)(slash - base->target) + 1 : 1);
-        }
-    }
-    mcp_buf_append(abs, ref, n);
-    if (mcp_buf_append(abs, "", 1) != MCP_OK) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
-    return mcp_http_url_parse(u, abs->data, err);
-}
-
-static int mcp__same_origin(const mcp_http_url *a, const mcp_http_url *b)
-{
-    return a->https == b->https && a->port == b->port && mcp__ieq(a->host, strlen(a->host), b->host);
-}
-
-static const char *mcp__reason(int status, const mcp_http_resp *r)
-{
-    static const struct { int status; const char *text; } std[] = {
-        { 301, "Moved Permanently" }, { 302, "Found" }, { 303, "See Other" }, { 307, "Temporary Redirect" },
-        { 308, "Permanent Redirect" }, { 500, "Internal Server Error" }, { 502, "Bad Gateway" },
-        { 503, "Service Unavailable" }, { 504, "Gateway Timeout" } };
-    size_t i;
-    if (r->reason && *r->reason) return r->reason;
-    for (i = 0; i < sizeof std / sizeof std[0]; i++) if (std[i].status == status) return std[i].text;
-    return "";
-}
-
-/* An HTML error page in words: its <title>, else its first text (tags, scripts and styles
-   left out), whitespace collapsed. 0 when it has no text. */
-static size_t mcp__html_text(const char *p, size_t len, char *out, size_t n)
-{
-    const char *e = p + len, *t = NULL, *q;
-    size_t m = 0;
-    int skip = 0;
-    for (q = p; q + 7 <= e; q++)
-        if (*q == '<' && mcp__ieq(q + 1, 6, "title>")) { t = q + 7; break; }
-    for (q = t ? t : p; q < e && m + 1 < n; q++) {
-        if (*q == '<') {
-            if (t) break;                                 /* the title's end */
-            skip = (e - q > 7 && mcp__ieq(q + 1, 6, "script")) || (e - q > 6 && mcp__ieq(q + 1, 5, "style"));
-            while (q < e && *q != '>') q++;
-            if (!skip && m && out[m - 1] != ' ') out[m++] = ' ';
-            continue;
-        }
-        if (skip) continue;
-        if ((unsigned char)*q <= ' ' || *q == 0x7F) { if (m && out[m - 1] != ' ') out[m++] = ' '; continue; }
-        out[m++] = *q;
-    }
-    while (m && out[m - 1] == ' ') m--;
-    out[m] = 0;
-    return m;
-}
-
-/* "HTTP 401: <body> (WWW-Authenticate: ...)"; an HTML page: "HTTP 503 Service Unavailable:
-   <its title>"; a redirect a POST cannot follow names the URL to use. */
-static void mcp__http_error_text(const mcp_client *c, const mcp__xfer *x, const mcp_http_resp *r, char *out, size_t n)
-{
-    char body[240];
-    size_t i, m = 0;
-    const char *wa = mcp_http_resp_header(r, "www-authenticate", 0);
-    const char *as = mcp_http_resp_header(r, "mcp-auth-server", 0);
-    const char *ct = mcp_http_resp_header(r, "content-type", 0), *loc = mcp_http_resp_header(r, "location", 0);
-    if (x->status >= 301 && x->status <= 303 && loc) {
-        mcp_buf abs;
-        mcp_http_url u;
-        mcp_error e;
-        const mcp_http_url *base = x->url ? x->url : &c->http.url;
-        int ok = mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) == MCP_OK;
-        snprintf(out, n, "HTTP %d %s: the server redirects %s %s to %.200s, which a %s cannot follow (it "
-                 "would become a GET); use that URL instead", x->status, mcp__reason(x->status, r),
-                 x->kind == MCP__X_POST ? "POST" : x->kind == MCP__X_DELETE ? "DELETE" : "GET", base->target,
-                 ok ? abs.data : loc, x->kind == MCP__X_POST ? "POST" : "request");
-        if (ok) mcp_http_url_free(&u);
-        mcp_buf_free(&abs);
-        return;
-    }
-    if ((ct && !strncmp(ct, "text/html", 9)) || (x->in.len && x->in.data[0] == '<')) {
-        if (mcp__html_text(x->in.data, x->in.len, body, sizeof body)) {
-            snprintf(out, n, "HTTP %d %s: %s (an HTML page)", x->status, mcp__reason(x->status, r), body);
-            return;
-        }
-    }
-    for (i = 0; i < x->in.len && m + 1 < sizeof body; i++) {
-        unsigned char ch = (unsigned char)x->in.data[i];
-        if (ch < 0x20 || ch == 0x7F) ch = ' ';
-        if (ch == ' ' && (m == 0 || body[m - 1] == ' ')) continue;
-        body[m++] = (char)ch;
-    }
-    while (m && body[m - 1] == ' ') m--;
-    body[m] = 0;
-    snprintf(out, n, "HTTP %d: %s%s%s%s%s%s", x->status, m ? body : r->reason && *r->reason ? r->reason : "(no body)",
-             wa ? " (WWW-Authenticate: " : "", wa ? wa : "", wa ? ")" : "",
-             as ? " (Mcp-Auth-Server: " : "", as ? as : "");
-    if (as && strlen(out) + 2 < n) strcat(out, ")");
-}
-
-/* An HTTP error's body may be a JSON-RPC error (2026-07-28 servers answer 400 with one):
-   the call keeps its code and document, and the sentence names the code's meaning. */
-static void mcp__http_error_doc(mcp_call *call, const mcp__xfer *x, char *msg, size_t n)
-{
-    mcp_json_doc *d = x->in.len ? mcp_json_parse(x->in.data, x->in.len, NULL) : NULL;
-    const mcp_json *er = mcp_json_get(mcp_json_root(d), "error");
-    char rpc[380];
-    call->http_status = x->status;
-    if (mcp_json_int64(mcp_json_get(er, "code"), NULL)) {
-        mcp__rpc_error_text(call, er, rpc, sizeof rpc);
-        snprintf(msg, n, "HTTP %d: %.380s", x->status, rpc);
-        call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
-        d->root = *er;
-        mcp_json_free(call->errdoc);
-        call->errdoc = d;
-        return;
-    }
-    mcp_json_free(d);
-}
-
-static void mcp__x_take(mcp_client *c, mcp__xfer *x, const char *text, size_t len)
-{
-    mcp_error pe;
-    mcp_json_opts o;
-    mcp_json_doc *doc;
-    const mcp_json *m;
-    int64_t id;
-    memset(&o, 0, sizeof o);
-    o.max_size = c->d.max_message;
-    if (!(doc = mcp_json_parse_ex(text, len, &o, &pe))) {
-        c->stats.received++; c->stats.dropped++;
-        mcp__log(c, "Dropped a message from the server that is not JSON (%.300s).", pe.message);
-        return;
-    }
-    m = mcp_json_root(doc);
-    if (x->id >= 0 && mcp_json_int64(mcp_json_get(m, "id"), &id) && id == x->id &&
-        (mcp_json_get(m, "result") || mcp_json_get(m, "error")))
-        x->got_response = 1;
-    mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
-}
-
-/* A bad endpoint event ends the transport; the connect (still waiting for it) says why. */
-static void mcp__refuse_endpoint(mcp_client *c, const char *fmt, ...) MCP__PRINTF(2, 3);
-static void mcp__refuse_endpoint(mcp_client *c, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    mcp_call *call;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) mcp__call_fail(call, MCP_ERR_PROTOCOL, "%s", msg);
-    mcp__transport_down(c, MCP_ERR_PROTOCOL, "%s", msg);
-}
-
-/* HTTP+SSE: the endpoint event names where to POST, resolved against the stream's URL; it
-   must be the same origin. */
-static void mcp__sse_endpoint(mcp_client *c, const char *data, size_t n)
-{
-    const mcp_http_url *u = &c->http.url;
-    mcp_buf abs;
-    mcp_http_url p;
-    mcp_error e;
-    mcp__xfer *x;
-    if (mcp__url_resolve(u, data, n, &abs, &p, &e) != MCP_OK) {
-        mcp__refuse_endpoint(c, "The server's endpoint event is not a usable URL: %.200s", e.message);
-    } else if (!mcp__same_origin(&p, u)) {
-        mcp__refuse_endpoint(c, "The server's endpoint event names another origin (%.200s); it was refused",
-                             abs.data);
-        mcp_http_url_free(&p);
-    } else {
-        mcp_http_url_free(&c->http.post);
-        c->http.post = p;
-        c->http.have_post = 1;
-        for (x = c->http.xfers; x; x = x->next) if (x->kind == MCP__X_POST) mcp__x_start(c, x);
-    }
-    mcp_buf_free(&abs);
-}
-
-/* Events of an SSE body. Returns 0 when the exchange (or the transport) ended here. */
-static int mcp__x_sse_events(mcp_client *c, mcp__xfer *x, const char *p, size_t n)
-{
-    size_t used;
-    mcp_status st;
-    mcp_sse_event ev;
-    while (n) {
-        st = mcp_sse_feed(&x->sp, p, n, &used);
-        p += used; n -= used;
-        while (mcp_sse_next(&x->sp, &ev) == MCP_OK) {
-            if (x->kind == MCP__X_SSE_GET && ev.type_len == 8 && !memcmp(ev.type, "endpoint", 8)) {
-                mcp__sse_endpoint(c, ev.data, ev.data_len);
-                if (c->dead) return 0;                   /* refused: x is gone with the transport */
-                continue;
-            }
-            if (!ev.data_len) continue;                  /* a priming event: only its id counts */
-            if (ev.type_len != 7 || memcmp(ev.type, "message", 7)) {
-                mcp__log(c, "Ignored an SSE event of type \"%.*s\".", (int)(ev.type_len > 40 ? 40 : ev.type_len), ev.type);
-                continue;
-            }
-            if (x->kind == MCP__X_LISTEN) c->http.listen_attempts = 0;
-            mcp__x_take(c, x, ev.data, ev.data_len);
-            if (c->dead) return 0;
-        }
-        if (st == MCP_ERR_LIMIT) {
-            mcp__x_fail(c, x, MCP_ERR_LIMIT, 0, "The server's message is larger than the limit of %lu bytes.",
-                        (unsigned long)c->d.max_message);
-            return 0;
-        }
-        if (st < 0) {
-            mcp__x_fail(c, x, MCP_ERR_PARSE, 0, "An event stream from the server broke: %s.",
-                        x->sp.what ? x->sp.what : "malformed");
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The response is complete (END), or the connection ended it. */
-/* 307 and 308 keep the method and the body: followed for the MCP endpoint, at most 5 hops,
-   and the final URL is the endpoint from then on (the session, the GET stream, DELETE).
-   Another origin only with desc.http_cross_origin, and from then on without desc.headers.
-   0, with the sentence in msg, when it is not followed. */
-static int mcp__x_redirect(mcp_client *c, mcp__conn *k, mcp__xfer *x, char *msg, size_t n)
-{
-    const char *loc = mcp_http_resp_header(&k->resp, "location", 0), *how = x->kind == MCP__X_POST ? "POST"
-                    : x->kind == MCP__X_DELETE ? "DELETE" : "GET";
-    const mcp_http_url *base = x->url ? x->url : &c->http.url;
-    mcp_http_url u;
-    mcp_buf abs;
-    mcp_error e;
-    struct addrinfo hints, *ai = NULL;
-    char port[16];
-    int cross, r;
-    if (!loc || (x->kind == MCP__X_POST && c->d.transport == MCP_SSE)) return 0;   /* HTTP+SSE's POSTs: no */
-    if (mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) != MCP_OK) {
-        snprintf(msg, n, "HTTP %d: the server redirects %s %s to \"%.150s\", which is not a usable URL (%.150s)",
-                 x->status, how, base->target, loc, e.message);
-        mcp_buf_free(&abs);
-        return 0;
-    }
-    cross = !mcp__same_origin(&u, &c->http.url);
-    if (x->hops >= 5 || (cross && !c->d.http_cross_origin) || (u.https && !c->d.tls)) {
-        snprintf(msg, n, x->hops >= 5 ? "HTTP %d: the server redirected %s %s more than 5 times (the last time to "
-                 "%.200s); the redirect was not followed" : cross && !c->d.http_cross_origin ? "HTTP %d: the server "
-                 "redirects %s %s to another origin, %.200s; the redirect was not followed (desc.http_cross_origin "
-                 "allows it, without desc.headers)" : "HTTP %d: the server redirects %s %s to %.200s, and https:// "
-                 "needs desc.tls, a TLS hook", x->status, how, base->target, abs.data);
-        mcp_http_url_free(&u); mcp_buf_free(&abs);
-        return 0;
-    }
-    if (cross) {                                          /* the new host's addresses */
-        memset(&hints, 0, sizeof hints);
-        hints.ai_family = AF_UNSPEC; hints.ai_socktype = SOCK_STREAM; hints.ai_flags = AI_NUMERICSERV;
-        snprintf(port, sizeof port, "%u", u.port);
-        if ((r = getaddrinfo(u.host, port, &hints, &ai)) != 0) {
-            snprintf(msg, n, "HTTP %d: the server redirects to %.200s, and %.100s could not be resolved: %s",
-                     x->status, abs.data, u.host, gai_strerror(r));
-            mcp_http_url_free(&u); mcp_buf_free(&abs);
-            return 0;
-        }
-    }
-    mcp_buf_free(&abs);
-    c->stats.redirects++;
-    x->hops++;
-    mcp__x_drop(c, x, 1);
-    if (!cross) {                                         /* the endpoint moves once it answers */
-        if (x->url) mcp_http_url_free(x->url);
-        else if (!(x->url = (mcp_http_url *)MCP_MALLOC(sizeof *x->url, NULL))) {
-            mcp_http_url_free(&u);
-            mcp__x_fail(c, x, MCP_ERR_NOMEM, 0, "Out of memory following a redirect.");
-            return 1;
-        }
-        *x->url = u;
-    } else {                                              /* another origin: it moves now */
-        mcp__conn *i, *next;
-        if (x->url) { mcp_http_url_free(x->url); MCP_FREE(x->url, NULL); x->url = NULL; }
-        mcp_http_url_free(&c->http.url);
-        c->http.url = u;
-        freeaddrinfo(c->http.ai);
-        c->http.ai = ai;
-        c->http.cross = 1;
-        c->http.ugen++;                                   /* no connection to the old origin is reused */
-        for (i = c->http.conns; i; i = next) { next = i->next; if (i->state == MCP__K_IDLE) mcp__conn_close(c, i); }
-    }
-    x->status = 0; x->sse = x->json = x->bad_ct = 0; x->in.len = 0;
-    x->next = c->http.xfers; c->http.xfers = x;           /* first again: it was the oldest */
-    if (x->kind == MCP__X_LISTEN) c->http.listener = x;
-    mcp__x_start(c, x);
-    return 1;
-}
-
-static void mcp__x_end(mcp_client *c, mcp__conn *k)
-{
-    mcp__xfer *x = k->x;
-    mcp_call *call;
-    char msg[400];
-    if (x->reinit) {                                      /* 404 on a session: start a new one */
-        mcp__x_drop(c, x, 1);
-        mcp__http_reinit(c, x);
-        return;
-    }
-    if (x->bad_ct) {
-        const char *ct = mcp_http_resp_header(&k->resp, "content-type", 0);
-        snprintf(msg, sizeof msg, "The server answered with Content-Type \"%.80s\", where %s was expected",
-                 ct ? ct : "(none)", x->kind == MCP__X_POST ? "application/json or text/event-stream"
-                                                            : "text/event-stream");
-        x->status = 0;
-    }
-    if (x->status >= 200 && x->status < 300) {
-        if (x->sse) { mcp__x_drop(c, x, 1); mcp__x_stream_end(c, x, "the server ended the stream"); return; }
-        if (x->json) mcp__x_take(c, x, x->in.data ? x->in.data : "", x->in.len);
-        mcp__x_drop(c, x, 1);
-        if (x->kind == MCP__X_POST && c->d.transport == MCP_HTTP && x->id >= 0 && !x->got_response &&
-            !c->http.listener && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL)
-            mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld", (long long)x->id);
-        mcp__x_free(x);
-        return;
-    }
-    if (!x->bad_ct) mcp__http_error_text(c, x, &k->resp, msg, sizeof msg);   /* failures only */
-    if ((x->status == 307 || x->status == 308) && mcp__x_redirect(c, k, x, msg, sizeof msg)) return;
-    mcp__x_drop(c, x, 1);
-    if (x->kind == MCP__X_LISTEN) {
-        if (x->status != 405) mcp__log(c, "The server refused the GET event stream: %s", msg);
-        c->http.listen_off = 1;                           /* 405: it offers none, not an error */
-    } else if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
-        mcp__http_error_doc(call, x, msg, sizeof msg);
-        if (!mcp__refresh_begin(c, call)) mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
-    } else if (x->kind == MCP__X_SSE_GET) {
-        if ((call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
-            call->http_status = x->status;
-            mcp__call_fail(call, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
-        }
-        mcp__transport_down(c, x->status ? MCP_ERR_HTTP : MCP_ERR_PROTOCOL, "%s", msg);
-    } else if (x->kind == MCP__X_POST) {
-        mcp__log(c, "The server refused a message: %s", msg);
-    }
-    mcp__x_free(x);
-}
-
-/* A stream ended without its answer: resume it with GET and Last-Event-ID after the server's
-   retry time (bounded attempts), or give the call up. */
-static void mcp__x_stream_end(mcp_client *c, mcp__xfer *x, const char *why)
-{
-    size_t lil;
-    const char *lid = mcp_sse_last_id(&x->sp, &lil);
-    unsigned long wait = x->sp.has_retry ? x->sp.retry_ms : 1000;
-    mcp_call *call = x->id >= 0 ? mcp__rpc_find(&c->rpc, x->id) : NULL;
-    int listener = x->kind == MCP__X_LISTEN;
-    if (x->kind == MCP__X_SSE_GET) {
-        mcp__x_free(x);
-        mcp__transport_down(c, MCP_ERR_CLOSED, "the server closed the event stream (%s)", why);
-        return;
-    }
-    if (c->dead || (!listener && (!call || x->got_response)) || x->kind == MCP__X_DELETE) { mcp__x_free(x); return; }
-    if (listener) {
-        if (++c->http.listen_attempts > 5) {
-            mcp__log(c, "Gave up the GET event stream after 5 attempts to resume it (%s).", why);
-            mcp__x_free(x);
-            return;
-        }
-        if (!x->sp.has_retry) wait = 1000ul << (c->http.listen_attempts - 1);
-        if (wait > 30000) wait = 30000;
-    } else if (c->modern) {                              /* 2026-07-28: no resuming; sent again */
-        mcp__x_free(x);
-        if (call->reissued) {
-            mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld (the stream "
-                           "broke twice)", (long long)call->id);
-            return;
-        }
-        call->reissued = 1;
-        mcp__call_reissue(c, call, call->is_init, NULL, NULL, NULL, NULL);
-        return;
-    } else if (!lil || x->attempts >= 5) {
-        mcp__x_free(x);
-        mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld: its event stream "
-                       "ended (%s) %s", (long long)call->id, why, lil ? "and 5 attempts to resume it failed"
-                       : "without an event id to resume it from");
-        return;
-    }
-    x->attempts++;
-    if (lil) {
-        MCP_FREE(x->last_id, NULL);
-        x->last_id = (char *)MCP_MALLOC(lil + 1, NULL);
-        if (x->last_id) { memcpy(x->last_id, lid, lil); x->last_id[lil] = 0; }
-    }
-    if (!listener) x->kind = MCP__X_RESUME;
-    x->body.len = 0;                                      /* a GET: no body */
-    mcp_sse_reset(&x->sp);                                /* keeps the last id and retry */
-    x->at = mcp_time_ms() + (int64_t)wait;
-    x->next = c->http.xfers; c->http.xfers = x;
-    if (listener) c->http.listener = x;
-}
-
-static void mcp__x_head(mcp_client *c, mcp__conn *k)
-{
-    mcp__xfer *x = k->x;
-    const char *ct = mcp_http_resp_header(&k->resp, "content-type", 0);
-    const char *sid = mcp_http_resp_header(&k->resp, "mcp-session-id", 0);
-    size_t i;
-    x->status = k->resp.status;
-    if (sid && c->d.transport == MCP_HTTP && !c->modern && !x->hdrs.len &&   /* not on 2026-07-28 ones */
-        (!c->http.session || strcmp(sid, c->http.session))) {
-        for (i = 0; sid[i] && sid[i] >= 0x21 && sid[i] <= 0x7E && i < 1024; i++) {}
-        if (sid[i] || !i) mcp__log(c, "Ignored a malformed Mcp-Session-Id header.");
-        else {
-            MCP_FREE(c->http.session, NULL);
-            c->http.session = (char *)MCP_MALLOC(i + 1, NULL);
-            if (c->http.session) memcpy(c->http.session, sid, i + 1);
-            if (!++c->http.sgen) c->http.sgen = 1;
-        }
-    }
-    if (x->status == 404 && x->had_session && x->kind == MCP__X_POST && !x->reinit && x->attempts == 0) {
-        x->reinit = 1;                                    /* the session expired */
-        return;
-    }
-    if (x->url && (x->status < 300 || x->status >= 400)) {   /* the end of a redirect: the endpoint */
-        mcp_http_url_free(&c->http.url);
-        c->http.url = *x->url;
-        MCP_FREE(x->url, NULL);
-        x->url = NULL;
-    }
-    if (x->status < 200 || x->status >= 300) return;
-    if (ct && !strncmp(ct, "text/event-stream", 17)) x->sse = 1;
-    else if (ct && !strncmp(ct, "application/json", 16)) x->json = 1;
-    if (x->kind == MCP__X_POST) {
-        if (c->d.transport == MCP_SSE) x->json = x->sse = 0;     /* answers come on the stream */
-        else if (!x->sse && !x->json && x->id >= 0 && k->resp.framing != MCP_HTTP_NO_BODY) x->bad_ct = 1;
-    } else if (x->kind != MCP__X_DELETE && !x->sse) {
-        x->bad_ct = 1;                                    /* an event stream was asked for */
-    }
-}
-
-/* Response bytes for the exchange on k. Returns 0 once k is gone or free for another. */
-static int mcp__conn_feed(mcp_client *c, mcp__conn *k, const char *p, size_t n)
-{
-    size_t used, max = c->d.max_message;
-    mcp_status st;
-    mcp_http_event ev;
-    mcp__xfer *x;
-    char hp[300];
-    while (n) {
-        st = mcp_http_resp_feed(&k->resp, p, n, &used);
-        p += used; n -= used;
-        while ((x = k->x) != NULL && mcp_http_resp_next(&k->resp, &ev) == MCP_OK) {
-            if (ev.type == MCP_HTTP_HEAD) mcp__x_head(c, k);
-            else if (ev.type == MCP_HTTP_BODY) {
-                if (x->sse && !x->reinit) { if (!mcp__x_sse_events(c, x, ev.data, ev.len)) return 0; }
-                else if (x->json && !x->reinit) {
-                    if (x->in.len + ev.len > max) {
-                        mcp__x_fail(c, x, MCP_ERR_LIMIT, 0, "The server's response is larger than the "
-                                    "limit of %lu bytes.", (unsigned long)max);
-                        return 0;
-                    }
-                    mcp_buf_append(&x->in, ev.data, ev.len);
-                } else if (x->in.len < 4096) {                /* an error body: its start */
-                    mcp_buf_append(&x->in, ev.data, ev.len < 4096 - x->in.len ? ev.len : 4096 - x->in.len);
-                }
-            } else {
-                mcp__x_end(c, k);
-                return 0;                                 /* k is idle or closed now */
-            }
-            if (c->dead) return 0;
-        }
-        if (!k->x) return 0;
-        if (st < 0) {
-            mcp__host_port(c, hp, sizeof hp);
-            mcp__x_fail(c, k->x, st, 0, "The HTTP response from %s is %s: %s.", hp,
-                        st == MCP_ERR_LIMIT ? "too large" : "malformed", k->resp.what ? k->resp.what : "bad framing");
-            return 0;
-        }
-        if (st == MCP_AGAIN && !used) break;
-    }
-    return 1;
-}
-
-static void mcp__conn_read(mcp_client *c, mcp__conn *k)
-{
-    long r;
-    int rounds;
-    mcp_status st;
-    char hp[300];
-    if (!c->http.rbuf && !(c->http.rbuf = (char *)MCP_MALLOC(MCP__RBUF, NULL))) return;
-    k->want_write = 0; k->pending = 0;
-    for (rounds = 0; ; rounds++) {
-        if (rounds == 64) { k->pending = 1; return; }    /* fair to the others; go on at once */
-        r = k->tls ? c->d.tls->read(k->tls, c->http.rbuf, MCP__RBUF) : (long)recv(k->fd, c->http.rbuf, MCP__RBUF, 0);
-        if (r > 0) {
-            k->got += (size_t)r;
-            if (!mcp__conn_feed(c, k, c->http.rbuf, (size_t)r)) return;
-            /* a plain socket is drained by a short read; a TLS library may hold more than
-               poll() can see, so TLS reads go on until it says WANT_READ */
-            if (!k->tls && (size_t)r < MCP__RBUF) return;
-            continue;
-        }
-        if (!k->tls && r < 0 && errno == EINTR) continue;
-        if (k->tls ? r == MCP_TLS_WANT_READ : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        if (k->tls && r == MCP_TLS_WANT_WRITE) { k->want_write = 1; return; }
-        /* the connection ended: EOF (r == 0), or a reset or TLS failure, which never counts
-           as the clean end of a body read until close */
-        if (mcp__x_retry(c, k)) return;
-        st = r == 0 ? mcp_http_resp_finish(&k->resp) : MCP_ERR_CLOSED;
-        if (k->x && st == MCP_OK) {                       /* a body read until close: its END */
-            mcp_http_event ev;
-            while (k->x && mcp_http_resp_next(&k->resp, &ev) == MCP_OK)
-                if (ev.type == MCP_HTTP_END) { mcp__x_end(c, k); return; }
-        }
-        if (!k->x) return;
-        if (k->x->sse && k->x->status >= 200 && k->x->status < 300) {   /* a stream dropped */
-            mcp__xfer *x = k->x;
-            char k_what[120];
-            snprintf(k_what, sizeof k_what, "%s", r < 0 && !k->tls ? strerror(errno) : k->resp.what ? k->resp.what : "");
-            k->x = NULL; x->conn = NULL;
-            mcp__conn_close(c, k);
-            mcp__x_unlink(c, x);
-            mcp__x_stream_end(c, x, k_what[0] ? k_what : "the connection closed");
-            return;
-        }
-        mcp__host_port(c, hp, sizeof hp);
-        if (k->x->id >= 0 && k->x->kind == MCP__X_POST && k->reused && !k->got) {
-            const mcp_call *call = mcp__rpc_find(&c->rpc, k->x->id);
-            int e = r < 0 && !k->tls ? errno : 0;
-            mcp__x_fail(c, k->x, e ? MCP_ERR_IO : MCP_ERR_CLOSED, e, "The connection to %s %s after the %s request "
-                        "was sent, before any answer; the server may have run it, so it was not sent again.", hp,
-                        e ? strerror(e) : "closed", call && call->method ? call->method : "");
-        } else if (k->x->id >= 0 && k->x->kind == MCP__X_POST)
-            mcp__x_fail(c, k->x, MCP_ERR_PROTOCOL, 0, "No response received for request ID %lld (the "
-                        "connection to %s closed: %s)", (long long)k->x->id, hp,
-                        k->resp.what ? k->resp.what : "EOF");
-        else
-            mcp__x_fail(c, k->x, MCP_ERR_CLOSED, 0, "The connection to %s closed (%s).", hp,
-                        k->resp.what ? k->resp.what : "EOF");
-        return;
-    }
-}
+/* ---- >>client.modern  2026-07-28 over HTTP: request headers, x-mcp-header, -32020 --------- */
+#ifdef MCP_NO_HTTP   /* without the HTTP layer there are no 2026-07-28 headers to build */
+static void mcp__modern_headers(mcp_client *c, const char *method, const char *params, size_t plen, mcp_buf *out)
+{ (void)c; (void)method; (void)params; (void)plen; (void)out; }
+static int mcp__xhdr_tool(mcp_client *c, const mcp_json *tool, mcp_jw *specs) { (void)c; (void)tool; (void)specs; return 1; }
+static void mcp__xhdr_keep(mcp_client *c, mcp_jw *specs) { (void)c; (void)specs; }
+static int mcp__refresh_begin(mcp_client *c, mcp_call *call) { (void)c; (void)call; return 0; }
+static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc) { (void)c; (void)call; mcp_json_free(doc); }
+static void mcp__refresh_free(mcp_call *call) { (void)call; }
+#else
 
 /* A header value as 2026-07-28 wants it: plain when it is printable ASCII without spaces at
    either end (and does not look like the sentinel), else =?base64?...?= of its UTF-8 bytes. */
@@ -7274,7 +7896,7 @@ static void mcp__modern_headers(mcp_client *c, const char *method, const char *p
         p = mcp_json_root(pd);
         v = mcp_json_get(p, strcmp(method, "resources/read") ? "name" : "uri");
         if ((name = mcp_json_str(v)) != NULL) mcp__hdr_line(out, "Mcp-Name", name, mcp_json_len(v), 1);
-        spec = tools && name ? mcp_json_get(mcp_json_root(c->http.xhdr), name) : NULL;
+        spec = tools && name ? mcp_json_get(mcp_json_root(c->xhdr), name) : NULL;
         for (i = 0; (one = mcp_json_at(spec, i)) != NULL; i++) {
             v = mcp_json_get(p, "arguments");
             for (j = 1; j < mcp_json_len(one) && v; j++) v = mcp_json_get(v, mcp_json_str(mcp_json_at(one, j)));
@@ -7375,8 +7997,8 @@ static void mcp__xhdr_keep(mcp_client *c, mcp_jw *specs)
     size_t tl;
     mcp_jw_obj_end(specs);
     if ((t = mcp_jw_finish(specs, &tl, NULL)) != NULL) {
-        mcp_json_free(c->http.xhdr);
-        c->http.xhdr = mcp_json_parse(t, tl, NULL);
+        mcp_json_free(c->xhdr);
+        c->xhdr = mcp_json_parse(t, tl, NULL);
         mcp_free(t);
     }
 }
@@ -7404,7 +8026,7 @@ static void mcp__refresh_free(mcp_call *call)
 static int mcp__refresh_begin(mcp_client *c, mcp_call *call)
 {
     mcp__refresh *rf;
-    if (!c->modern || c->d.transport != MCP_HTTP || call->refreshed || call->rpc_code != -32020 ||
+    if (!c->modern || !(c->tp->flags & MCP_TRANSPORT_HTTP) || call->refreshed || call->rpc_code != -32020 ||
         strcmp(call->method, "tools/call") || call->rounds ||   /* an input_required retry: its answers */
         !(rf = (mcp__refresh *)MCP_MALLOC(sizeof *rf, NULL)))     /* would be lost on the resend */
         return 0;
@@ -7446,361 +8068,120 @@ static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     mcp__refresh_free(call);
 }
 
-/* 404 for a request that carried the session: a new initialize (once), then the request
-   again in the new session. */
-static void mcp__http_reinit(mcp_client *c, mcp__xfer *x)
-{
-    mcp_call *call;
-    mcp_error e;
-    x->reinit = 0; x->attempts = 1;
-    x->next = c->http.xfers; c->http.xfers = x;
-    if (!c->http.reiniting && c->http.session && x->had_session != c->http.sgen) {
-        mcp__x_start(c, x);                              /* sent in an older session: a new one is up */
-        return;
-    }
-    x->waiting = 1;                                      /* parked until the new session */
-    if (c->http.reiniting) return;
-    c->http.reiniting = 1;
-    c->stats.reinits++;
-    MCP_FREE(c->http.session, NULL);
-    c->http.session = NULL;
-    call = c->init_params ? mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, 2, &e) : NULL;
-    if (!call) { c->http.reiniting = 0; mcp__http_reinit_done(c, 0); }
-}
-
-/* The new session is there (ok) or not: the parked requests go again or fail. */
-static void mcp__http_reinit_done(mcp_client *c, int ok)
-{
-    mcp__xfer *x, *next;
-    mcp_call *call;
-    c->http.reiniting = 0;
-    for (x = c->http.xfers; x; x = next) {
-        next = x->next;
-        if (!x->waiting) continue;
-        x->waiting = 0;
-        if (ok) { mcp__x_start(c, x); continue; }
-        mcp__x_unlink(c, x);
-        if (x->id >= 0 && (call = mcp__rpc_find(&c->rpc, x->id)) != NULL) {
-            mcp__call_fail(call, MCP_ERR_HTTP, "HTTP 404: the session expired and a new one could not be started");
-            call->http_status = 404;
-        }
-        mcp__x_free(x);
-    }
-}
-
-/* A call ended early (timeout, cancel, close): its exchange is abandoned. */
-static void mcp__http_call_ended(mcp_client *c, int64_t id)
-{
-    mcp__xfer *x;
-    for (x = c->http.xfers; x; x = x->next)
-        if (x->id == id && (x->kind == MCP__X_POST || x->kind == MCP__X_RESUME) && c->d.transport == MCP_HTTP) {
-            mcp__x_drop(c, x, 0);
-            mcp__x_free(x);
-            return;
-        }
-}
-
-static mcp_status mcp__http_send(mcp_client *c, const char *text, size_t len, int64_t id, mcp_error *err)
-{
-    mcp__xfer *x = mcp__x_new(c, MCP__X_POST, id);
-    mcp_call *call = id >= 0 ? mcp__rpc_find(&c->rpc, id) : NULL;
-    const char *h;
-    if (x && call && call->method && !strcmp(call->method, "subscriptions/listen")) x->stream = 1;
-    for (h = c->hdrs; x && h && *h; h += strlen(h) + 1)  /* the headers this message carries */
-        mcp_buf_append(&x->hdrs, h, strlen(h) + 1);
-    if (!x || mcp_buf_append(&x->body, text, len) != MCP_OK) {
-        if (x) { mcp__x_unlink(c, x); mcp__x_free(x); }
-        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory sending a message.");
-    }
-    c->stats.sent++;
-    mcp__x_start(c, x);
-    return MCP_OK;
-}
-
-/* No notification POST in flight, and the GET stream (if asked for) answered or refused. */
-static int mcp__http_settled(const mcp_client *c)
-{
-    const mcp__xfer *x;
-    for (x = c->http.xfers; x; x = x->next) {
-        if (x->kind == MCP__X_POST && x->id < 0) return 0;
-        if (x->kind == MCP__X_LISTEN && !x->status) return 0;
-    }
-    return 1;
-}
-
-static void mcp__http_listen(mcp_client *c)
-{
-    mcp__xfer *x;
-    if (c->d.http_listen < 0 || c->d.transport != MCP_HTTP || c->http.listen_off || c->http.listener || c->modern) return;
-    if ((x = mcp__x_new(c, MCP__X_LISTEN, -1)) != NULL) { c->http.listener = x; mcp__x_start(c, x); }
-}
-
-static mcp_status mcp__http_open(mcp_client *c, mcp_error *err)
-{
-    struct addrinfo hints;
-    char port[16], hp[300];
-    int r;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    snprintf(port, sizeof port, "%u", c->http.url.port);
-    r = getaddrinfo(c->http.url.host, port, &hints, &c->http.ai);
-    if (r) {
-        mcp__host_port(c, hp, sizeof hp);
-        c->http.ai = NULL;
-        return mcp__fail(err, MCP_ERR_IO, "Could not resolve %s: %s.", hp, gai_strerror(r));
-    }
-    return MCP_OK;                     /* HTTP+SSE: connect_begin opens the stream */
-}
-
-/* What a connection waits for: writable to connect or send (unless TLS wants to read
-   first), readable to receive (unless TLS wants to write first). */
-static short mcp__conn_events(const mcp__conn *k)
-{
-    if (k->state == MCP__K_CONNECT) return POLLOUT;
-    if (k->state == MCP__K_WRITE) return (short)(k->want_read ? POLLIN : POLLOUT);
-    return (short)(k->want_write ? POLLOUT : POLLIN);
-}
-
-static int mcp__http_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
-{
-    int n = 0;
-    const mcp__conn *k;
-    for (k = c->http.conns; k && n < max; k = k->next) {
-        if (k->state == MCP__K_IDLE || k->fd < 0) continue;
-        if (fds) { fds[n].fd = k->fd; fds[n].events = mcp__conn_events(k); }
-        n++;
-    }
-    return n;
-}
-
-/* The next time something HTTP is due: a resumption to start, a connect to give up. */
-static int64_t mcp__http_due(const mcp_client *c)
-{
-    int64_t due = -1;
-    const mcp__xfer *x;
-    const mcp__conn *k;
-    for (x = c->http.xfers; x; x = x->next)
-        if (!x->conn && !x->waiting && x->at && (due < 0 || x->at < due)) due = x->at;
-    for (k = c->http.conns; k; k = k->next) {
-        if (k->state == MCP__K_CONNECT && (due < 0 || k->deadline < due)) due = k->deadline;
-        if (k->pending) due = 0;                          /* TLS holds bytes already read */
-    }
-    if (due != 0 && mcp__x_startable(c)) due = 0;         /* a place came free for a queued one */
-    return due;
-}
-
-static int mcp__conn_alive(const mcp_client *c, const mcp__conn *k)
-{
-    const mcp__conn *i;
-    for (i = c->http.conns; i; i = i->next) if (i == k) return 1;
-    return 0;
-}
-
-/* Room in the poll set for every connection there is (the budgets bound them). */
-static int mcp__http_pollset(mcp_client *c)
-{
-    const mcp__conn *k;
-    int n = 0;
-    void *p;
-    for (k = c->http.conns; k; k = k->next) n++;
-    if (n <= c->http.npf) return 1;
-    n += 8;
-    if (!(p = MCP_REALLOC(c->http.pf, (size_t)n * sizeof *c->http.pf, NULL))) return 0;
-    c->http.pf = (struct pollfd *)p;
-    if (!(p = MCP_REALLOC(c->http.pk, (size_t)n * sizeof *c->http.pk, NULL))) return 0;
-    c->http.pk = (mcp__conn **)p;
-    c->http.npf = n;
-    return 1;
-}
-
-static void mcp__http_io(mcp_client *c, int wait)
-{
-    struct pollfd *pf;
-    mcp__conn **ks, *k, *next;
-    mcp__xfer *x, *xn;
-    int64_t now = mcp_time_ms(), due;
-    int n = 0, i, r;
-    char hp[300];
-    for (x = c->http.xfers; x; x = xn) {                 /* exchanges whose time has come */
-        xn = x->next;
-        if (!x->conn && !x->waiting && x->at <= now) mcp__x_start(c, x);
-        if (c->dead) return;                              /* the list is gone with it */
-    }
-    for (k = c->http.conns; k; k = next) {               /* connects that took too long */
-        next = k->next;
-        if (k->state == MCP__K_CONNECT && k->deadline <= now && k->x) {
-            mcp__host_port(c, hp, sizeof hp);
-            mcp__x_fail(c, k->x, MCP_ERR_TIMEOUT, ETIMEDOUT, "Could not connect to %s: no answer within %d ms.",
-                        hp, c->d.connect_timeout_ms);
-            if (c->dead) return;
-        }
-    }
-    if (!mcp__http_pollset(c)) { mcp__transport_down(c, MCP_ERR_NOMEM, "out of memory polling the connections"); return; }
-    pf = c->http.pf; ks = c->http.pk;
-    for (k = c->http.conns; k; k = k->next) {
-        if (k->state == MCP__K_IDLE) continue;
-        ks[n] = k;
-        pf[n].fd = k->fd; pf[n].revents = 0;
-        pf[n].events = mcp__conn_events(k);
-        if (k->pending) wait = 0;                         /* bytes already read by TLS wait */
-        n++;
-    }
-    due = mcp__http_due(c);
-    if (due >= 0) {
-        int64_t left = due - mcp_time_ms();
-        if (left < 0) left = 0;
-        if (wait < 0 || left < wait) wait = (int)left;
-    }
-    r = poll(pf, (nfds_t)n, wait);
-    for (i = 0; r >= 0 && i < n && !c->dead; i++) {
-        if (!mcp__conn_alive(c, ks[i])) continue;
-        k = ks[i];
-        if (!pf[i].revents && !k->pending) continue;
-        if (k->state == MCP__K_CONNECT) mcp__conn_connected(c, k);
-        else if (k->state == MCP__K_WRITE) mcp__conn_write(c, k);
-        else mcp__conn_read(c, k);
-    }
-    for (x = c->http.xfers; x && !c->dead; x = xn) {      /* places freed by what just ended */
-        xn = x->next;
-        if (!x->conn && !x->waiting && !x->at) mcp__x_start(c, x);
-    }
-}
-
-/* Is an exchange of this kind (a notification or reply POST, or the DELETE) still going? */
-static int mcp__http_busy(const mcp_client *c, int deletes)
-{
-    const mcp__xfer *x;
-    for (x = c->http.xfers; x; x = x->next)
-        if ((x->kind == MCP__X_POST && x->id < 0) || (deletes && x->kind == MCP__X_DELETE)) return 1;
-    return 0;
-}
-
-/* The close, one step at a time: what was already sent without an answer to wait for
-   (notifications, replies: a cancellation, say) gets up to a second to arrive (SENT); then
-   the session is DELETEd, failure ignored (DELETE, within the same second); the streams end,
-   every connection closes. The I/O runs with `closing` set, which keeps it from ending the
-   transport a second time. */
-static void mcp__http_close_start(mcp_client *c)
-{
-    mcp__xfer *x, *next;
-    for (x = c->http.xfers; x; x = next) {                /* requests fail with the transport */
-        next = x->next;
-        if (!(x->kind == MCP__X_POST && x->id < 0) && x->kind != MCP__X_SSE_GET) { mcp__x_drop(c, x, 0); mcp__x_free(x); }
-    }
-    c->http.closing = 1;
-    c->closing = MCP__CL_SENT;
-    c->closing_at = mcp_time_ms() + (c->close_now ? 0 : 1000);   /* mcp_client_close_now: no DELETE either */
-}
-
-/* SENT over (nothing left to wait for, or the time is up): the DELETE goes; DELETE over:
-   the connections close. */
-static void mcp__http_close_next(mcp_client *c)
-{
-    mcp__xfer *x;
-    int64_t left = c->closing_at - mcp_time_ms();
-    if (c->closing == MCP__CL_SENT && (!mcp__http_busy(c, 0) || left <= 0)) {
-        c->closing = MCP__CL_DELETE;
-        if (!c->close_now && left > 0 && c->http.session && c->d.transport == MCP_HTTP && c->http.ai &&
-            (x = mcp__x_new(c, MCP__X_DELETE, -1)) != NULL)
-            mcp__x_start(c, x);
-    }
-    if (c->closing == MCP__CL_DELETE && (!mcp__http_busy(c, 1) || left <= 0)) {
-        c->http.closing = 0;
-        while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
-        while (c->http.conns) mcp__conn_close(c, c->http.conns);
-        c->closing = MCP__CL_NONE;
-    }
-}
-
-static void mcp__http_close_step(mcp_client *c, int wait)
-{
-    int64_t left = c->closing_at - mcp_time_ms();
-    if (wait < 0 || wait > left) wait = left > 0 ? (int)left : 0;
-    c->dead = 0;                                          /* the I/O runs once more */
-    mcp__http_close_next(c);
-    if (c->closing) mcp__http_io(c, wait);
-    if (c->closing) mcp__http_close_next(c);
-    c->dead = 1;
-}
 #endif /* MCP_NO_HTTP */
 
-static void mcp__down_finish(mcp_client *c, mcp_status st, char *reason, size_t rn);
-static void mcp__close_step(mcp_client *c, int wait);
+/* ---- >>client.transport  what the transport reports, and what the client makes of it ------
+   The transport says what happened; each decision is made here, once: a message is parsed
+   and queued, a failed request fails (or, for -32020, re-reads tools/list), a lost session
+   is started again, a broken stream is resumed or its request sent again or failed, a lost
+   connection closes the transport. The reports wait in the queue, so they act in order
+   after the messages read before them. */
 
-/* The transport is gone (EOF, a limit, an I/O error): shut it down now, queue the CLOSE event
-   so that answers read before it are still delivered first. An empty reason: describe how
-   the server ended. */
+MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
+{
+    mcp_json_opts o;
+    mcp_json_doc *doc;
+    mcp_error pe;
+    mcp__ev *e;
+    const mcp_json *m;
+    int64_t id;
+    size_t tl, bl, dl;
+    char *p;
+    int answered = 0;
+    if (!c || !ev) return 0;
+    tl = ev->text ? ev->len : 0;
+    if (ev->kind == MCP_TEV_MESSAGE) {
+        memset(&o, 0, sizeof o);
+        o.max_size = c->d.max_message;
+        if (!(doc = mcp_json_parse_ex(tl ? ev->text : "", tl, &o, &pe))) {
+            c->stats.received++; c->stats.dropped++;
+            if (c->tp->flags & MCP_TRANSPORT_HTTP)
+                mcp__log(c, "Dropped a message from the server that is not JSON (%.300s).", pe.message);
+            else
+                mcp__log(c, "Dropped a line from the server that is not JSON (%.300s): %.*s%s", pe.message,
+                         (int)(tl > 60 ? 60 : tl), tl ? ev->text : "", tl > 60 ? "..." : "");
+            return 0;
+        }
+        m = mcp_json_root(doc);
+        if ((mcp_json_get(m, "result") || mcp_json_get(m, "error")) && mcp_json_int64(mcp_json_get(m, "id"), &id))
+            answered = ev->id >= 0 ? id == ev->id : mcp__rpc_find(&c->rpc, id) != NULL;
+        mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
+        return answered;
+    }
+    if (ev->kind == MCP_TEV_STDERR) {
+        if (c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, tl ? ev->text : "", tl);
+        return 0;
+    }
+    if (ev->kind == MCP_TEV_LOG) {
+        if (ev->status < 0) { c->stats.received++; c->stats.dropped++; }   /* a message lost */
+        if (c->d.on_log) mcp__enqueue(c, MCP__EV_LOG, NULL, tl ? ev->text : "", tl);
+        return 0;
+    }
+    if (ev->kind == MCP_TEV_CLOSED) c->closed_seen = 1;
+    bl = ev->body ? ev->body_len : 0;
+    dl = ev->detail ? strlen(ev->detail) : 0;
+    if (!(e = (mcp__ev *)MCP_MALLOC(sizeof *e + sizeof *ev + tl + bl + dl + 3, NULL))) return 0;
+    e->next = NULL; e->kind = MCP__EV_TRANSPORT; e->doc = NULL; e->len = 0;
+    e->tev = (mcp_tev *)(void *)(e + 1);
+    *e->tev = *ev;
+    p = (char *)(e->tev + 1);                            /* the texts, each ended by a 0 */
+    memcpy(p, tl ? ev->text : "", tl); p[tl] = 0; e->tev->text = p; e->tev->len = tl; p += tl + 1;
+    memcpy(p, bl ? ev->body : "", bl); p[bl] = 0; e->tev->body = p; e->tev->body_len = bl; p += bl + 1;
+    memcpy(p, dl ? ev->detail : "", dl); p[dl] = 0; e->tev->detail = p;
+    if (c->qtail) c->qtail->next = e; else c->qhead = e;
+    c->qtail = e;
+    return 0;
+}
+
+static void mcp__close_event(mcp_client *c);
+
+/* One step of the close, waiting up to `wait` ms (-1: until the step's time is up). The
+   transport reports CLOSED at its end (or the client does it for a transport that does not). */
+static void mcp__close_step(mcp_client *c, int wait)
+{
+    mcp_tev ev;
+    if (!c->closing || c->tp->close(c->t, c->close_now, wait)) return;
+    c->closing = 0;
+    if (c->closed_seen) return;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = MCP_TEV_CLOSED; ev.id = -1; ev.status = MCP_ERR_CLOSED;
+    mcp_transport_report(c, &ev);
+}
+
+/* The transport is to end (a lost connection, a limit, a failed connect, the program's
+   close): its close begins, and blocks unless mcp_client_close_begin asked otherwise; the
+   CLOSED event comes after every message read before it. An empty reason: the transport
+   says how the server ended. */
 static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...)
 {
     va_list ap;
-    char reason[300];
     if (c->dead) return;
-#ifndef MCP_NO_HTTP
-    if (c->http.closing) return;                          /* already on its way down */
-#endif
     c->dead = 1;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    vsnprintf(c->down_why, sizeof c->down_why, fmt, ap);
     va_end(ap);
     c->down_st = st;
-    memcpy(c->down_why, reason, sizeof reason);
-#ifndef MCP_NO_STDIO
-    if (c->d.transport == MCP_STDIO) mcp__stdio_close_start(c);
-#endif
-#ifndef MCP_NO_HTTP
-    if (c->d.transport != MCP_STDIO) mcp__http_close_start(c);
-#endif
+    c->closing = 1;
+    mcp__close_step(c, 0);                               /* begins */
     while (c->closing && !c->close_async) mcp__close_step(c, -1);
-    if (!c->closing) mcp__close_step(c, 0);               /* over: the transport ends */
 }
 
-/* One step of the close, waiting up to `wait` ms (-1: until the step's time is up); the
-   transport ends (mcp__down_finish) after the last. mcp_client_close loops it; after
-   mcp_client_close_begin, mcp_client_poll takes a step each time. */
-static void mcp__close_step(mcp_client *c, int wait)
+/* CLOSED: why it ended, in c->why (the client's reason first, else the transport's, and the
+   server's most telling stderr line), then every call still in flight fails. */
+static void mcp__on_closed(mcp_client *c, const mcp_tev *ev)
 {
-#ifndef MCP_NO_STDIO
-    if (c->closing && c->d.transport == MCP_STDIO) mcp__stdio_close_step(c, wait);
-#endif
-#ifndef MCP_NO_HTTP
-    if (c->closing && c->d.transport != MCP_STDIO) mcp__http_close_step(c, wait);
-#endif
-    (void)wait;
-    if (c->closing || c->down_done) return;
-    c->down_done = 1;
-#ifndef MCP_NO_STDIO
-    if (c->d.transport == MCP_STDIO) mcp__stdio_release(c);
-#endif
-    mcp__down_finish(c, c->down_st, c->down_why, sizeof c->down_why);
-}
-
-/* The transport's end, once its close is over: why, in c->why, and the CLOSE event. */
-static void mcp__down_finish(mcp_client *c, mcp_status st, char *reason, size_t rn)
-{
-    (void)rn;
-#ifndef MCP_NO_STDIO
-    if (c->d.transport == MCP_STDIO) {
-        mcp__exit_words(&c->io, c->how, sizeof c->how);
-        mcp__stderr_quote(&c->io, c->quote, sizeof c->quote);
-        if (!reason[0]) {
-            if (c->user_closed) snprintf(reason, rn, "the client closed the connection");
-            else if (!c->io.signalled) { snprintf(reason, rn, "the server %s", c->how); c->exited = 1; }
-            else if (c->io.stdin_gone) snprintf(reason, rn, "writing to its standard input failed");
-            else snprintf(reason, rn, "the server closed its standard output");
-        }
-        mcp__fail(&c->why, st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
+    char *reason = c->down_why;
+    snprintf(c->how, sizeof c->how, "%s", ev->detail);
+    snprintf(c->quote, sizeof c->quote, "%s", ev->body);
+    if (!reason[0]) {
+        if (c->user_closed || !ev->len) snprintf(reason, sizeof c->down_why, "the client closed the connection");
+        else { snprintf(reason, sizeof c->down_why, "%s", ev->text); c->exited = ev->server_ended; }
     }
-#endif
-#ifndef MCP_NO_HTTP
-    if (c->d.transport != MCP_STDIO && !reason[0]) snprintf(reason, rn, "the client closed the connection");
-#endif
-    if (!c->why.message[0]) mcp__fail(&c->why, st, "%s", reason);
-    mcp__enqueue(c, MCP__EV_CLOSE, NULL, NULL, 0);
+    if (!c->why.message[0]) mcp__fail(&c->why, c->down_st, "%s%s%s", reason, c->quote[0] ? ": " : "", c->quote);
+    mcp__close_event(c);
 }
 
-/* The CLOSE event: every call still in flight fails, on_close fires once. */
+/* The CLOSE: every call still in flight fails, on_close fires once. */
 static void mcp__close_event(mcp_client *c)
 {
     mcp_call *call, *next;
@@ -7815,7 +8196,131 @@ static void mcp__close_event(mcp_client *c)
     if (c->d.on_close) c->d.on_close(c->d.user, c, &c->why);
 }
 
-/* ---- connect -------------------------------------------------------------------------------- */
+static void mcp__tp_abandon(mcp_client *c, int64_t id)
+{
+    if (c->t && c->tp->abandon) c->tp->abandon(c->t, id);
+}
+
+/* An HTTP error's body may be a JSON-RPC error (2026-07-28 servers answer 400 with one):
+   the call keeps its code and document, and the sentence names the code's meaning. */
+static void mcp__body_error(mcp_call *call, const mcp_tev *ev, char *msg, size_t n)
+{
+    mcp_json_doc *d = mcp_json_parse(ev->body, ev->body_len, NULL);
+    const mcp_json *er = mcp_json_get(mcp_json_root(d), "error");
+    char rpc[380];
+    if (mcp_json_int64(mcp_json_get(er, "code"), NULL)) {
+        mcp__rpc_error_text(call, er, rpc, sizeof rpc);
+        snprintf(msg, n, "HTTP %d: %.380s", ev->http_status, rpc);
+        call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        d->root = *er;
+        mcp_json_free(call->errdoc);
+        call->errdoc = d;
+        return;
+    }
+    mcp_json_free(d);
+}
+
+/* FAILED: the request fails with the transport's sentence (an HTTP error's JSON-RPC body
+   speaks for itself; -32020 re-reads tools/list first). */
+static void mcp__on_failed(mcp_client *c, mcp_call *call, const mcp_tev *ev)
+{
+    char msg[480];
+    if (!call) return;                                   /* answered, timed out, cancelled */
+    snprintf(msg, sizeof msg, "%s", ev->text);
+    call->sys_errno = ev->sys_errno; call->http_status = ev->http_status;
+    if (ev->body_len) mcp__body_error(call, ev, msg, sizeof msg);
+    if (ev->http_status && mcp__refresh_begin(c, call)) return;
+    mcp__call_fail(call, ev->status, "%s", msg);
+}
+
+static void mcp__reinit_done(mcp_client *c, int ok);
+
+/* SESSION_LOST: a new initialize (once for all the requests that met the 404), then they go
+   again in the new session. */
+static void mcp__on_session_lost(mcp_client *c, mcp_call *call, const mcp_tev *ev)
+{
+    mcp_error e;
+    if (ev->id >= 0 && !call) { mcp__tp_abandon(c, ev->id); return; }
+    if (call) call->parked = 1; else c->parked_notes = 1;
+    if (c->reiniting) return;
+    c->reiniting = 1;
+    c->stats.reinits++;
+    if (!c->init_params || !mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, 2, &e))
+        mcp__reinit_done(c, 0);
+}
+
+/* The new session is there (ok) or not: the parked requests go again or fail. */
+static void mcp__reinit_done(mcp_client *c, int ok)
+{
+    mcp_call *call, *next;
+    c->reiniting = 0;
+    for (call = c->calls; call; call = next) {
+        next = call->next;
+        if (!call->parked) continue;
+        call->parked = 0;
+        if (ok && c->tp->resume) { c->tp->resume(c->t, call->id); continue; }
+        mcp__tp_abandon(c, call->id);
+        call->http_status = 404;
+        mcp__call_fail(call, MCP_ERR_HTTP, "HTTP 404: the session expired and a new one could not be started");
+    }
+    if (c->parked_notes) {
+        c->parked_notes = 0;
+        if (ok && c->tp->resume) c->tp->resume(c->t, -1); else mcp__tp_abandon(c, -1);
+    }
+}
+
+/* BROKEN for a request: its stream ended before the answer. 2026-07-28 sends it again (a new
+   id, once); earlier versions resume the stream from its last event (5 times at most). */
+static void mcp__on_broken(mcp_client *c, mcp_call *call, const mcp_tev *ev)
+{
+    if (!call) { mcp__tp_abandon(c, ev->id); return; }
+    if (c->modern) {
+        mcp__tp_abandon(c, ev->id);
+        if (call->reissued) {
+            mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld (the stream "
+                           "broke twice)", (long long)call->id);
+            return;
+        }
+        call->reissued = 1;
+        mcp__call_reissue(c, call, call->is_init, NULL, NULL, NULL, NULL);
+        return;
+    }
+    if (!ev->resumable || call->resumes >= 5 || !c->tp->resume) {
+        mcp__tp_abandon(c, ev->id);
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld: its event stream "
+                       "ended (%.200s) %s", (long long)call->id, ev->text, ev->resumable ? "and 5 attempts to resume "
+                       "it failed" : "without an event id to resume it from");
+        return;
+    }
+    call->resumes++;
+    c->tp->resume(c->t, ev->id);
+}
+
+/* BROKEN for the connection: the transport closes (a connect still waiting learns why). */
+static void mcp__on_gone(mcp_client *c, const mcp_tev *ev)
+{
+    mcp_call *call;
+    if (c->state == MCP__CONNECTING && ev->len && ev->status != MCP_ERR_CLOSED && ev->status != MCP_ERR_LIMIT &&
+        (call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
+        call->sys_errno = ev->sys_errno; call->http_status = ev->http_status;
+        mcp__call_fail(call, ev->status, "%s", ev->text);
+    }
+    mcp__transport_down(c, ev->status, "%s", ev->text);
+}
+
+static void mcp__on_transport(mcp_client *c, const mcp_tev *ev)
+{
+    mcp_call *call = ev->id >= 0 ? mcp__rpc_find(&c->rpc, ev->id) : NULL;
+    switch (ev->kind) {
+    case MCP_TEV_FAILED: mcp__on_failed(c, call, ev); break;
+    case MCP_TEV_SESSION_LOST: mcp__on_session_lost(c, call, ev); break;
+    case MCP_TEV_BROKEN: if (ev->id < 0) mcp__on_gone(c, ev); else mcp__on_broken(c, call, ev); break;
+    case MCP_TEV_CLOSED: mcp__on_closed(c, ev); break;
+    default: break;
+    }
+}
+
+/* ---- >>client.connect  probe, initialize, fallback ------------------------------------------- */
 
 static int mcp__version_known(const char *v)
 {
@@ -7899,6 +8404,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
             }
             c->init = call->doc; call->doc = NULL;
             c->state = MCP__READY;
+            if (c->tp->ready) c->tp->ready(c->t, c->version, 1);
             return;
         }
         if (!pinned && mcp__pick_version(sv, mcp__versions)) { mcp__to_legacy(c, call); return; }
@@ -7931,6 +8437,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         c->modern = 1;                                   /* modern, without server/discover */
         c->version = pinned ? c->d.protocol_version : mcp__modern[0];
         c->state = MCP__READY;
+        if (c->tp->ready) c->tp->ready(c->t, c->version, 1);
         mcp_json_free(call->doc); call->doc = NULL;
         mcp__call_clear(call); call->status = MCP_OK;
         return;
@@ -7956,6 +8463,36 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
     if (!c->dead) mcp__transport_down(c, call->status, "the connect failed");
 }
 
+/* Streamable HTTP refused initialize (400, 404, 405 without a modern error): an HTTP+SSE
+   server (2024-11-05) perhaps. The transport is replaced, and initialize goes again there. */
+static int mcp__fall_back(mcp_client *c, mcp_call *call)
+{
+#ifndef MCP_NO_HTTP
+    mcp_error e;
+    if (call->status != MCP_ERR_HTTP || c->d.transport != MCP_HTTP || c->tried_sse ||
+        (c->d.protocol_version && strcmp(c->d.protocol_version, "2024-11-05")) ||
+        (call->http_status != 400 && call->http_status != 404 && call->http_status != 405) ||
+        mcp__modern_error(call->rpc_code))
+        return 0;
+    c->tried_sse = 1;
+    c->d.transport = MCP_SSE;
+    snprintf(c->fallback, sizeof c->fallback, "POST answered %d", call->http_status);
+    c->tp->free(c->t);
+    c->tp = &mcp__sse_transport;
+    if (!(c->t = c->tp->open(c->tp->user, c, &c->d, &e))) {
+        c->state = MCP__CLOSED; c->dead = 1; c->why = e;
+        mcp__call_restate(call, e.status, "%s", e.message);
+        return 1;
+    }
+    mcp__call_reissue(c, call, 1, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
+    mcp__connect_deadline(c, call);
+    return 1;
+#else
+    (void)c; (void)call;
+    return 0;
+#endif
+}
+
 static void mcp__init_finish(mcp_client *c, mcp_call *call)
 {
     const mcp_json *r;
@@ -7963,15 +8500,12 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
     int reinit = call->is_init == 2;
     if (call->is_init == 3) { call->is_init = 0; mcp__probe_finish(c, call); return; }
     call->is_init = 0;
-#ifndef MCP_NO_HTTP
     if (reinit) {                                        /* a new session after a 404 */
         if (call->status == MCP_OK) mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
-        mcp__http_reinit_done(c, call->status == MCP_OK);
+        mcp__reinit_done(c, call->status == MCP_OK);
         mcp_call_free(call);                             /* the library's own call */
         return;
     }
-#endif
-    (void)reinit;
     if (call->status == MCP_OK) {
         r = mcp_json_root(call->doc);
         v = mcp_json_str(mcp_json_get(r, "protocolVersion"));
@@ -7987,29 +8521,11 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         c->init = call->doc; call->doc = NULL;
         c->version = v;
         c->state = MCP__READY;
+        if (c->tp->ready) c->tp->ready(c->t, v, 0);     /* its header, the GET stream */
         mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
-#ifndef MCP_NO_HTTP
-        mcp__http_listen(c);
-#endif
         return;
     }
-#ifndef MCP_NO_HTTP
-    /* Streamable HTTP refused (400, 404, 405 without a modern error): an HTTP+SSE server? */
-    if (call->status == MCP_ERR_HTTP && c->d.transport == MCP_HTTP && !c->http.session &&
-        (!c->d.protocol_version || !strcmp(c->d.protocol_version, "2024-11-05")) &&
-        (call->http_status == 400 || call->http_status == 404 || call->http_status == 405) &&
-        !mcp__modern_error(call->rpc_code) && !c->http.tried_sse) {
-        mcp__xfer *x;
-        c->http.tried_sse = 1;
-        c->d.transport = MCP_SSE;
-        snprintf(c->http.fallback, sizeof c->http.fallback, "POST answered %d", call->http_status);
-        while (c->http.xfers) { x = c->http.xfers; mcp__x_drop(c, x, 0); mcp__x_free(x); }
-        mcp__call_reissue(c, call, 1, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
-        mcp__connect_deadline(c, call);
-        if ((x = mcp__x_new(c, MCP__X_SSE_GET, -1)) != NULL) mcp__x_start(c, x);
-        return;
-    }
-#endif
+    if (mcp__fall_back(c, call)) return;
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                           c->quote[0] ? ": " : "", c->quote);
@@ -8082,20 +8598,11 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     if (!err) err = &local;
     if (!c) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was given a NULL client."); return NULL; }
     if (c->state != MCP__NEW) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was already called on this client."); return NULL; }
-#ifndef MCP_NO_STDIO
-    if (c->d.transport == MCP_STDIO && mcp__stdio_open(&c->io, &c->d, err) != MCP_OK) {
+    if (!(c->t = c->tp->open(c->tp->user, c, &c->d, err))) {
         c->state = MCP__CLOSED; c->dead = 1;
         c->why = *err;
         return NULL;
     }
-#endif
-#ifndef MCP_NO_HTTP
-    if (c->d.transport != MCP_STDIO && mcp__http_open(c, err) != MCP_OK) {
-        c->state = MCP__CLOSED; c->dead = 1;
-        c->why = *err;
-        return NULL;
-    }
-#endif
     c->state = MCP__CONNECTING;
     c->connect_at = mcp_time_ms();
     pv = c->d.protocol_version;
@@ -8123,12 +8630,6 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
         if (!call && err->status == MCP_OK) mcp__fail(err, MCP_ERR_NOMEM, "Out of memory connecting.");
     }
     if (!call) { mcp__transport_down(c, err->status, "the connect could not start"); return NULL; }
-#ifndef MCP_NO_HTTP
-    if (c->d.transport == MCP_SSE) {                     /* initialize goes once the endpoint is known */
-        mcp__xfer *x = mcp__x_new(c, MCP__X_SSE_GET, -1);
-        if (x) mcp__x_start(c, x);
-    }
-#endif
     mcp__ok(err);
     return call;
 }
@@ -8141,19 +8642,17 @@ MCPDEF mcp_status mcp_client_connect(mcp_client *c, mcp_error *err)
     call = mcp_client_connect_begin(c, err);
     if (!call) { if (c) mcp__dispatch(c); return err->status; }
     if (mcp__wait_take(call, NULL, err) != MCP_OK) return err->status;
-#ifndef MCP_NO_HTTP
-    {   /* over HTTP, let notifications/initialized be taken (and the GET stream open) first:
-           the next request then reuses the connection, and nothing the server sends at once
-           is lost */
+    if (c->tp->busy) {   /* over HTTP, let notifications/initialized be taken (and the GET stream
+                            open) first: the next request then reuses the connection, and
+                            nothing the server sends at once is lost */
         int64_t end = mcp_time_ms() + 2000;
-        while (c->d.transport != MCP_STDIO && !c->dead && !mcp__http_settled(c) && mcp_time_ms() < end)
+        while (!c->dead && c->tp->busy(c->t) && mcp_time_ms() < end)
             mcp_client_poll(c, (int)(end - mcp_time_ms()));
     }
-#endif
     return MCP_OK;
 }
 
-/* ---- the client object ------------------------------------------------------------------------ */
+/* ---- >>client.object  create, close, poll, accessors ----------------------------------------- */
 
 /* The description's defaults, settled once here: the rest of the client reads c->d as it is
    (sokol's _sg_desc_defaults). A negative timeout_ms stays: no timeout. */
@@ -8174,8 +8673,49 @@ static void mcp__desc_defaults(mcp_client_desc *d)
     if (!d->client_version) d->client_version = MCP_VERSION;
 }
 
+/* The transport's operations for desc.transport (the one place the client asks which kind),
+   with what it needs checked now rather than at connect. */
+static const mcp_transport *mcp__transport_of(const mcp_client_desc *desc, mcp_error *err)
+{
+    const mcp_transport *t = desc->custom;
+    switch (desc->transport) {
+    case MCP_STDIO:
+#ifdef MCP_NO_STDIO
+        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no stdio transport (MCP_NO_STDIO).");
+        return NULL;
+#else
+        if (!desc->command || !*desc->command) {
+            mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs desc.command, the server to run.");
+            return NULL;
+        }
+        return &mcp__stdio_transport;
+#endif
+    case MCP_HTTP: case MCP_SSE:
+#ifdef MCP_NO_HTTP
+        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no HTTP transports (MCP_NO_HTTP).");
+        return NULL;
+#else
+        if (!desc->url) {
+            mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports need desc.url, the server's MCP endpoint.");
+            return NULL;
+        }
+        return desc->transport == MCP_SSE ? &mcp__sse_transport : &mcp__http_transport;
+#endif
+    case MCP_CUSTOM:
+        if (!t || !t->open || !t->send || !t->pollfds || !t->due || !t->io || !t->close || !t->free) {
+            mcp__fail(err, MCP_ERR_INVALID, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, "
+                      "due, io, close and free.");
+            return NULL;
+        }
+        return t;
+    }
+    mcp__fail(err, MCP_ERR_INVALID, "desc.transport is not MCP_STDIO, MCP_HTTP, MCP_SSE or MCP_CUSTOM.");
+    return NULL;
+}
+
 MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
 {
+    const mcp_transport *tp;
     mcp_client *c;
     mcp__cp cp;
     mcp_client_desc copy;
@@ -8185,30 +8725,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     memset(&url, 0, sizeof url);
 #endif
     if (!desc) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_new needs a description."); return NULL; }
-    if (desc->transport == MCP_STDIO) {
-#ifdef MCP_NO_STDIO
-        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no stdio transport (MCP_NO_STDIO).");
-        return NULL;
-#else
-        if (!desc->command || !*desc->command) {
-            mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs desc.command, the server to run.");
-            return NULL;
-        }
-#endif
-    } else if (desc->transport == MCP_HTTP || desc->transport == MCP_SSE) {
-#ifdef MCP_NO_HTTP
-        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no HTTP transports (MCP_NO_HTTP).");
-        return NULL;
-#else
-        if (!desc->url) {
-            mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports need desc.url, the server's MCP endpoint.");
-            return NULL;
-        }
-#endif
-    } else {
-        mcp__fail(err, MCP_ERR_INVALID, "desc.transport is not MCP_STDIO, MCP_HTTP or MCP_SSE.");
-        return NULL;
-    }
+    if (!(tp = mcp__transport_of(desc, err))) return NULL;
     if (desc->protocol_version && !mcp__version_known(desc->protocol_version) &&
         !mcp__modern_known(desc->protocol_version)) {
         mcp__fail(err, MCP_ERR_INVALID, "Protocol version \"%.40s\" is not one this client speaks "
@@ -8230,7 +8747,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
         mcp_json_free(caps);
     }
 #ifndef MCP_NO_HTTP
-    if (desc->transport != MCP_STDIO) {
+    if (desc->transport == MCP_HTTP || desc->transport == MCP_SSE) {
         const char *const *h;
         if (mcp_http_url_parse(&url, desc->url, err) != MCP_OK) return NULL;
         if (url.https && !(desc->tls && desc->tls->open && desc->tls->read && desc->tls->write)) {
@@ -8239,8 +8756,9 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
                       "TLS; examples/tls_openssl.c shows one on OpenSSL.");
             return NULL;
         }
+        mcp_http_url_free(&url);                         /* the transport parses it again */
         for (h = desc->headers; h && *h; h++)
-            if (!mcp__check_header(*h, err)) { mcp_http_url_free(&url); return NULL; }
+            if (!mcp__check_header(*h, err)) return NULL;
     }
 #endif
     c = (mcp_client *)MCP_MALLOC(sizeof *c, NULL);
@@ -8253,9 +8771,6 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     }
     if (!c || !c->strings) {
         MCP_FREE(c, NULL);
-#ifndef MCP_NO_HTTP
-        mcp_http_url_free(&url);
-#endif
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory creating a client.");
         return NULL;
     }
@@ -8263,13 +8778,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     cp.base = c->strings; cp.used = 0;
     mcp__cp_desc(&cp, desc, &c->d);
     mcp__desc_defaults(&c->d);
-#ifndef MCP_NO_STDIO
-    c->io.in_fd = c->io.out_fd = c->io.err_fd = c->io.pidfd = c->io.in_hold = -1;
-    c->io.fr.max_line = c->d.max_message;
-#endif
-#ifndef MCP_NO_HTTP
-    c->http.url = url;
-#endif
+    c->tp = tp;
     mcp__ok(err);
     return c;
 }
@@ -8293,14 +8802,6 @@ MCPDEF mcp_status mcp_client_close_begin(mcp_client *c)
         c->close_async = 1;
         mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
     }
-#ifndef MCP_NO_HTTP
-    if (c->closing && c->d.transport != MCP_STDIO) {      /* the DELETE starts; the polls carry it */
-        c->dead = 0;
-        mcp__http_close_next(c);
-        c->dead = 1;
-        if (!c->closing) mcp__close_step(c, 0);
-    } else
-#endif
     if (c->closing) mcp__close_step(c, 0);
     return c->closing ? MCP_AGAIN : MCP_OK;
 }
@@ -8333,21 +8834,8 @@ MCPDEF void mcp_client_free(mcp_client *c)
     mcp_free(c->meta);
     MCP_FREE(c->log_level, NULL);
     mcp_jw_free(&c->w);
-#ifndef MCP_NO_HTTP
-    mcp_http_url_free(&c->http.url);
-    mcp_http_url_free(&c->http.post);
-    if (c->http.ai) freeaddrinfo(c->http.ai);
-    MCP_FREE(c->http.session, NULL);
-    MCP_FREE(c->http.rbuf, NULL);
-    MCP_FREE(c->http.pf, NULL);
-    MCP_FREE(c->http.pk, NULL);
-    mcp_json_free(c->http.xhdr);
-#endif
-#ifndef MCP_NO_STDIO
-    mcp_jsonl_free(&c->io.fr);
-    mcp_buf_free(&c->io.out); mcp_buf_free(&c->io.errline);
-    MCP_FREE(c->io.rbuf, NULL);
-#endif
+    mcp_json_free(c->xhdr);
+    if (c->t) c->tp->free(c->t);
     MCP_FREE(c->strings, NULL);
     MCP_FREE(c, NULL);
 }
@@ -8367,12 +8855,7 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
     } else if (!c->dead) {
         nt = mcp_client_next_timeout(c);
         if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
-#ifndef MCP_NO_STDIO
-        if (c->d.transport == MCP_STDIO) mcp__stdio_io(c, wait);
-#endif
-#ifndef MCP_NO_HTTP
-        if (c->d.transport != MCP_STDIO) mcp__http_io(c, wait);
-#endif
+        c->tp->io(c->t, wait);
     }
     mcp__dispatch(c);
     mcp__expire(c, mcp_time_ms());
@@ -8380,72 +8863,11 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
     return c->state == MCP__CLOSED ? MCP_ERR_CLOSED : MCP_OK;
 }
 
-#ifndef MCP_NO_STDIO
-/* One round of stdio I/O. The child's exit is noticed through its pidfd, or by asking
-   waitid after a wait capped at 250 ms; its last output is read before the transport ends. */
-static void mcp__stdio_io(mcp_client *c, int wait)
-{
-    mcp__stdio *s = &c->io;
-    struct pollfd pf[4];
-    mcp_pollfd f[4];
-    int n, i, r, exited = 0;
-    mcp__flush(c);                                     /* requests queued since the last poll */
-    if (s->stdin_gone) {                               /* the flush may have just found it gone */
-        int64_t g = s->stdin_gone - mcp_time_ms();
-        if (g < 0) g = 0;
-        if (wait < 0 || g < wait) wait = (int)g;
-    }
-    /* A read before the poll: where client and server share a CPU, writing the request has
-       usually let the server run and answer already, and the read spares a poll (~2 us a
-       round trip on a 2-CPU VM); where they do not, the failed read runs while the server
-       works. Every 16th such answer still goes on to a poll, without waiting, for stderr and
-       the child's exit. */
-    if (c->rpc.count && s->out_fd >= 0 && mcp__stdio_read_out(c)) {
-        if (c->dead || (++s->early & 15)) return;
-        wait = 0;
-    }
-    n = mcp_client_pollfds(c, f, 4);
-    for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
-    if (s->pidfd < 0 && (wait < 0 || wait > 250)) wait = 250;
-    r = poll(pf, (nfds_t)n, wait);
-    for (i = 0; r > 0 && i < n && !c->dead; i++) {
-        if (!pf[i].revents) continue;
-        if (pf[i].fd == s->in_fd) mcp__flush(c);
-        else if (pf[i].fd == s->err_fd) mcp__stdio_read_err(c);
-        else if (pf[i].fd == s->out_fd) mcp__stdio_read_out(c);
-        else if (pf[i].fd == s->pidfd) exited = 1;
-    }
-    if (c->dead) return;
-    if (s->pidfd < 0 || s->stdin_gone) exited = mcp__stdio_exited(s);
-    if (exited || (s->stdin_gone && mcp_time_ms() >= s->stdin_gone)) {
-        mcp__stdio_read_out(c);                        /* answers written before it went */
-        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
-    }
-}
-#endif
-
 /* The descriptors to watch, at most max of them; fds NULL: how many there are. */
 static int mcp__pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 {
-    int n = 0;
-    (void)fds; (void)max;
-    if (!c || (c->dead && !c->closing)) return 0;
-#ifndef MCP_NO_STDIO
-    if (c->d.transport == MCP_STDIO) {
-        const mcp__stdio *s = &c->io;
-        int fd[4], ev[4], k = 0, i;
-        if (s->out_fd >= 0 && !c->closing) { fd[k] = s->out_fd; ev[k++] = POLLIN; }   /* closing: not read */
-        if (s->err_fd >= 0) { fd[k] = s->err_fd; ev[k++] = POLLIN; }
-        if (s->in_fd >= 0 && s->out_off < s->out.len) { fd[k] = s->in_fd; ev[k++] = POLLOUT; }
-        if (s->pidfd >= 0 && c->closing != MCP__CL_GROUP) { fd[k] = s->pidfd; ev[k++] = POLLIN; }
-        for (i = 0; i < k && n < max; i++, n++)
-            if (fds) { fds[n].fd = fd[i]; fds[n].events = (short)ev[i]; }
-    }
-#endif
-#ifndef MCP_NO_HTTP
-    if (c->d.transport != MCP_STDIO) n = mcp__http_pollfds(c, fds, max);
-#endif
-    return n;
+    if (!c || !c->t || (c->dead && !c->closing)) return 0;
+    return c->tp->pollfds(c->t, fds, max);
 }
 
 MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
@@ -8457,42 +8879,16 @@ MCPDEF int mcp_client_pollfd_count(const mcp_client *c) { return mcp__pollfds(c,
 
 MCPDEF long mcp_client_pid(const mcp_client *c)
 {
-#ifndef MCP_NO_STDIO
-    if (c && c->d.transport == MCP_STDIO && c->io.pid > 0 && !c->io.reaped) return (long)c->io.pid;
-#endif
-    (void)c;
-    return 0;
+    return c && c->t && c->tp->pid ? c->tp->pid(c->t) : 0;
 }
 
 MCPDEF int mcp_client_next_timeout(const mcp_client *c)
 {
-    int64_t due = -1, left;
+    int64_t due = -1, left, t;
     if (!c) return -1;
     if (c->qhead) return 0;
     if (c->rpc.nheap) due = c->rpc.heap[0]->due;
-    if (c->closing) {                                    /* a step of mcp_client_close_begin's */
-        int64_t at = c->closing_at;
-#ifndef MCP_NO_STDIO
-        if (c->d.transport == MCP_STDIO && (c->io.pidfd < 0 || c->closing == MCP__CL_GROUP)) at = mcp_time_ms() + 10;
-#endif
-#ifndef MCP_NO_HTTP
-        if (c->d.transport != MCP_STDIO && mcp__http_due(c) == 0) at = 0;
-#endif
-        if (due < 0 || at < due) due = at;
-    }
-#ifndef MCP_NO_STDIO
-    if (!c->dead && c->io.stdin_gone && (due < 0 || c->io.stdin_gone < due)) due = c->io.stdin_gone;
-    if (!c->dead && c->d.transport == MCP_STDIO && c->io.pid > 0 && c->io.pidfd < 0) {
-        int64_t check = mcp_time_ms() + 250;           /* no pidfd: look at the child now and then */
-        if (due < 0 || check < due) due = check;
-    }
-#endif
-#ifndef MCP_NO_HTTP
-    if (!c->dead && c->d.transport != MCP_STDIO) {
-        int64_t h = mcp__http_due(c);
-        if (h >= 0 && (due < 0 || h < due)) due = h;
-    }
-#endif
+    if (c->t && (!c->dead || c->closing) && (t = c->tp->due(c->t)) >= 0 && (due < 0 || t < due)) due = t;
     if (due < 0) return -1;
     left = due - mcp_time_ms();
     return left <= 0 ? 0 : left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left;
@@ -8500,7 +8896,9 @@ MCPDEF int mcp_client_next_timeout(const mcp_client *c)
 
 MCPDEF void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out)
 {
-    if (out) { if (c) *out = c->stats; else memset(out, 0, sizeof *out); }
+    if (!out) return;
+    if (c) *out = c->stats; else memset(out, 0, sizeof *out);
+    if (c && c->t && c->tp->stats) c->tp->stats(c->t, out);
 }
 
 MCPDEF const char *mcp_client_protocol_version(const mcp_client *c) { return c ? c->version : NULL; }
@@ -8509,9 +8907,7 @@ MCPDEF mcp_transport_kind mcp_client_transport(const mcp_client *c, const char *
 {
     if (fallback) *fallback = NULL;
     if (!c) return MCP_STDIO;
-#ifndef MCP_NO_HTTP
-    if (fallback && c->http.fallback[0]) *fallback = c->http.fallback;
-#endif
+    if (fallback && c->fallback[0]) *fallback = c->fallback;
     return c->d.transport;
 }
 MCPDEF const mcp_json *mcp_client_server_info(const mcp_client *c)
@@ -8529,7 +8925,7 @@ MCPDEF const char *mcp_client_instructions(const mcp_client *c)
     return c ? mcp_json_str(mcp_json_get(mcp_json_root(c->init), "instructions")) : NULL;
 }
 
-/* ---- blocking and typed calls ----------------------------------------------------------------- */
+/* ---- >>client.typed  the blocking and typed calls -------------------------------------------- */
 
 MCPDEF mcp_status mcp_client_request(mcp_client *c, const char *method, const char *params_json,
                                      mcp_json_doc **result, mcp_error *err)
@@ -8671,12 +9067,10 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     mcp_status st = MCP_OK;
     mcp_error local;
     int on;
-#ifndef MCP_NO_HTTP
     mcp_jw specs;
-    int xhdr = c && c->modern && c->d.transport == MCP_HTTP && !strcmp(method, "tools/list");
+    int xhdr = c && c->modern && (c->tp->flags & MCP_TRANSPORT_HTTP) && !strcmp(method, "tools/list");
     mcp_jw_init(&specs, 0);
     if (xhdr) mcp_jw_obj_begin(&specs);
-#endif
     if (!err) err = &local;
     if (result) *result = NULL;
     mcp_jw_init(&out, 0);
@@ -8689,9 +9083,7 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
         if (st != MCP_OK) break;
         items = mcp_json_get(mcp_json_root(page), key);
         for (i = 0; i < mcp_json_len(items); i++) {
-#ifndef MCP_NO_HTTP
             if (xhdr && !mcp__xhdr_tool(c, mcp_json_at(items, i), &specs)) continue;
-#endif
             mcp_jw_value(&out, mcp_json_at(items, i));
         }
         next = mcp_json_str(mcp_json_get(mcp_json_root(page), "nextCursor"));
@@ -8703,11 +9095,9 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     mcp_json_free(page);
     mcp_free(cursor);
     mcp_jw_arr_end(&out); mcp_jw_obj_end(&out);
-#ifndef MCP_NO_HTTP
     if (xhdr && st == MCP_OK) mcp__xhdr_keep(c, &specs);   /* the markings, for tools/call */
     mcp_jw_free(&specs);
     if (xhdr) mcp__dispatch(c);                          /* the drop warnings, before we return */
-#endif
     if (st != MCP_OK) { mcp_jw_free(&out); return st; }
     text = mcp_jw_finish(&out, &len, err);
     if (!text) return err->status;

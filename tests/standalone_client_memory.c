@@ -75,9 +75,10 @@ static mcp_client *start(void)
 static int drained(mcp_client *c)
 {
     int64_t end = mcp_time_ms() + 10000;
-    while (c->io.out.len - c->io.out_off > 0 && mcp_time_ms() < end) mcp_client_poll(c, 10);
+    const mcp__stdio *s = (const mcp__stdio *)c->t;     /* the stdio transport's queue */
+    while (s->out.len - s->out_off > 0 && mcp_time_ms() < end) mcp_client_poll(c, 10);
     mcp_client_poll(c, 0);
-    return c->io.out.len == c->io.out_off;
+    return s->out.len == s->out_off;
 }
 
 /* NCALLS calls the server never answers: what each costs once its request is written. */
