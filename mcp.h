@@ -4459,7 +4459,7 @@ struct mcp_call {
     mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
     int64_t due;                         /* next deadline, -1: none */
     int64_t deadline, hard;              /* timeout and maximum total, -1: none */
-    int timeout_ms, reset_on_progress, is_init, hard_ms;
+    int timeout_ms, reset_on_progress, role, hard_ms;   /* role: MCP__ROLE_*, in >>client.connect */
     void (*on_progress)(void *user, mcp_call *call, double progress, double total, const char *message);
     void *user;
     mcp_call *hnext;                     /* hash chain */
@@ -6653,7 +6653,28 @@ static const mcp_transport mcp__sse_transport = {
 static const char *const mcp__versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
 static const char *const mcp__modern[] = { "2026-07-28", NULL };   /* no initialize: _meta */
 
-enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSED };
+/* The client's life (c->state). Each arrow is the one place that makes it:
+
+     NEW --mcp_client_connect_begin--> CONNECTING --probe or initialize done--> READY
+      |                                     |                                    |
+      |                     mcp__transport_down: a lost connection, a failed      |
+      |                     connect, a limit, the program's close                 |
+      |                                     v                                    |
+      |                                  CLOSING <-------------------------------+
+      |                                     |  tp->close, a step at a time
+      |                                     v
+      |                                   ENDED   the transport is over; the CLOSED
+      |                                     |     event waits behind the messages
+      |                                     v     read before it
+      +--close before connect---------->  CLOSED  calls in flight failed, on_close ran
+
+   An open that fails goes from NEW to CLOSED too. While CONNECTING, the connect's call
+   (c->init_id) goes through its roles (MCP__ROLE_*): PROBE (server/discover), then INIT
+   (initialize) when the server is of the 2025 era, on HTTP perhaps INIT again over HTTP+SSE
+   (the fallback); REINIT is a new session's initialize, later, after a 404. */
+enum { MCP__NEW = 0, MCP__CONNECTING, MCP__READY, MCP__CLOSING, MCP__ENDED, MCP__CLOSED };
+enum { MCP__ROLE_CALL = 0, MCP__ROLE_INIT, MCP__ROLE_REINIT, MCP__ROLE_PROBE };
+#define MCP__GOING(c) ((c)->state >= MCP__CLOSING)     /* nothing more can be sent */
 enum { MCP__EV_MSG = 1, MCP__EV_STDERR, MCP__EV_LOG, MCP__EV_TRANSPORT };
 
 typedef struct mcp__ev {             /* a queued event; text (stderr line, log) follows it */
@@ -6687,7 +6708,7 @@ struct mcp_request {
 struct mcp_client {
     mcp_client_desc d;                   /* a deep copy: strings live in `strings` */
     char *strings;
-    int state, dead;                     /* dead: the transport is gone, its CLOSE event queued */
+    int state;                           /* MCP__NEW ... MCP__CLOSED: the diagram above */
     mcp__rpc rpc;
     mcp_call *calls;                     /* attached calls, in flight or not yet freed */
     mcp_request *reqs;                   /* server requests not yet answered */
@@ -6702,7 +6723,6 @@ struct mcp_client {
     void *t;                            /* its state, from tp->open; NULL before connect */
     int user_closed, exited;            /* exited: the transport ended because the server did */
     int close_now;                      /* mcp_client_close_now: no polite waits */
-    int closing;                        /* the transport's close is under way (tp->close) */
     int close_async;                    /* mcp_client_close_begin: the steps run in the polls */
     int closed_seen;                    /* the transport reported MCP_TEV_CLOSED */
     mcp_status down_st;                 /* why the transport ends, and the client's sentence */
@@ -6810,7 +6830,7 @@ static mcp_status mcp__build_meta(mcp_client *c, const char *version);
 static mcp_status mcp__send_built(mcp_client *c, int64_t id, unsigned how, const char *hdrs, mcp_error *err)
 {
     mcp_status st;
-    if (c->dead || c->state == MCP__CLOSED || !c->t) return mcp__fail_closed(err);
+    if (MCP__GOING(c) || !c->t) return mcp__fail_closed(err);
     if (c->w.status != MCP_OK) return mcp_jw_status(&c->w, err);
     st = c->tp->send(c->t, c->w.buf, c->w.len, id, hdrs, how, err);
     if (st == MCP_OK) c->stats.sent++;
@@ -6950,7 +6970,7 @@ static mcp_status mcp__notify_dom(mcp_client *c, const char *method, const mcp_j
 
 static void mcp__send_cancelled(mcp_client *c, int64_t id, const char *reason)
 {
-    if (c->dead || c->state == MCP__CLOSED) return;
+    if (MCP__GOING(c)) return;
     if (c->modern && (c->tp->flags & MCP_TRANSPORT_HTTP)) return;   /* 2026-07-28 HTTP: the closed stream says it */
     mcp__msg_begin(c);
     mcp_jw_key(&c->w, "method"); mcp_jw_str(&c->w, "notifications/cancelled");
@@ -7047,7 +7067,7 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
         MCP_FREE(was, NULL);
     }
     if (c && c->t && c->tp->abandon) c->tp->abandon(c->t, call->id);   /* drop its exchange */
-    if (call->is_init && c) mcp__init_finish(c, call);
+    if (call->role && c) mcp__init_finish(c, call);
 }
 
 static void mcp__modern_headers(mcp_client *c, const char *method, const char *params, size_t plen, mcp_buf *out);
@@ -7066,9 +7086,9 @@ static void mcp__msg_head(mcp_client *c, int64_t id, const char *method)
 }
 
 /* The protocol _meta a call's params carry: the 2026-07-28 era, or while probing for it. */
-static const char *mcp__call_meta(const mcp_client *c, int is_init)
+static const char *mcp__call_meta(const mcp_client *c, int role)
 {
-    return c->modern || is_init == 3 ? c->meta : NULL;
+    return c->modern || role == MCP__ROLE_PROBE ? c->meta : NULL;
 }
 
 /* Sends a call's request under its current id: the params get the progress token and, in
@@ -7076,7 +7096,7 @@ static const char *mcp__call_meta(const mcp_client *c, int is_init)
 static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extra,
                                  const char *const *extra_keys, mcp_error *err)
 {
-    const char *meta = mcp__call_meta(c, call->is_init);
+    const char *meta = mcp__call_meta(c, call->role);
     mcp_buf hdrs;
     mcp_status st;
     mcp__msg_head(c, call->id, call->method);
@@ -7100,25 +7120,25 @@ static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extr
    the call: a separate buffer kept for the call's life made glibc's heap shrink and regrow
    (brk, page faults) with many large calls in flight, 3x slower at 64 x 16 KB. */
 static mcp_call *mcp__start(mcp_client *c, const char *method, const char *params, size_t plen, int how,
-                            const mcp_call_opts *o, int is_init, mcp_error *err)
+                            const mcp_call_opts *o, int role, mcp_error *err)
 {
     mcp_call *call;
     int64_t now = mcp_time_ms();
     int tmo, token = o && (o->reset_on_progress || o->on_progress);
-    int as_built = (how & MCP__BUILT) && !token && !mcp__call_meta(c, is_init);
+    int as_built = (how & MCP__BUILT) && !token && !mcp__call_meta(c, role);
     size_t ml = strlen(method);
     mcp_error local;
     mcp_status st;
     if (!err) err = &local;
-    if (c->dead || c->state == MCP__CLOSED) { mcp__fail_closed(err); return NULL; }
+    if (MCP__GOING(c)) { mcp__fail_closed(err); return NULL; }
     /* A request that goes out as built keeps its params only where they can be needed again:
        sent again (the 2026-07-28 era, the handshake) or quoted in an error (resources/read).
        64 calls of 16 KB in flight hold 1 MB less. */
-    if (as_built && !c->modern && !is_init && strcmp(method, "resources/read")) params = NULL;
+    if (as_built && !c->modern && !role && strcmp(method, "resources/read")) params = NULL;
     call = (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1 + (params ? plen + 1 : 0), NULL);
     if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
     memset(call, 0, sizeof *call);
-    call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->is_init = is_init;
+    call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->role = role;
     call->method = (char *)(call + 1);                   /* method and params live after it */
     memcpy(call->method, method, ml + 1);
     if (params) {
@@ -7154,7 +7174,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
         st = mcp__send_built(c, call->id, mcp__send_how(method), NULL, err);
     } else st = mcp__call_send(c, call, NULL, NULL, err);
     if (st != MCP_OK) {
-        call->is_init = 0;
+        call->role = MCP__ROLE_CALL;
         mcp__call_fail(call, err->status, "%s", err->message);
         mcp_call_free(call);
         return NULL;
@@ -7165,14 +7185,14 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
 /* Sends a call again as a new request (a new id, a fresh timeout): the connect moving from
    the server/discover probe to initialize, an input_required retry, a request whose
    2026-07-28 stream broke. method/params NULL: the same as before. */
-static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const char *method,
+static void mcp__call_reissue(mcp_client *c, mcp_call *call, int role, const char *method,
                               const char *params, const char *extra, const char *const *extra_keys)
 {
     mcp_error e;
     char *own;
     size_t ml, pl;
     int64_t now = mcp_time_ms();
-    call->status = MCP_AGAIN; call->is_init = is_init;  /* so a failure below ends it properly */
+    call->status = MCP_AGAIN; call->role = role;  /* so a failure below ends it properly */
     if (method) {
         ml = strlen(method); pl = params ? strlen(params) : 0;
         if (!(own = (char *)MCP_MALLOC(ml + pl + 2, NULL))) {
@@ -7189,7 +7209,7 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int is_init, const 
     mcp_json_free(call->errdoc); call->errdoc = NULL;
     mcp__call_clear(call);
     call->id = ++c->rpc.next_id;
-    if (is_init == 1 || is_init == 3) c->init_id = call->id;   /* the connect's call, found by it */
+    if (role == MCP__ROLE_INIT || role == MCP__ROLE_PROBE) c->init_id = call->id;   /* the connect's call, found by it */
     call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
     mcp__call_due(call);
     if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {
@@ -7250,7 +7270,7 @@ static mcp_status mcp__parse_params(const char *params_json, int check, mcp_json
 static mcp_status mcp__can_send(mcp_client *c, const char *method, mcp_error *err)
 {
     if (!c || !method || !*method) return mcp__fail(err, MCP_ERR_INVALID, "A request needs a client and a method.");
-    if (c->state == MCP__CLOSED || c->dead) return mcp__fail_closed(err);
+    if (MCP__GOING(c)) return mcp__fail_closed(err);
     if (c->state != MCP__READY && !(c->state == MCP__CONNECTING && !strcmp(method, "ping")))
         return mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
     return mcp__check_cap(c, method, err);
@@ -7266,7 +7286,7 @@ MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *
     if (mcp__parse_params(params_json, 1, &pd, err) != MCP_OK) return NULL;  /* checks it */
     how = pd && pd->multiline ? MCP__FLATTEN : 0;
     mcp_json_free(pd);
-    call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, how, opts, 0, err);
+    call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, how, opts, MCP__ROLE_CALL, err);
     if (call) mcp__ok(err);
     return call;
 }
@@ -7301,7 +7321,7 @@ MCPDEF mcp_status mcp_call_cancel(mcp_call *call, const char *reason)
     int gathering;
     if (!call) return MCP_ERR_INVALID;
     if (call->status != MCP_AGAIN) return call->status;
-    if (call->is_init) return MCP_ERR_INVALID;          /* the spec forbids cancelling initialize */
+    if (call->role) return MCP_ERR_INVALID;          /* the spec forbids cancelling initialize */
     c = call->c; id = call->id;
     gathering = call->mrtr != NULL;                      /* answered input_required: nothing in flight */
     if (reason) mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled: %.400s", reason);
@@ -7315,7 +7335,7 @@ MCPDEF void mcp_call_free(mcp_call *call)
     mcp_client *c;
     if (!call) return;
     if (call->status == MCP_AGAIN) {
-        if (call->is_init) mcp__call_fail(call, MCP_ERR_CANCELLED, "Connect abandoned: the initialize call was freed");
+        if (call->role) mcp__call_fail(call, MCP_ERR_CANCELLED, "Connect abandoned: the initialize call was freed");
         else mcp_call_cancel(call, NULL);
     }
     c = call->c;
@@ -7343,7 +7363,7 @@ MCPDEF mcp_status mcp_call_wait(mcp_call *call, int timeout_ms)
     while (call->status == MCP_AGAIN && call->c) {
         if (call->c->interrupted) {
             call->c->interrupted = 0;
-            if (call->is_init) mcp__call_fail(call, MCP_ERR_CANCELLED, "Connect interrupted");
+            if (call->role) mcp__call_fail(call, MCP_ERR_CANCELLED, "Connect interrupted");
             else mcp_call_cancel(call, "interrupted");
             break;
         }
@@ -7479,13 +7499,13 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
     doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
     call->doc = doc;
     call->status = MCP_OK;
-    if (call->is_init) mcp__init_finish(c, call);
+    if (call->role) mcp__init_finish(c, call);
 }
 
 static mcp_status mcp__reply_begin(mcp_request *req, mcp_error *err)
 {
     mcp_client *c = req->c;
-    if (!c || c->dead || c->state == MCP__CLOSED) return mcp__fail_closed(err);
+    if (!c || MCP__GOING(c)) return mcp__fail_closed(err);
     mcp__msg_begin(c);
     mcp_jw_key(&c->w, "id"); mcp_jw_value(&c->w, req->id);
     return MCP_OK;
@@ -7693,7 +7713,7 @@ static void mcp__expire(mcp_client *c, int64_t now)
     while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
         call = c->rpc.heap[0];
         id = call->id;
-        was_init = call->is_init;                /* initialize is never cancelled (and may be freed) */
+        was_init = call->role;                /* initialize is never cancelled (and may be freed) */
         hard = call->hard >= 0 && call->due == call->hard && (call->deadline < 0 || call->hard < call->deadline);
         if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
         else snprintf(why, sizeof why, "Request timeout after %dms", call->timeout_ms);
@@ -7759,7 +7779,7 @@ static void mcp__mrtr_finish(mcp_client *c, mcp__mrtr *m)
     mcp__mrtr_release(m);                                /* the call's hold on it */
     if (!extra) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory answering the server."); return; }
     extra[strlen(extra) - 1] = 0;                        /* members only: no braces */
-    mcp__call_reissue(c, call, 0, NULL, NULL, extra + 1, keys);
+    mcp__call_reissue(c, call, MCP__ROLE_CALL, NULL, NULL, extra + 1, keys);
     mcp_free(extra);
 }
 
@@ -8037,7 +8057,7 @@ static int mcp__refresh_begin(mcp_client *c, mcp_call *call)
     mcp_jw_obj_begin(&rf->specs);
     call->rf = rf; call->refreshed = 1;
     mcp__log(c, "The server reported MCP error -32020 for a tools/call; reading tools/list again for its headers.");
-    mcp__call_reissue(c, call, 0, "tools/list", NULL, NULL, NULL);
+    mcp__call_reissue(c, call, MCP__ROLE_CALL, "tools/list", NULL, NULL, NULL);
     return 1;
 }
 
@@ -8057,14 +8077,14 @@ static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
         rf->cursor = NULL;
         if (t && !(rf->cursor = mcp__strdup(next))) { mcp_free(t); t = NULL; mcp__fail(&e, MCP_ERR_NOMEM, "Out of memory."); }
         mcp_json_free(doc);
-        if (t) mcp__call_reissue(c, call, 0, "tools/list", t, NULL, NULL);
+        if (t) mcp__call_reissue(c, call, MCP__ROLE_CALL, "tools/list", t, NULL, NULL);
         else mcp__call_fail(call, e.status, "%s", e.message);
         mcp_free(t);
         return;
     }
     mcp_json_free(doc);
     mcp__xhdr_keep(c, &rf->specs);
-    mcp__call_reissue(c, call, 0, "tools/call", rf->params, NULL, NULL);
+    mcp__call_reissue(c, call, MCP__ROLE_CALL, "tools/call", rf->params, NULL, NULL);
     mcp__refresh_free(call);
 }
 
@@ -8140,8 +8160,8 @@ static void mcp__close_event(mcp_client *c);
 static void mcp__close_step(mcp_client *c, int wait)
 {
     mcp_tev ev;
-    if (!c->closing || c->tp->close(c->t, c->close_now, wait)) return;
-    c->closing = 0;
+    if (c->state != MCP__CLOSING || c->tp->close(c->t, c->close_now, wait)) return;
+    c->state = MCP__ENDED;
     if (c->closed_seen) return;
     memset(&ev, 0, sizeof ev);
     ev.kind = MCP_TEV_CLOSED; ev.id = -1; ev.status = MCP_ERR_CLOSED;
@@ -8155,15 +8175,14 @@ static void mcp__close_step(mcp_client *c, int wait)
 static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, ...)
 {
     va_list ap;
-    if (c->dead) return;
-    c->dead = 1;
+    if (MCP__GOING(c)) return;
     va_start(ap, fmt);
     vsnprintf(c->down_why, sizeof c->down_why, fmt, ap);
     va_end(ap);
     c->down_st = st;
-    c->closing = 1;
+    c->state = MCP__CLOSING;
     mcp__close_step(c, 0);                               /* begins */
-    while (c->closing && !c->close_async) mcp__close_step(c, -1);
+    while (c->state == MCP__CLOSING && !c->close_async) mcp__close_step(c, -1);
 }
 
 /* CLOSED: why it ended, in c->why (the client's reason first, else the transport's, and the
@@ -8245,7 +8264,7 @@ static void mcp__on_session_lost(mcp_client *c, mcp_call *call, const mcp_tev *e
     if (c->reiniting) return;
     c->reiniting = 1;
     c->stats.reinits++;
-    if (!c->init_params || !mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, 2, &e))
+    if (!c->init_params || !mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, MCP__ROLE_REINIT, &e))
         mcp__reinit_done(c, 0);
 }
 
@@ -8282,7 +8301,7 @@ static void mcp__on_broken(mcp_client *c, mcp_call *call, const mcp_tev *ev)
             return;
         }
         call->reissued = 1;
-        mcp__call_reissue(c, call, call->is_init, NULL, NULL, NULL, NULL);
+        mcp__call_reissue(c, call, call->role, NULL, NULL, NULL, NULL);
         return;
     }
     if (!ev->resumable || call->resumes >= 5 || !c->tp->resume) {
@@ -8378,7 +8397,7 @@ static void mcp__connect_deadline(mcp_client *c, mcp_call *call)
 static void mcp__to_legacy(mcp_client *c, mcp_call *call)
 {
     call->timeout_ms = c->d.timeout_ms;
-    mcp__call_reissue(c, call, 1, "initialize", c->init_params, NULL, NULL);
+    mcp__call_reissue(c, call, MCP__ROLE_INIT, "initialize", c->init_params, NULL, NULL);
     mcp__connect_deadline(c, call);
 }
 
@@ -8399,11 +8418,11 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
             c->version = mcp__modern_known(v) ? v : c->d.protocol_version;
             if (mcp__build_meta(c, c->version) != MCP_OK) {      /* the call is over: restated */
                 mcp__call_restate(call, MCP_ERR_NOMEM, "Out of memory connecting.");
-                if (!c->dead) mcp__transport_down(c, MCP_ERR_NOMEM, "the connect failed");
+                if (!MCP__GOING(c)) mcp__transport_down(c, MCP_ERR_NOMEM, "the connect failed");
                 return;
             }
             c->init = call->doc; call->doc = NULL;
-            c->state = MCP__READY;
+            if (c->state == MCP__CONNECTING) c->state = MCP__READY;
             if (c->tp->ready) c->tp->ready(c->t, c->version, 1);
             return;
         }
@@ -8423,7 +8442,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
             mcp__build_meta(c, v) == MCP_OK) {
             call->rounds = 1;
             call->timeout_ms = c->d.timeout_ms;
-            mcp__call_reissue(c, call, 3, NULL, NULL, NULL, NULL);
+            mcp__call_reissue(c, call, MCP__ROLE_PROBE, NULL, NULL, NULL, NULL);
             mcp__connect_deadline(c, call);
             return;
         }
@@ -8436,7 +8455,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
     } else if (call->status == MCP_ERR_HTTP && call->http_status == 404 && code == -32601) {
         c->modern = 1;                                   /* modern, without server/discover */
         c->version = pinned ? c->d.protocol_version : mcp__modern[0];
-        c->state = MCP__READY;
+        if (c->state == MCP__CONNECTING) c->state = MCP__READY;
         if (c->tp->ready) c->tp->ready(c->t, c->version, 1);
         mcp_json_free(call->doc); call->doc = NULL;
         mcp__call_clear(call); call->status = MCP_OK;
@@ -8460,7 +8479,7 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                           c->quote[0] ? ": " : "", c->quote);
-    if (!c->dead) mcp__transport_down(c, call->status, "the connect failed");
+    if (!MCP__GOING(c)) mcp__transport_down(c, call->status, "the connect failed");
 }
 
 /* Streamable HTTP refused initialize (400, 404, 405 without a modern error): an HTTP+SSE
@@ -8480,11 +8499,11 @@ static int mcp__fall_back(mcp_client *c, mcp_call *call)
     c->tp->free(c->t);
     c->tp = &mcp__sse_transport;
     if (!(c->t = c->tp->open(c->tp->user, c, &c->d, &e))) {
-        c->state = MCP__CLOSED; c->dead = 1; c->why = e;
+        c->state = MCP__CLOSED; c->why = e;
         mcp__call_restate(call, e.status, "%s", e.message);
         return 1;
     }
-    mcp__call_reissue(c, call, 1, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
+    mcp__call_reissue(c, call, MCP__ROLE_INIT, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
     mcp__connect_deadline(c, call);
     return 1;
 #else
@@ -8497,9 +8516,9 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
 {
     const mcp_json *r;
     const char *v, *want = c->d.protocol_version ? c->d.protocol_version : mcp__versions[0];
-    int reinit = call->is_init == 2;
-    if (call->is_init == 3) { call->is_init = 0; mcp__probe_finish(c, call); return; }
-    call->is_init = 0;
+    int reinit = call->role == MCP__ROLE_REINIT;
+    if (call->role == MCP__ROLE_PROBE) { call->role = MCP__ROLE_CALL; mcp__probe_finish(c, call); return; }
+    call->role = MCP__ROLE_CALL;
     if (reinit) {                                        /* a new session after a 404 */
         if (call->status == MCP_OK) mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
         mcp__reinit_done(c, call->status == MCP_OK);
@@ -8520,7 +8539,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
         }
         c->init = call->doc; call->doc = NULL;
         c->version = v;
-        c->state = MCP__READY;
+        if (c->state == MCP__CONNECTING) c->state = MCP__READY;
         if (c->tp->ready) c->tp->ready(c->t, v, 0);     /* its header, the GET stream */
         mcp__notify_dom(c, "notifications/initialized", NULL, NULL);
         return;
@@ -8529,7 +8548,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
     if (call->status == MCP_ERR_CLOSED && c->exited)
         mcp__call_restate(call, MCP_ERR_CLOSED, "Server %s during initialize%s%s", c->how,
                           c->quote[0] ? ": " : "", c->quote);
-    if (!c->dead) mcp__transport_down(c, call->status, "initialize failed");
+    if (!MCP__GOING(c)) mcp__transport_down(c, call->status, "initialize failed");
 }
 
 /* The client's capabilities: from capabilities_json, or from the flags for what on_request
@@ -8599,7 +8618,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     if (!c) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was given a NULL client."); return NULL; }
     if (c->state != MCP__NEW) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_connect was already called on this client."); return NULL; }
     if (!(c->t = c->tp->open(c->tp->user, c, &c->d, err))) {
-        c->state = MCP__CLOSED; c->dead = 1;
+        c->state = MCP__CLOSED;
         c->why = *err;
         return NULL;
     }
@@ -8618,7 +8637,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     c->init_id = c->rpc.next_id + 1;
     if (!text) call = NULL;
     else if ((pv && mcp__version_known(pv)) || c->d.transport == MCP_SSE) {   /* legacy only */
-        call = mcp__start(c, "initialize", text, len, 0, NULL, 1, err);
+        call = mcp__start(c, "initialize", text, len, 0, NULL, MCP__ROLE_INIT, err);
     } else {
         /* 2026-07-28 first: server/discover tells a modern server (a result, or a modern
            error) from a legacy one (any other error, or silence for a short while) */
@@ -8626,7 +8645,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
         tmo = c->d.timeout_ms;
         probe.timeout_ms = pv ? tmo : tmo < 0 ? 3000 : tmo / 2 < 3000 ? tmo / 2 + 1 : 3000;
         call = mcp__build_meta(c, pv ? pv : mcp__modern[0]) == MCP_OK
-             ? mcp__start(c, "server/discover", NULL, 0, 0, &probe, 3, err) : NULL;
+             ? mcp__start(c, "server/discover", NULL, 0, 0, &probe, MCP__ROLE_PROBE, err) : NULL;
         if (!call && err->status == MCP_OK) mcp__fail(err, MCP_ERR_NOMEM, "Out of memory connecting.");
     }
     if (!call) { mcp__transport_down(c, err->status, "the connect could not start"); return NULL; }
@@ -8646,7 +8665,7 @@ MCPDEF mcp_status mcp_client_connect(mcp_client *c, mcp_error *err)
                             open) first: the next request then reuses the connection, and
                             nothing the server sends at once is lost */
         int64_t end = mcp_time_ms() + 2000;
-        while (!c->dead && c->tp->busy(c->t) && mcp_time_ms() < end)
+        while (!MCP__GOING(c) && c->tp->busy(c->t) && mcp_time_ms() < end)
             mcp_client_poll(c, (int)(end - mcp_time_ms()));
     }
     return MCP_OK;
@@ -8786,9 +8805,9 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
 MCPDEF mcp_status mcp_client_close(mcp_client *c)
 {
     if (!c) return MCP_ERR_INVALID;
-    if (c->state == MCP__NEW) { c->state = MCP__CLOSED; c->dead = 1; return MCP_OK; }
-    if (!c->dead) { c->user_closed = 1; mcp__transport_down(c, MCP_ERR_CLOSED, "%s", ""); }
-    while (c->closing) mcp__close_step(c, -1);          /* a close begun without blocking: finished */
+    if (c->state == MCP__NEW) { c->state = MCP__CLOSED; return MCP_OK; }
+    if (!MCP__GOING(c)) { c->user_closed = 1; mcp__transport_down(c, MCP_ERR_CLOSED, "%s", ""); }
+    while (c->state == MCP__CLOSING) mcp__close_step(c, -1);          /* a close begun without blocking: finished */
     mcp__dispatch(c);
     return MCP_OK;
 }
@@ -8796,14 +8815,14 @@ MCPDEF mcp_status mcp_client_close(mcp_client *c)
 MCPDEF mcp_status mcp_client_close_begin(mcp_client *c)
 {
     if (!c) return MCP_ERR_INVALID;
-    if (!c->closing && (c->state == MCP__NEW || c->dead)) return mcp_client_close(c);
-    if (!c->closing) {
+    if (c->state == MCP__NEW || c->state >= MCP__ENDED) return mcp_client_close(c);
+    if (c->state != MCP__CLOSING) {
         c->user_closed = 1;
         c->close_async = 1;
         mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
     }
-    if (c->closing) mcp__close_step(c, 0);
-    return c->closing ? MCP_AGAIN : MCP_OK;
+    mcp__close_step(c, 0);
+    return c->state == MCP__CLOSING ? MCP_AGAIN : MCP_OK;
 }
 
 MCPDEF mcp_status mcp_client_close_now(mcp_client *c)
@@ -8849,10 +8868,10 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
     mcp__dispatch(c);
     if (c->state == MCP__CLOSED) return MCP_ERR_CLOSED;
     if (c->state == MCP__NEW) return MCP_OK;
-    if (c->closing) {                                    /* mcp_client_close_begin */
+    if (c->state == MCP__CLOSING) {                      /* mcp_client_close_begin */
         nt = mcp_client_next_timeout(c);
         mcp__close_step(c, nt >= 0 && (wait < 0 || nt < wait) ? nt : wait);
-    } else if (!c->dead) {
+    } else if (!MCP__GOING(c)) {
         nt = mcp_client_next_timeout(c);
         if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
         c->tp->io(c->t, wait);
@@ -8866,7 +8885,7 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
 /* The descriptors to watch, at most max of them; fds NULL: how many there are. */
 static int mcp__pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 {
-    if (!c || !c->t || (c->dead && !c->closing)) return 0;
+    if (!c || !c->t || c->state >= MCP__ENDED) return 0;
     return c->tp->pollfds(c->t, fds, max);
 }
 
@@ -8888,7 +8907,7 @@ MCPDEF int mcp_client_next_timeout(const mcp_client *c)
     if (!c) return -1;
     if (c->qhead) return 0;
     if (c->rpc.nheap) due = c->rpc.heap[0]->due;
-    if (c->t && (!c->dead || c->closing) && (t = c->tp->due(c->t)) >= 0 && (due < 0 || t < due)) due = t;
+    if (c->t && c->state < MCP__ENDED && (t = c->tp->due(c->t)) >= 0 && (due < 0 || t < due)) due = t;
     if (due < 0) return -1;
     left = due - mcp_time_ms();
     return left <= 0 ? 0 : left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left;
@@ -8943,7 +8962,7 @@ MCPDEF mcp_status mcp_client_notify(mcp_client *c, const char *method, const cha
     mcp_json_doc *pd;
     mcp_status st;
     if (!c || !method) return mcp__fail(err, MCP_ERR_INVALID, "mcp_client_notify needs a client and a method.");
-    if (c->state == MCP__CLOSED || c->dead) return mcp__fail_closed(err);
+    if (MCP__GOING(c)) return mcp__fail_closed(err);
     if (c->state == MCP__NEW) return mcp__fail(err, MCP_ERR_INVALID, "The client is not connected yet: call mcp_client_connect first.");
     if ((st = mcp__parse_params(params_json, 0, &pd, err)) != MCP_OK) return st;
     st = mcp__notify_dom(c, method, mcp_json_root(pd), err);
@@ -8990,7 +9009,7 @@ static mcp_call *mcp__start_kv(mcp_client *c, const char *method, const char *k1
     MCP__KEY(&c->w, "\"params\":");
     at = c->w.len;
     if (mcp__write_kv(&c->w, k1, v1, k2, raw2, err) != MCP_OK) return NULL;
-    call = mcp__start(c, method, c->w.buf + at, c->w.len - at, MCP__BUILT, o, 0, err);
+    call = mcp__start(c, method, c->w.buf + at, c->w.len - at, MCP__BUILT, o, MCP__ROLE_CALL, err);
     if (call) mcp__ok(err);
     return call;
 }
