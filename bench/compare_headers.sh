@@ -190,6 +190,11 @@ function median(key, v,   n, i, a) {
     sortv(a, n)
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+function minv(key, v,   n, i, m) {
+    n = cnt[key, v]; if (!n) return ""
+    m = val[key, v, 1] + 0; for (i = 2; i <= n; i++) if (val[key, v, i] + 0 < m) m = val[key, v, i] + 0
+    return m
+}
 function mad(key, v, m,   n, i, a) {       # median absolute deviation / median, percent
     n = cnt[key, v]; if (n < 2 || m == 0) return 0
     for (i = 1; i <= n; i++) { a[i] = val[key, v, i] - m; if (a[i] < 0) a[i] = -a[i] }
@@ -221,7 +226,10 @@ END {
     if (!nk) { print "  (nothing parsed)"; exit }
     w = 0; for (i = 1; i <= nk; i++) if (length(keys[i]) > w) w = length(keys[i])
     line = sprintf("  %-" w "s", "")
-    for (j = 1; j <= nm; j++) line = line sprintf(" | %-29s", mets[j] ": old  new  new/old")
+    for (j = 1; j <= nm; j++) {
+        line = line sprintf(" | %-29s", mets[j] ": old  new  new/old")
+        if (j == 1 && best) line = line sprintf(" | %-29s", "best of the rounds: old  new")
+    }
     if (noise) line = line "  noise"
     print line
     for (i = 1; i <= nk; i++) {
@@ -231,6 +239,8 @@ END {
             if (!(key in has)) { line = line sprintf(" | %-29s", ""); continue }
             o = median(key, "old"); n = median(key, "new")
             line = line sprintf(" | %9s %9s %8s", fmt(mets[j], o), fmt(mets[j], n), delta(mets[j], o, n))
+            if (j == 1 && best) { bo = minv(key, "old"); bn = minv(key, "new")
+                line = line sprintf(" | %9s %9s %8s", fmt(mets[j], bo), fmt(mets[j], bn), delta(mets[j], bo, bn)) }
             if (j == 1) { a = mad(key, "old", o); b = mad(key, "new", n); nz = a > b ? a : b }
         }
         if (noise) line = line sprintf("  %4.1f%%", nz)
@@ -238,13 +248,15 @@ END {
     }
 }
 EOF
-table() { awk -v want="$1" -v noise="${2:-0}" -f "$AB/table.awk" "$AB"/runs/*.tsv; }
+table() { awk -v want="$1" -v noise="${2:-0}" -v best="${3:-0}" -f "$AB/table.awk" "$AB"/runs/*.tsv; }
 
 # ---- speed: interleaved rounds --------------------------------------------------------------
 RUN_FAILS=""
+declare -A LOADS
 runbench() {   # BENCH VARIANT ROUND
     local bin=$AB/$2/${1}_bench out=$AB/runs/$1.$2.$3
     [ -x "$bin" ] || return 0
+    LOADS[$1.$2]="${LOADS[$1.$2]:-} $(cut -d' ' -f1 /proc/loadavg 2>/dev/null)"
     "$bin" tests/data $BENCH_ARGS > "$out.txt" 2>&1 || { RUN_FAILS="$RUN_FAILS $1.$2.$3"; FAILED=1; note "$bin failed (see $out.txt)"; }
     awk -v variant="$2" -v bench="$1" -f "$AB/parse.awk" "$out.txt" > "$out.tsv"
 }
@@ -341,9 +353,14 @@ echo "  rounds: $ROUNDS per benchmark per header, interleaved (odd rounds old fi
 echo "  servers: $AB/srv/ (tests/servers/*.c built with the new header, the same binaries for both)"
 [ -z "$BUILD_FAILS" ] || echo "  BUILD FAILED:$BUILD_FAILS (logs beside them; what they would measure is missing below)"
 [ -z "$RUN_FAILS" ] || echo "  RUN FAILED:$RUN_FAILS (outputs in $AB/runs/)"
+echo "  the machine: 1-minute load average at the start of each run (rounds in order; a busy spell"
+echo "  shows as a jump, and moves the absolute figures of those rounds; the within-run ratios less):"
+for k in rpc.old rpc.new http.old http.new; do echo "    $k:${LOADS[$k]:- -}"; done
+echo "  (noise: median absolute deviation of the first column over the rounds, % of its median, the"
+echo "  larger of old and new; best: the fastest round, which a slow spell cannot make faster)"
 echo
-echo "== rpc_bench (stdio): sequential round trips, medians over the rounds (noise: MAD of median us, % of median)"
-table "rpc seq" 1
+echo "== rpc_bench (stdio): sequential round trips, medians over the rounds"
+table "rpc seq" 1 1
 echo "-- ratios within each run (the issue-4 target: mcp.h / raw pipe), median over the rounds"
 table "rpc ratio" 1
 echo "-- 64 calls in flight"
@@ -352,7 +369,7 @@ echo "-- client memory"
 table "rpc mem"
 echo
 echo "== http_bench (loopback HTTP/1.1): sequential round trips, medians over the rounds"
-table "http seq" 1
+table "http seq" 1 1
 echo "-- ratios within each run (the issue-5 target: mcp.h->stub / raw->stub), median over the rounds"
 table "http ratio" 1
 echo
