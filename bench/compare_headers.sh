@@ -210,9 +210,10 @@ function fmt(metric, x) {
 }
 function delta(metric, o, n) {
     if (o == "" || n == "") return "-"
-    if (metric ~ /per call|allocs/) return sprintf("%+.2f", n - o)     # counts: the difference itself
+    if (metric ~ /per call|allocs/) { d = n - o; if (d < 0.005 && d > -0.005) d = 0; return sprintf("%+.2f", d) }   # counts: the difference
     if (o == 0) return n == 0 ? "+0.0%" : "-"
-    return sprintf("%+.1f%%", 100 * (n - o) / o)
+    d = 100 * (n - o) / o; if (d < 0.05 && d > -0.05) d = 0
+    return sprintf("%+.1f%%", d)
 }
 BEGIN { FS = "\t" }
 $2 == want {
@@ -353,8 +354,9 @@ echo "  rounds: $ROUNDS per benchmark per header, interleaved (odd rounds old fi
 echo "  servers: $AB/srv/ (tests/servers/*.c built with the new header, the same binaries for both)"
 [ -z "$BUILD_FAILS" ] || echo "  BUILD FAILED:$BUILD_FAILS (logs beside them; what they would measure is missing below)"
 [ -z "$RUN_FAILS" ] || echo "  RUN FAILED:$RUN_FAILS (outputs in $AB/runs/)"
-echo "  the machine: 1-minute load average at the start of each run (rounds in order; a busy spell"
-echo "  shows as a jump, and moves the absolute figures of those rounds; the within-run ratios less):"
+echo "  the machine: 1-minute load average at the start of each run, rounds in order (this script's own"
+echo "  benchmark adds about 2; a busy spell moves the absolute figures of its rounds, the within-run"
+echo "  ratios much less: judge \"within 3%\" on the ratio tables, and on a run whose loads stay low):"
 for k in rpc.old rpc.new http.old http.new; do echo "    $k:${LOADS[$k]:- -}"; done
 echo "  (noise: median absolute deviation of the first column over the rounds, % of its median, the"
 echo "  larger of old and new; best: the fastest round, which a slow spell cannot make faster)"
