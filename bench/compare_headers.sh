@@ -25,10 +25,10 @@
 #     mcp.h->server / raw->server). The report gives the median over the rounds for old and new
 #     and new vs old in percent ("noise": the larger of the two median absolute deviations, in
 #     percent of the median: a difference below it is not one).
-#   - system calls: strace -c (this process only, not the server it forks) on stdio_loop, the
-#     blocking mcp_client_call_tool in a loop against build's test server, with N1 and N2 calls;
-#     (count(N2) - count(N1)) / (N2 - N1) per system call, so connect, warm-up and exit cancel.
-#     STRACE_REPS repetitions (default 3), interleaved, median. Skipped when strace is missing or
+#   - system calls: strace (this process only, not the server it forks) on stdio_loop, the
+#     blocking mcp_client_call_tool in a loop of N calls against srv/test_server; the system
+#     calls between the two getppid() it makes around the loop, per system call, / N (connect,
+#     warm-up and exit left out). STRACE_REPS repetitions (default 3), interleaved, median. Skipped when strace is missing or
 #     cannot trace here. Whether a call needs a poll() depends on timing (is the answer there at
 #     the first read?), so read/poll per call move a little between runs; write per call not.
 #   - allocations per call: rpc_bench's and http_bench's own column (MCP_MALLOC hooks), and
@@ -42,7 +42,7 @@
 # The report goes to stdout and to $B/ab/report.txt; progress to stderr.
 #
 # Environment: B (build folder), CC (default cc), BENCH_ARGS (passed to both benchmarks, e.g.
-# --quick for a fast, noisy check), STRACE_N1/STRACE_N2 (1000/3000), STRACE_REPS (3).
+# --quick for a fast, noisy check), STRACE_N (calls in the traced loop, 2000), STRACE_REPS (3).
 # A full run with ROUNDS=5 takes about 5 minutes on a 2-CPU VM (rpc_bench ~20 s, http_bench ~8 s
 # a run). Exit status 0 when everything was measured, 1 when a build or a run failed (the report
 # says which and still gives the rest), 2 on a usage error.
@@ -66,7 +66,7 @@ CC=${CC:-cc}
 WARN="-Wall -Wextra -Wpedantic -Wshadow -Werror"
 CFLAGS="-std=c99 $WARN -O2 -g"
 BENCH_ARGS=${BENCH_ARGS:-}
-STRACE_N1=${STRACE_N1:-1000} STRACE_N2=${STRACE_N2:-3000} STRACE_REPS=${STRACE_REPS:-3}
+STRACE_N=${STRACE_N:-2000} STRACE_REPS=${STRACE_REPS:-3}
 LAYERS_PY=${LAYERS_PY:-/work/shared/hooks/layers.py}
 BENCH_CFLAGS="" BENCH_LIBS=""
 if [ -f /usr/include/cjson/cJSON.h ]; then BENCH_CFLAGS="-DHAVE_CJSON"; BENCH_LIBS="-lcjson"; fi
@@ -276,18 +276,18 @@ done
 STRACE_STATE=""
 if ! command -v strace >/dev/null 2>&1; then
     STRACE_STATE="skipped: strace is not installed (apt-get install strace)"
-elif ! strace -c -o /dev/null true >/dev/null 2>&1; then
+elif ! strace -o /dev/null true >/dev/null 2>&1; then
     STRACE_STATE="skipped: strace cannot trace here (ptrace not permitted?)"
 fi
-sys_diff() {   # VARIANT FILE-N1 FILE-N2: records per system call
-    awk -v variant="$1" -v d=$((STRACE_N2 - STRACE_N1)) '
-        /^-----/ { dash++; next }
-        dash == 1 && NF >= 5 { c = $4 + 0; name = $NF; if (FNR == NR) a[name] = c; else { b[name] = c; if (!(name in seen)) { seen[name] = 1; names[++n] = name } } }
-        FNR == 1 { dash = 0 }
-        END { for (i = 1; i <= n; i++) { x = (b[names[i]] - a[names[i]]) / d; tot += x
-                  if (x > 0.0005 || x < -0.0005) printf "%s\tsys\t%s\tper call\t%.4f\n", variant, names[i], x }
-              for (name in a) if (!(name in seen) && a[name] > 0) printf "%s\tsys\t%s\tper call\t%.4f\n", variant, name, -a[name] / d
-              printf "%s\tsys\t(all system calls)\tper call\t%.4f\n", variant, tot }' "$2" "$3"
+sys_count() {   # VARIANT TRACE: records per system call, between the two getppid() markers
+    awk -v variant="$1" -v n="$STRACE_N" '
+        { line[NR] = $0 }
+        /^getppid\(/ { if (!first) first = NR; last = NR }
+        END { for (i = first + 1; i < last; i++) if (match(line[i], /^[a-z_0-9]+\(/)) {
+                  name = substr(line[i], 1, RLENGTH - 1); if (line[i] ~ /= -1 EAGAIN/) name = name " (= -1 EAGAIN)"; if (!(name in c)) ord[++k] = name; c[name]++; tot++ }
+              if (!first || first == last) { print "stdio_loop: no getppid markers in the trace" > "/dev/stderr"; exit 1 }
+              for (j = 1; j <= k; j++) printf "%s\tsys\t%s\tper call\t%.4f\n", variant, ord[j], c[ord[j]] / n
+              printf "%s\tsys\t(all system calls)\tper call\t%.4f\n", variant, tot / n }' "$2"
 }
 for rep in $(seq 1 "$STRACE_REPS"); do
     if [ $((rep % 2)) = 1 ]; then order="old new"; else order="new old"; fi
@@ -297,15 +297,15 @@ for rep in $(seq 1 "$STRACE_REPS"); do
         note "stdio_loop $v, repetition $rep/$STRACE_REPS"
         o=$AB/runs/loop.$v.$rep
         # allocations: counted inside the program, over the loop only
-        if "$bin" "$MCP_TEST_SERVER" "$STRACE_N1" > "$o.allocs" 2>&1; then
+        if "$bin" "$MCP_TEST_SERVER" "$STRACE_N" > "$o.allocs" 2>&1; then
             awk -v variant="$v" '$1 == "calls" { printf "%s\tloop\tstdio_loop: mcp_client_call_tool echo {\"msg\":\"hello\"}\tallocs/call\t%s\n", variant, $6 }' "$o.allocs" > "$o.a.tsv"
         else
             RUN_FAILS="$RUN_FAILS loop.$v.$rep"; FAILED=1; note "$bin failed (see $o.allocs)"
         fi
         [ -z "$STRACE_STATE" ] || continue
-        if strace -c -o "$o.n1" "$bin" "$MCP_TEST_SERVER" "$STRACE_N1" >/dev/null 2>&1 &&
-           strace -c -o "$o.n2" "$bin" "$MCP_TEST_SERVER" "$STRACE_N2" >/dev/null 2>&1; then
-            sys_diff "$v" "$o.n1" "$o.n2" > "$o.s.tsv"
+        if strace -o "$o.trace" "$bin" "$MCP_TEST_SERVER" "$STRACE_N" >/dev/null 2>&1 &&
+           sys_count "$v" "$o.trace" > "$o.s.tsv"; then
+            gzip -f "$o.trace"
         else
             RUN_FAILS="$RUN_FAILS strace.$v.$rep"; FAILED=1; note "strace of $bin failed"
         fi
@@ -375,7 +375,8 @@ table "http seq" 1 1
 echo "-- ratios within each run (the issue-5 target: mcp.h->stub / raw->stub), median over the rounds"
 table "http ratio" 1
 echo
-echo "== system calls per blocking stdio call (strace -c, the client process only; (N=$STRACE_N2 - N=$STRACE_N1) / $((STRACE_N2 - STRACE_N1)); median of $STRACE_REPS; new/old: the difference)"
+echo "== system calls per blocking stdio call (strace, the client process only, the N=$STRACE_N calls of the loop"
+echo "   between two getppid() markers, / N; median of $STRACE_REPS runs; new/old: the difference)"
 if [ -n "$STRACE_STATE" ]; then echo "  $STRACE_STATE"; else table "sys"; fi
 echo
 echo "== allocations per call (the library's MCP_MALLOC + MCP_REALLOC; new/old: the difference)"
