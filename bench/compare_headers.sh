@@ -43,8 +43,10 @@
 #
 # Environment: B (build folder), CC (default cc), BENCH_ARGS (passed to both benchmarks, e.g.
 # --quick for a fast, noisy check), STRACE_N (calls in the traced loop, 2000), STRACE_REPS (3).
-# A full run with ROUNDS=5 takes about 5 minutes on a 2-CPU VM (rpc_bench ~20 s, http_bench ~8 s
-# a run). Exit status 0 when everything was measured, 1 when a build or a run failed (the report
+# A run with ROUNDS=5 took 6.5 minutes on the 2-CPU VM (rpc_bench ~20-35 s, http_bench ~8-25 s a
+# run, the more the busier the machine; ROUNDS=3 took 5 minutes at a load average of 20). On a busy
+# machine even HEAD against HEAD moves the within-run ratios by up to +-9% (3 rounds, load 10-20):
+# a 3% verdict needs a quiet machine, or more rounds. Exit status 0 when everything was measured, 1 when a build or a run failed (the report
 # says which and still gives the rest), 2 on a usage error.
 set -u
 
