@@ -4645,36 +4645,32 @@ static void mcp__call_due(mcp_call *call)
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-/* Reports an event with a sentence formatted like printf (fmt NULL: no sentence). */
-static int mcp__tev_say(mcp_client *c, mcp_tev *ev, const char *fmt, ...) MCP__PRINTF(3, 4);
-static int mcp__tev_say(mcp_client *c, mcp_tev *ev, const char *fmt, ...)
+/* Reports an event of this kind about request id (-1: none), with a sentence formatted like
+   printf (fmt NULL: ev's own text, if any); ev (NULL: none) brings the other fields. */
+static int mcp__tell(mcp_client *c, mcp_tev *ev, mcp_tev_kind kind, int64_t id, mcp_status st,
+                     const char *fmt, ...) MCP__PRINTF(6, 7);
+static int mcp__tell(mcp_client *c, mcp_tev *ev, mcp_tev_kind kind, int64_t id, mcp_status st,
+                     const char *fmt, ...)
 {
+    mcp_tev local;
     char msg[480];
     va_list ap;
-    int n = 0;
+    int n;
+    if (!ev) { memset(&local, 0, sizeof local); ev = &local; }
+    ev->kind = kind; ev->id = id; ev->status = st;
     if (fmt) {
         va_start(ap, fmt);
         n = vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        if (n < 0) n = 0;
-        if ((size_t)n >= sizeof msg) n = sizeof msg - 1;
+        ev->text = msg;
+        ev->len = n < 0 ? 0 : (size_t)n >= sizeof msg ? sizeof msg - 1 : (size_t)n;
     }
-    ev->text = fmt ? msg : NULL; ev->len = (size_t)n;
     return mcp_transport_report(c, ev);
 }
 
-static void mcp__tev_init(mcp_tev *ev, mcp_tev_kind kind, int64_t id, mcp_status st)
-{
-    memset(ev, 0, sizeof *ev);
-    ev->kind = kind; ev->id = id; ev->status = st;
-}
-
 /* A sentence for desc.on_log, formatted only when there is one. */
-#define MCP__TP_LOG(c, d, ...)                                                    \
-    do {                                                                          \
-        if ((d)->on_log) { mcp_tev lev_; mcp__tev_init(&lev_, MCP_TEV_LOG, -1, MCP_OK); \
-                           mcp__tev_say((c), &lev_, __VA_ARGS__); }               \
-    } while (0)
+#define MCP__TP_LOG(c, d, ...) \
+    do { if ((d)->on_log) mcp__tell((c), NULL, MCP_TEV_LOG, -1, MCP_OK, __VA_ARGS__); } while (0)
 
 #ifndef MCP_NO_STDIO
 /* ---- >>transport.stdio  the server as a child process, JSON lines over pipes ----------------
@@ -4942,11 +4938,9 @@ static void mcp__stdio_signal(mcp__stdio *s, int sig)
 /* The end of the connection, reported once; the client then closes the transport. */
 static void mcp__stdio_broken(mcp__stdio *s, mcp_status st, const char *why)
 {
-    mcp_tev ev;
     if (s->down) return;
     s->down = 1;
-    mcp__tev_init(&ev, MCP_TEV_BROKEN, -1, st);
-    mcp__tev_say(s->c, &ev, "%s", why);      /* "": how the server ended says it (CLOSED) */
+    mcp__tell(s->c, NULL, MCP_TEV_BROKEN, -1, st, "%s", why);   /* "": CLOSED says how it ended */
 }
 
 /* A write to the child's stdin failed for good (not EPIPE: we hold a read end; an I/O error
@@ -5022,9 +5016,9 @@ static void mcp__stderr_lines(mcp__stdio *s, const char *p, size_t n)
         else if (!n) break;                        /* unfinished: wait for more (even when full) */
         if (s->errline.len && s->errline.data[s->errline.len - 1] == '\r') s->errline.len--;
         if (s->d->on_stderr) {
-            mcp__tev_init(&ev, MCP_TEV_STDERR, -1, MCP_OK);
+            memset(&ev, 0, sizeof ev);
             ev.text = s->errline.data ? s->errline.data : ""; ev.len = s->errline.len;
-            mcp_transport_report(s->c, &ev);
+            mcp__tell(s->c, &ev, MCP_TEV_STDERR, -1, MCP_OK, NULL);
         }
         s->errline.len = 0;
     }
@@ -5053,9 +5047,9 @@ static void mcp__stdio_read_err(mcp__stdio *s)
 static void mcp__stdio_line(mcp__stdio *s, const char *line, size_t len)
 {
     mcp_tev ev;
-    mcp__tev_init(&ev, MCP_TEV_MESSAGE, -1, MCP_OK);
+    memset(&ev, 0, sizeof ev);
     ev.text = line; ev.len = len;
-    if (mcp_transport_report(s->c, &ev) && s->inflight) s->inflight--;
+    if (mcp__tell(s->c, &ev, MCP_TEV_MESSAGE, -1, MCP_OK, NULL) && s->inflight) s->inflight--;
 }
 
 /* Returns 1 if it read anything (or found the end), 0 if there was nothing to read. */
@@ -5073,12 +5067,9 @@ static int mcp__stdio_read_out(mcp__stdio *s)
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return got;
         if (r <= 0) {
-            if (mcp_jsonl_finish(&s->fr, &line, &len) != MCP_OK && len) {
-                mcp_tev ev;                                   /* a message lost: counted */
-                mcp__tev_init(&ev, MCP_TEV_LOG, -1, MCP_ERR_PARSE);
-                mcp__tev_say(s->c, &ev, "The server's output ended in the middle of a message; %lu bytes were "
-                             "dropped.", (unsigned long)len);
-            }
+            if (mcp_jsonl_finish(&s->fr, &line, &len) != MCP_OK && len)    /* a message lost: counted */
+                mcp__tell(s->c, NULL, MCP_TEV_LOG, -1, MCP_ERR_PARSE, "The server's output ended in the middle "
+                          "of a message; %lu bytes were dropped.", (unsigned long)len);
             mcp__close_fd(&s->out_fd);
             mcp__stdio_broken(s, MCP_ERR_CLOSED, "");
             return 1;
@@ -5227,13 +5218,12 @@ static void mcp__stdio_done(mcp__stdio *s)
     mcp__close_fd(&s->out_fd); mcp__close_fd(&s->err_fd); mcp__close_fd(&s->pidfd);
     mcp__exit_words(s, how, sizeof how);
     mcp__stderr_quote(s, quote, sizeof quote);
-    mcp__tev_init(&ev, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED);
+    memset(&ev, 0, sizeof ev);
     ev.server_ended = !s->signalled;
     ev.detail = how;
     ev.body = quote; ev.body_len = strlen(quote);
-    if (!s->signalled) mcp__tev_say(s->c, &ev, "the server %s", how);
-    else if (s->stdin_gone) mcp__tev_say(s->c, &ev, "writing to its standard input failed");
-    else mcp__tev_say(s->c, &ev, "the server closed its standard output");
+    mcp__tell(s->c, &ev, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED, !s->signalled ? "the server %s" : s->stdin_gone ?
+              "writing to its standard input failed" : "the server closed its standard output", how);
 }
 
 static void mcp__stdio_step_to(mcp__stdio *s, int step, int64_t ms)
@@ -5538,28 +5528,25 @@ static void mcp__host_port(const mcp__ht *t, char *out, size_t n)
     snprintf(out, n, "%s%s%s:%u", u->ipv6 ? "[" : "", u->host, u->ipv6 ? "]" : "", u->port);
 }
 
-/* The end of the transport (the HTTP+SSE stream failed or ended, the endpoint refused, no
-   memory), reported once. */
-static void mcp__ht_broken(mcp__ht *t, mcp_status st, int http, int sys, const char *msg)
-{
-    mcp_tev ev;
-    if (t->down || t->step) return;                   /* closing: its end is on its way */
-    t->down = 1;
-    mcp__tev_init(&ev, MCP_TEV_BROKEN, -1, st);
-    ev.http_status = http; ev.sys_errno = sys;
-    mcp__tev_say(t->c, &ev, "%s", msg);
-}
-
-/* A request's exchange is over without an answer: the client learns why (body: the start
+/* A request's exchange is over without an answer (id -1: the transport), and why (body: the start
    of an HTTP error body, which may hold a JSON-RPC error). */
 static void mcp__ht_failed(mcp__ht *t, int64_t id, mcp_status st, int http, int sys, const mcp_buf *body,
                            const char *msg)
 {
     mcp_tev ev;
-    mcp__tev_init(&ev, MCP_TEV_FAILED, id, st);
+    memset(&ev, 0, sizeof ev);
     ev.http_status = http; ev.sys_errno = sys;
     if (body && body->len) { ev.body = body->data; ev.body_len = body->len; }
-    mcp__tev_say(t->c, &ev, "%s", msg);
+    mcp__tell(t->c, &ev, id < 0 ? MCP_TEV_BROKEN : MCP_TEV_FAILED, id, st, "%s", msg);
+}
+
+/* The end of the transport (the HTTP+SSE stream failed or ended, the endpoint refused, no
+   memory), reported once. */
+static void mcp__ht_broken(mcp__ht *t, mcp_status st, int http, int sys, const char *msg)
+{
+    if (t->down || t->step) return;                   /* closing: its end is on its way */
+    t->down = 1;
+    mcp__ht_failed(t, -1, st, http, sys, NULL, msg);
 }
 
 /* The exchange failed below HTTP (connect, send, a broken connection): its request, or the
@@ -5896,9 +5883,9 @@ static void mcp__ht_error_text(const mcp__ht *t, const mcp__xfer *x, const mcp_h
 static void mcp__x_take(mcp__ht *t, mcp__xfer *x, const char *text, size_t len)
 {
     mcp_tev ev;
-    mcp__tev_init(&ev, MCP_TEV_MESSAGE, x->id, MCP_OK);
+    memset(&ev, 0, sizeof ev);
     ev.text = text; ev.len = len;
-    if (mcp_transport_report(t->c, &ev) && x->id >= 0) x->got_response = 1;
+    if (mcp__tell(t->c, &ev, MCP_TEV_MESSAGE, x->id, MCP_OK, NULL) && x->id >= 0) x->got_response = 1;
 }
 
 /* A bad endpoint event ends the transport (the connect, still waiting for it, says why). */
@@ -6061,9 +6048,9 @@ static void mcp__x_lost(mcp__ht *t, mcp__xfer *x)
     MCP_FREE(t->session, NULL);
     t->session = NULL;
     x->parked = 1;
-    mcp__tev_init(&ev, MCP_TEV_SESSION_LOST, x->id, MCP_ERR_HTTP);
+    memset(&ev, 0, sizeof ev);
     ev.http_status = 404;
-    mcp_transport_report(t->c, &ev);
+    mcp__tell(t->c, &ev, MCP_TEV_SESSION_LOST, x->id, MCP_ERR_HTTP, NULL);
 }
 
 /* The response is complete (END), or the connection ended it. */
@@ -6142,9 +6129,9 @@ static void mcp__x_stream_end(mcp__ht *t, mcp__xfer *x, const char *why)
     x->next = t->xfers; t->xfers = x;
     if (!listener) {
         x->parked = 1;
-        mcp__tev_init(&ev, MCP_TEV_BROKEN, x->id, MCP_ERR_PROTOCOL);
+        memset(&ev, 0, sizeof ev);
         ev.resumable = lil && x->last_id && !t->modern;
-        mcp__tev_say(t->c, &ev, "%s", why);
+        mcp__tell(t->c, &ev, MCP_TEV_BROKEN, x->id, MCP_ERR_PROTOCOL, "%s", why);
         return;
     }
     if (!x->sp.has_retry) wait = 1000ul << (t->listen_attempts - 1);
@@ -6523,7 +6510,6 @@ static void mcp__ht_close_next(mcp__ht *t)
 {
     mcp__xfer *x;
     int64_t left = t->step_end - mcp_time_ms();
-    mcp_tev ev;
     if (t->step == MCP__HC_SENT && (!mcp__ht_going(t, 0) || left <= 0)) {
         t->step = MCP__HC_DELETE;
         if (!t->close_now && left > 0 && t->session && !t->sse && t->ai &&
@@ -6534,8 +6520,7 @@ static void mcp__ht_close_next(mcp__ht *t)
         while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
         while (t->conns) mcp__conn_close(t, t->conns);
         t->step = MCP__HC_DONE;
-        mcp__tev_init(&ev, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED);
-        mcp_transport_report(t->c, &ev);
+        mcp__tell(t->c, NULL, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED, NULL);
     }
 }
 
@@ -6786,17 +6771,19 @@ static void mcp__cp_desc(mcp__cp *cp, const mcp_client_desc *in, mcp_client_desc
     out->capabilities_json = mcp__cp_str(cp, in->capabilities_json);
 }
 
-static void mcp__enqueue(mcp_client *c, int kind, mcp_json_doc *doc, const char *text, size_t len)
+/* Queues an event; its text (or, text NULL, room for len bytes) follows it. */
+static mcp__ev *mcp__enqueue(mcp_client *c, int kind, mcp_json_doc *doc, const char *text, size_t len)
 {
     mcp__ev *e;
     if (doc) doc = mcp__json_trim(doc);
     e = (mcp__ev *)MCP_MALLOC(sizeof *e + len + 1, NULL);
-    if (!e) { mcp_json_free(doc); return; }          /* out of memory: the event is lost */
-    e->next = NULL; e->kind = kind; e->doc = doc; e->len = len;
-    if (len) memcpy(e + 1, text, len);
+    if (!e) { mcp_json_free(doc); return NULL; }     /* out of memory: the event is lost */
+    e->next = NULL; e->kind = kind; e->doc = doc; e->tev = NULL; e->len = len;
+    if (text && len) memcpy(e + 1, text, len);
     ((char *)(e + 1))[len] = 0;
     if (c->qtail) c->qtail->next = e; else c->qhead = e;
     c->qtail = e;
+    return e;
 }
 
 static void mcp__log(mcp_client *c, const char *fmt, ...) MCP__PRINTF(2, 3);
@@ -8097,12 +8084,23 @@ static void mcp__refresh_page(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
    connection closes the transport. The reports wait in the queue, so they act in order
    after the messages read before them. */
 
+/* n bytes of s (NULL: none) at *p, and a 0 after them. */
+static const char *mcp__put(char **p, const char *s, size_t n)
+{
+    char *d = *p;
+    if (n) memcpy(d, s, n);
+    d[n] = 0;
+    *p += n + 1;
+    return d;
+}
+
 MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
 {
     mcp_json_opts o;
     mcp_json_doc *doc;
     mcp_error pe;
     mcp__ev *e;
+    mcp_tev *t;
     const mcp_json *m;
     int64_t id;
     size_t tl, bl, dl;
@@ -8140,16 +8138,14 @@ MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
     if (ev->kind == MCP_TEV_CLOSED) c->closed_seen = 1;
     bl = ev->body ? ev->body_len : 0;
     dl = ev->detail ? strlen(ev->detail) : 0;
-    if (!(e = (mcp__ev *)MCP_MALLOC(sizeof *e + sizeof *ev + tl + bl + dl + 3, NULL))) return 0;
-    e->next = NULL; e->kind = MCP__EV_TRANSPORT; e->doc = NULL; e->len = 0;
-    e->tev = (mcp_tev *)(void *)(e + 1);
-    *e->tev = *ev;
-    p = (char *)(e->tev + 1);                            /* the texts, each ended by a 0 */
-    memcpy(p, tl ? ev->text : "", tl); p[tl] = 0; e->tev->text = p; e->tev->len = tl; p += tl + 1;
-    memcpy(p, bl ? ev->body : "", bl); p[bl] = 0; e->tev->body = p; e->tev->body_len = bl; p += bl + 1;
-    memcpy(p, dl ? ev->detail : "", dl); p[dl] = 0; e->tev->detail = p;
-    if (c->qtail) c->qtail->next = e; else c->qhead = e;
-    c->qtail = e;
+    /* the report and its texts (each ended by a 0) after the event; its own text is the
+       event's, so the copies are: sentence, body, detail */
+    if (!(e = mcp__enqueue(c, MCP__EV_TRANSPORT, NULL, NULL, sizeof *ev + tl + bl + dl + 2))) return 0;
+    t = (mcp_tev *)(void *)(e + 1);
+    *t = *ev;
+    p = (char *)(t + 1);
+    t->text = mcp__put(&p, ev->text, tl); t->body = mcp__put(&p, ev->body, bl); t->detail = mcp__put(&p, ev->detail, dl);
+    e->tev = t;
     return 0;
 }
 
@@ -8222,7 +8218,7 @@ static void mcp__tp_abandon(mcp_client *c, int64_t id)
 
 /* An HTTP error's body may be a JSON-RPC error (2026-07-28 servers answer 400 with one):
    the call keeps its code and document, and the sentence names the code's meaning. */
-static void mcp__body_error(mcp_call *call, const mcp_tev *ev, char *msg, size_t n)
+static int mcp__body_error(mcp_call *call, const mcp_tev *ev, char *msg, size_t n)
 {
     mcp_json_doc *d = mcp_json_parse(ev->body, ev->body_len, NULL);
     const mcp_json *er = mcp_json_get(mcp_json_root(d), "error");
@@ -8234,9 +8230,10 @@ static void mcp__body_error(mcp_call *call, const mcp_tev *ev, char *msg, size_t
         d->root = *er;
         mcp_json_free(call->errdoc);
         call->errdoc = d;
-        return;
+        return 1;
     }
     mcp_json_free(d);
+    return 0;
 }
 
 /* FAILED: the request fails with the transport's sentence (an HTTP error's JSON-RPC body
@@ -8244,12 +8241,12 @@ static void mcp__body_error(mcp_call *call, const mcp_tev *ev, char *msg, size_t
 static void mcp__on_failed(mcp_client *c, mcp_call *call, const mcp_tev *ev)
 {
     char msg[480];
+    int rpc;
     if (!call) return;                                   /* answered, timed out, cancelled */
-    snprintf(msg, sizeof msg, "%s", ev->text);
     call->sys_errno = ev->sys_errno; call->http_status = ev->http_status;
-    if (ev->body_len) mcp__body_error(call, ev, msg, sizeof msg);
+    rpc = ev->body_len && mcp__body_error(call, ev, msg, sizeof msg);
     if (ev->http_status && mcp__refresh_begin(c, call)) return;
-    mcp__call_fail(call, ev->status, "%s", msg);
+    mcp__call_fail(call, ev->status, "%s", rpc ? msg : ev->text);
 }
 
 static void mcp__reinit_done(mcp_client *c, int ok);
@@ -8819,9 +8816,10 @@ MCPDEF mcp_status mcp_client_close_begin(mcp_client *c)
     if (c->state != MCP__CLOSING) {
         c->user_closed = 1;
         c->close_async = 1;
-        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");
+        mcp__transport_down(c, MCP_ERR_CLOSED, "%s", "");   /* its first step, without waiting */
+    } else {
+        mcp__close_step(c, 0);
     }
-    mcp__close_step(c, 0);
     return c->state == MCP__CLOSING ? MCP_AGAIN : MCP_OK;
 }
 
