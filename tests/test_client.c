@@ -341,7 +341,7 @@ static int server_pid(mcp_client *c)
 
 /* ---- 1. connect: server info, capabilities, instructions, versions ------------------------- */
 
-static void t_connect(void)
+TEST_CASE(connect)
 {
     guard g;
     seen s;
@@ -438,7 +438,7 @@ static void t_connect(void)
     g_end(&g);
 }
 
-static void t_versions(void)
+TEST_CASE(versions)
 {
     guard g;
     seen s;
@@ -510,7 +510,7 @@ static void t_versions(void)
 
 /* ---- 2. every typed call, generic request and notify ---------------------------------------- */
 
-static void t_typed(void)
+TEST_CASE(typed)
 {
     guard g;
     seen s;
@@ -744,7 +744,7 @@ static void t_typed(void)
 
 /* ---- 3. capabilities the server did not declare --------------------------------------------- */
 
-static void t_caps(void)
+TEST_CASE(caps)
 {
     guard g;
     seen s;
@@ -827,7 +827,7 @@ static mcp_status ask(mcp_client *c, const char *args, mcp_error *err)
     return tool(c, "ask", args, big, sizeof big, err);
 }
 
-static void t_server_requests(void)
+TEST_CASE(server_requests)
 {
     guard g;
     seen s;
@@ -1018,7 +1018,7 @@ static void t_server_requests(void)
 
 /* ---- 5. notifications ----------------------------------------------------------------------- */
 
-static void t_notifications(void)
+TEST_CASE(notifications)
 {
     guard g;
     seen s;
@@ -1089,7 +1089,7 @@ static void t_notifications(void)
 
 /* ---- 6. non-blocking use -------------------------------------------------------------------- */
 
-static void t_nonblocking(void)
+TEST_CASE(nonblocking)
 {
     guard g;
     seen s;
@@ -1264,7 +1264,7 @@ static mcp_call *send_opts(mcp_client *c, const char *name, const char *args, in
     return mcp_client_send_tool(c, name, args, &o, &err);
 }
 
-static void t_timeouts(void)
+TEST_CASE(timeouts)
 {
     guard g;
     seen s;
@@ -1449,7 +1449,7 @@ static void t_timeouts(void)
 
 /* ---- 8. cancellation ------------------------------------------------------------------------ */
 
-static void t_cancel(void)
+TEST_CASE(cancel)
 {
     guard g;
     seen s;
@@ -1568,7 +1568,7 @@ static void t_cancel(void)
 
 /* ---- 9. malformed output, unknown ids, limits ----------------------------------------------- */
 
-static void t_malformed(void)
+TEST_CASE(malformed)
 {
     guard g;
     seen s;
@@ -1674,7 +1674,7 @@ static void t_malformed(void)
 
 /* ---- 10. stderr ----------------------------------------------------------------------------- */
 
-static void t_stderr(void)
+TEST_CASE(stderr)
 {
     guard g;
     seen s;
@@ -1778,7 +1778,7 @@ static void t_stderr(void)
 
 /* ---- 11. the server dies ------------------------------------------------------------------------ */
 
-static void t_crash(void)
+TEST_CASE(crash)
 {
     guard g;
     seen s;
@@ -1896,7 +1896,7 @@ static void t_crash(void)
 
 /* ---- 12. the server stops reading, closes its ends, writes to a dead pipe (SIGPIPE) ---------- */
 
-static void t_pipes(void)
+TEST_CASE(pipes)
 {
     guard g;
     seen s;
@@ -2104,7 +2104,7 @@ static void t_pipes(void)
 
 /* ---- 13. close -------------------------------------------------------------------------------- */
 
-static void t_close(void)
+TEST_CASE(close)
 {
     guard g;
     seen s;
@@ -2276,7 +2276,7 @@ static void t_close(void)
 
 /* ---- 14. spawn errors, env, cwd, PATH ------------------------------------------------------- */
 
-static void t_spawn(void)
+TEST_CASE(spawn)
 {
     guard g;
     seen s;
@@ -2403,7 +2403,7 @@ static void t_spawn(void)
 
 /* ---- 15. callbacks that make blocking calls ------------------------------------------------- */
 
-static void t_nested(void)
+TEST_CASE(nested)
 {
     guard g;
     seen s;
@@ -2442,7 +2442,7 @@ static void t_nested(void)
 /* Last on purpose: a read past the line (and past the read buffer) shows up as junk in the log
    message here, and under AddressSanitizer stops the program. */
 
-static void t_edge(void)
+TEST_CASE(edge)
 {
     guard g;
     seen s;
@@ -2474,10 +2474,12 @@ static void t_edge(void)
 int main(int argc, char **argv)
 {
     static char abs_server[PATH_MAX];
-    const char *srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
+    const char *srv;
     struct sigaction sa;
     char *slash;
     int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
     if (!srv || !*srv) srv = "build/test_server";
     quick = getenv("MCP_TEST_QUICK") && atoi(getenv("MCP_TEST_QUICK")) > 0;
     if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
@@ -2497,23 +2499,7 @@ int main(int argc, char **argv)
     sigaction(SIGPIPE, NULL, &sa);
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
 
-    t_connect();
-    t_versions();
-    t_typed();
-    t_caps();
-    t_server_requests();
-    t_notifications();
-    t_nonblocking();
-    t_timeouts();
-    t_cancel();
-    t_malformed();
-    t_stderr();
-    t_crash();
-    t_pipes();
-    t_close();
-    t_spawn();
-    t_nested();
-    t_edge();
+    test_run();
 
     rmdir(tmpdir);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));

@@ -684,7 +684,7 @@ static const h_case cases[] = {
      "HEAD 200 v10 'OK' none ka=0 Connection:'keep-alive, close' Content-Length:'0' | END ka=0 | FIN ok"},
 };
 
-static void test_cases(void)
+TEST_CASE(cases)
 {
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -718,7 +718,7 @@ static void make_head(mcp_buf *in, mcp_buf *gold, size_t size)
     lg(gold, " Content-Length:'0' | END ka=1 | FIN ok");
 }
 
-static void test_generated(void)
+TEST_CASE(generated)
 {
     mcp_buf in = {0}, gold = {0};
     size_t i;
@@ -808,7 +808,7 @@ static mcp_status feed_resp(mcp_http_resp *r, const char *s, size_t n, size_t *u
     return st;
 }
 
-static void test_header_lookup(void)
+TEST_CASE(header_lookup)
 {
     static const char resp[] = OK200 "Content-Type: text/event-stream\r\nSet-Cookie: a=1\r\n"
                                "set-cookie: b=2\r\nX-Empty:\r\nSET-COOKIE: c=3\r\nContent-Length: 0\r\n\r\n";
@@ -852,7 +852,7 @@ static void test_header_lookup(void)
 }
 
 /* Pipelined responses on one parser: reset between them. */
-static void test_reuse(void)
+TEST_CASE(reuse)
 {
     static const char stream[] =
         OK200 "Content-Length: 5\r\n\r\nhello"
@@ -909,7 +909,7 @@ static void test_reuse(void)
 
 /* A body that never ends (an SSE stream) is delivered as it arrives, and so is a chunk that is
    only partly there. */
-static void test_streaming(void)
+TEST_CASE(streaming)
 {
     static const char head[] = OK200 "Content-Type: text/event-stream\r\n\r\n";
     static const char chead[] = OK200 "Content-Type: text/event-stream\r\n" TE_CH "\r\n";
@@ -949,7 +949,7 @@ static void test_streaming(void)
 }
 
 /* A 1 MiB chunk fed in 4 KiB pieces, and a chunk size far larger than any buffer. */
-static void test_large_chunks(void)
+TEST_CASE(large_chunks)
 {
     size_t size = (size_t)1 << 20, piece_len = 4096, off, used, total = 0, events = 0;
     mcp_buf in = {0};
@@ -999,6 +999,48 @@ static void test_large_chunks(void)
     mcp_http_resp_free(&r);
 }
 
+TEST_CASE(api_edges)
+{
+    mcp_http_resp r;
+    mcp_http_event ev;
+    size_t used = 9;
+    memset(&r, 0, sizeof r);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
+    CHECK(mcp_http_resp_feed(&r, "", 0, &used) == MCP_AGAIN && used == 0);
+    /* a waiting event: feed consumes nothing until it is taken */
+    CHECK(mcp_http_resp_feed(&r, OK200 "Content-Length: 2\r\n\r\nok", 40, &used) == MCP_OK && used == 38);
+    CHECK(mcp_http_resp_feed(&r, "ok", 2, &used) == MCP_OK && used == 0);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
+    CHECK(r.status == 200 && r.version == 11 && r.framing == MCP_HTTP_LENGTH && r.content_length == 2 && r.keep_alive == 1);
+    CHECK(mcp_http_resp_feed(&r, "okHTTP", 6, &used) == MCP_OK && used == 2);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 2);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
+    CHECK(mcp_http_resp_feed(&r, "HTTP", 4, &used) >= 0 && used == 0);   /* after END: not ours */
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
+
+    /* the connection closes while a BODY waits: the BODY comes first, then END */
+    mcp_http_resp_reset(&r);
+    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD && r.framing == MCP_HTTP_UNTIL_CLOSE);
+    CHECK(mcp_http_resp_feed(&r, "tail", 4, &used) == MCP_OK && used == 4);
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 4 && !memcmp(ev.data, "tail", 4));
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);   /* twice is harmless */
+
+    /* a HEAD event not yet taken when the connection closes */
+    mcp_http_resp_reset(&r);
+    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
+    mcp_http_resp_free(&r);
+    mcp_http_resp_free(&r);
+    mcp_http_resp_free(NULL);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -1026,7 +1068,7 @@ static size_t feed_bytewise(mcp_http_resp *r, const char *s, size_t n, int *ende
 }
 
 /* 10 MB bodies and a 60 KB head fed one byte at a time: linear, not quadratic. */
-static void test_linear(void)
+TEST_CASE(linear)
 {
     size_t n = quick ? (size_t)1 << 19 : (size_t)10 << 20, i, got;
     mcp_buf in = {0};
@@ -1089,48 +1131,6 @@ static void test_linear(void)
     mcp_buf_free(&in);
 }
 
-static void test_api_edges(void)
-{
-    mcp_http_resp r;
-    mcp_http_event ev;
-    size_t used = 9;
-    memset(&r, 0, sizeof r);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
-    CHECK(mcp_http_resp_feed(&r, "", 0, &used) == MCP_AGAIN && used == 0);
-    /* a waiting event: feed consumes nothing until it is taken */
-    CHECK(mcp_http_resp_feed(&r, OK200 "Content-Length: 2\r\n\r\nok", 40, &used) == MCP_OK && used == 38);
-    CHECK(mcp_http_resp_feed(&r, "ok", 2, &used) == MCP_OK && used == 0);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
-    CHECK(r.status == 200 && r.version == 11 && r.framing == MCP_HTTP_LENGTH && r.content_length == 2 && r.keep_alive == 1);
-    CHECK(mcp_http_resp_feed(&r, "okHTTP", 6, &used) == MCP_OK && used == 2);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 2);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
-    CHECK(mcp_http_resp_feed(&r, "HTTP", 4, &used) >= 0 && used == 0);   /* after END: not ours */
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
-
-    /* the connection closes while a BODY waits: the BODY comes first, then END */
-    mcp_http_resp_reset(&r);
-    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD && r.framing == MCP_HTTP_UNTIL_CLOSE);
-    CHECK(mcp_http_resp_feed(&r, "tail", 4, &used) == MCP_OK && used == 4);
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 4 && !memcmp(ev.data, "tail", 4));
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);   /* twice is harmless */
-
-    /* a HEAD event not yet taken when the connection closes */
-    mcp_http_resp_reset(&r);
-    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
-    mcp_http_resp_free(&r);
-    mcp_http_resp_free(&r);
-    mcp_http_resp_free(NULL);
-}
-
 /* ---- URL parser ----------------------------------------------------------------------------- */
 
 typedef struct url_good {
@@ -1183,7 +1183,7 @@ static const char *const bad_urls[] = {
     "http://h/#a b", "http://h/#x\r\nX-Injected: 1",
 };
 
-static void test_url(void)
+TEST_CASE(url)
 {
     size_t i;
     mcp_error err;
@@ -1246,7 +1246,7 @@ static int expect_bytes(const mcp_buf *b, size_t from, const char *want, size_t 
 }
 #define EXPECT(b, from, lit) expect_bytes((b), (from), lit, sizeof(lit) - 1)
 
-static void test_writer(void)
+TEST_CASE(writer)
 {
     mcp_http_url u, u6, up;
     mcp_error err;
@@ -1379,7 +1379,7 @@ static void test_writer(void)
 /* A body of 1 MB or more (seven digits of Content-Length), in a child process: if the writer
    overruns its number buffer under AddressSanitizer, the child dies and this check fails
    instead of the whole test. */
-static void test_writer_big_body(void)
+TEST_CASE(writer_big_body)
 {
     pid_t pid;
     int status = 0;
@@ -1412,19 +1412,9 @@ static void test_writer_big_body(void)
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK");
-    (void)argc; (void)argv;
+    test_args(&argc, argv);
     quick = q && *q && strcmp(q, "0");
-    test_cases();
-    test_generated();
-    test_header_lookup();
-    test_reuse();
-    test_streaming();
-    test_large_chunks();
-    test_api_edges();
-    test_linear();
-    test_url();
-    test_writer();
-    test_writer_big_body();
+    test_run();
     guard_free();
     return TEST_DONE();
 }

@@ -350,7 +350,7 @@ static const jl_case cases[] = {
     {"max_one_over", IN("ab\n"), 1, "ERR LIMIT '" W_LONG "'"},
 };
 
-static void test_cases(void)
+TEST_CASE(cases)
 {
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -361,7 +361,7 @@ static void test_cases(void)
 }
 
 /* Many lines in one buffer, LF and CRLF alternating, with blank lines in between. */
-static void test_many_lines(void)
+TEST_CASE(many_lines)
 {
     mcp_buf in = {0}, gold = {0};
     jl_opt o;
@@ -428,98 +428,7 @@ static mcp_status feed_all(mcp_jsonl *p, const char *s, size_t n, size_t chunk, 
     return mcp_jsonl_finish(p, NULL, NULL);
 }
 
-static void test_default_limit(void)
-{
-    size_t big = (size_t)16 << 20, lines, last;
-    char *buf = (char *)malloc(big + 3);
-    mcp_jsonl p;
-    mcp_status st;
-    const char *line = NULL;
-    CHECK(MCP_JSONL_MAX_LINE == ((size_t)16 << 20));   /* 16 MiB, as the header documents */
-    if (!buf) { CHECK(buf != NULL); return; }
-    memset(buf, '7', big + 1);
-
-    /* exactly 16 MiB: accepted with the default limit, whole and in two pieces, LF and CRLF */
-    memset(&p, 0, sizeof p);
-    buf[big] = '\n';
-    st = feed_all(&p, buf, big + 1, big + 1, &lines, &last, &line);
-    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
-    CHECK(line != NULL && line[0] == '7' && line[big - 1] == '7');
-    mcp_jsonl_reset(&p);
-    buf[big] = '\r'; buf[big + 1] = '\n';
-    st = feed_all(&p, buf, big + 2, big / 2 + 1, &lines, &last, NULL);
-    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line + CRLF in pieces: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
-    CHECK(p.max_line == 0);   /* the default is not written into the setting */
-    mcp_jsonl_reset(&p);
-
-    /* one more byte: MCP_ERR_LIMIT */
-    buf[big] = '7'; buf[big + 1] = '\n';
-    st = feed_all(&p, buf, big + 2, big + 2, &lines, &last, NULL);
-    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line: %s", sname(st));
-    CHECK(p.what && p.what[0]);
-    mcp_jsonl_reset(&p);
-    st = feed_all(&p, buf, big + 2, 65536, &lines, &last, NULL);
-    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line in pieces: %s", sname(st));
-    mcp_jsonl_free(&p);
-    free(buf);
-}
-
-/* max_line = SIZE_MAX is the natural way to say "no limit" (the buffer is bounded by memory). */
-static void test_max_limit_value(void)
-{
-    mcp_jsonl p;
-    size_t lines, last;
-    mcp_status st;
-    memset(&p, 0, sizeof p);
-    p.max_line = (size_t)-1;
-    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 13, &lines, &last, NULL);
-    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
-    mcp_jsonl_reset(&p);
-    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 1, &lines, &last, NULL);
-    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX, byte by byte: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
-    mcp_jsonl_free(&p);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A 10 MB line fed one byte at a time: linear, not quadratic. */
-static void test_linear(void)
-{
-    size_t n = quick ? (size_t)1 << 20 : (size_t)10 << 20, i, used, len = 0, lines = 0;
-    mcp_jsonl p;
-    const char *line = NULL;
-    mcp_status st = MCP_AGAIN;
-    double t0 = now_s(), dt;
-    int content_ok = 1, protocol_ok = 1;
-    char c;
-    memset(&p, 0, sizeof p);
-    for (i = 0; i <= n + 1; i++) {
-        if (!(i & 0xFFFF) && now_s() - t0 > 5.0) break;   /* quadratic: give up early */
-        c = i < n ? (char)('a' + i % 26) : i == n ? '\r' : '\n';
-        st = mcp_jsonl_feed(&p, &c, 1, &used);
-        if (st < 0 || used != 1) { protocol_ok = 0; break; }
-        if (st == MCP_OK) {
-            if (mcp_jsonl_next(&p, &line, &len) != MCP_OK) protocol_ok = 0;
-            lines++;
-        } else if (i > n) protocol_ok = 0;
-    }
-    dt = now_s() - t0;
-    CHECKF(protocol_ok && lines == 1 && len == n, "%lu-byte line byte by byte: %s, %lu lines of %lu bytes",
-           (unsigned long)n, sname(st), (unsigned long)lines, (unsigned long)len);
-    if (line && len == n)
-        for (i = 0; i < n; i += 4093) if (line[i] != (char)('a' + i % 26)) { content_ok = 0; break; }
-    CHECK(content_ok && line && line[n - 1] == (char)('a' + (n - 1) % 26));
-    CHECKF(dt < 5.0, "%lu bytes one at a time took %.2f s (quadratic?)", (unsigned long)n, dt);
-    printf("linear: %lu bytes fed one at a time in %.3f s\n", (unsigned long)n, dt);
-    mcp_jsonl_free(&p);
-}
-
-static void test_cr_lf_across_pieces(void)
+TEST_CASE(cr_lf_across_pieces)
 {
     mcp_jsonl p;
     size_t used = 0, len = 0;
@@ -539,7 +448,7 @@ static void test_cr_lf_across_pieces(void)
     mcp_jsonl_free(&p);
 }
 
-static void test_api_edges(void)
+TEST_CASE(api_edges)
 {
     mcp_jsonl p;
     size_t used = 7, len = 7;
@@ -576,7 +485,7 @@ static void test_api_edges(void)
     CHECK(p.what == NULL);
 }
 
-static void test_reset(void)
+TEST_CASE(reset)
 {
     mcp_jsonl p;
     size_t used, len;
@@ -620,19 +529,103 @@ static void test_reset(void)
     mcp_jsonl_free(&p);
 }
 
+/* max_line = SIZE_MAX is the natural way to say "no limit" (the buffer is bounded by memory). */
+TEST_CASE(max_limit_value)
+{
+    mcp_jsonl p;
+    size_t lines, last;
+    mcp_status st;
+    memset(&p, 0, sizeof p);
+    p.max_line = (size_t)-1;
+    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 13, &lines, &last, NULL);
+    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
+    mcp_jsonl_reset(&p);
+    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 1, &lines, &last, NULL);
+    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX, byte by byte: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
+    mcp_jsonl_free(&p);
+}
+
+TEST_CASE(default_limit)
+{
+    size_t big = (size_t)16 << 20, lines, last;
+    char *buf = (char *)malloc(big + 3);
+    mcp_jsonl p;
+    mcp_status st;
+    const char *line = NULL;
+    CHECK(MCP_JSONL_MAX_LINE == ((size_t)16 << 20));   /* 16 MiB, as the header documents */
+    if (!buf) { CHECK(buf != NULL); return; }
+    memset(buf, '7', big + 1);
+
+    /* exactly 16 MiB: accepted with the default limit, whole and in two pieces, LF and CRLF */
+    memset(&p, 0, sizeof p);
+    buf[big] = '\n';
+    st = feed_all(&p, buf, big + 1, big + 1, &lines, &last, &line);
+    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
+    CHECK(line != NULL && line[0] == '7' && line[big - 1] == '7');
+    mcp_jsonl_reset(&p);
+    buf[big] = '\r'; buf[big + 1] = '\n';
+    st = feed_all(&p, buf, big + 2, big / 2 + 1, &lines, &last, NULL);
+    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line + CRLF in pieces: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
+    CHECK(p.max_line == 0);   /* the default is not written into the setting */
+    mcp_jsonl_reset(&p);
+
+    /* one more byte: MCP_ERR_LIMIT */
+    buf[big] = '7'; buf[big + 1] = '\n';
+    st = feed_all(&p, buf, big + 2, big + 2, &lines, &last, NULL);
+    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line: %s", sname(st));
+    CHECK(p.what && p.what[0]);
+    mcp_jsonl_reset(&p);
+    st = feed_all(&p, buf, big + 2, 65536, &lines, &last, NULL);
+    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line in pieces: %s", sname(st));
+    mcp_jsonl_free(&p);
+    free(buf);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A 10 MB line fed one byte at a time: linear, not quadratic. */
+TEST_CASE(linear)
+{
+    size_t n = quick ? (size_t)1 << 20 : (size_t)10 << 20, i, used, len = 0, lines = 0;
+    mcp_jsonl p;
+    const char *line = NULL;
+    mcp_status st = MCP_AGAIN;
+    double t0 = now_s(), dt;
+    int content_ok = 1, protocol_ok = 1;
+    char c;
+    memset(&p, 0, sizeof p);
+    for (i = 0; i <= n + 1; i++) {
+        if (!(i & 0xFFFF) && now_s() - t0 > 5.0) break;   /* quadratic: give up early */
+        c = i < n ? (char)('a' + i % 26) : i == n ? '\r' : '\n';
+        st = mcp_jsonl_feed(&p, &c, 1, &used);
+        if (st < 0 || used != 1) { protocol_ok = 0; break; }
+        if (st == MCP_OK) {
+            if (mcp_jsonl_next(&p, &line, &len) != MCP_OK) protocol_ok = 0;
+            lines++;
+        } else if (i > n) protocol_ok = 0;
+    }
+    dt = now_s() - t0;
+    CHECKF(protocol_ok && lines == 1 && len == n, "%lu-byte line byte by byte: %s, %lu lines of %lu bytes",
+           (unsigned long)n, sname(st), (unsigned long)lines, (unsigned long)len);
+    if (line && len == n)
+        for (i = 0; i < n; i += 4093) if (line[i] != (char)('a' + i % 26)) { content_ok = 0; break; }
+    CHECK(content_ok && line && line[n - 1] == (char)('a' + (n - 1) % 26));
+    CHECKF(dt < 5.0, "%lu bytes one at a time took %.2f s (quadratic?)", (unsigned long)n, dt);
+    printf("linear: %lu bytes fed one at a time in %.3f s\n", (unsigned long)n, dt);
+    mcp_jsonl_free(&p);
+}
+
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK");
-    (void)argc; (void)argv;
+    test_args(&argc, argv);
     quick = q && *q && strcmp(q, "0");
-    test_cases();
-    test_many_lines();
-    test_cr_lf_across_pieces();
-    test_api_edges();
-    test_reset();
-    test_max_limit_value();
-    test_default_limit();
-    test_linear();
+    test_run();
     guard_free();
     return TEST_DONE();
 }

@@ -343,7 +343,7 @@ static int64_t int_of(const mcp_json *v)
 
 /* ---- 1. era detection ----------------------------------------------------------------------- */
 
-static void t_detect_modern(void)
+TEST_CASE(detect_modern)
 {
     guard g;
     seen s;
@@ -464,7 +464,7 @@ static void legacy_one_round(const char *flag, const char *label)
     CHECK(s.closes == 1 && s.logs == 0);
 }
 
-static void t_detect_legacy(void)
+TEST_CASE(detect_legacy)
 {
     guard g;
     g_begin(&g, "detect: legacy, probe answered");
@@ -477,7 +477,7 @@ static void t_detect_legacy(void)
     g_end(&g);
 }
 
-static void t_detect_silent(void)
+TEST_CASE(detect_silent)
 {
     guard g;
     seen s;
@@ -569,7 +569,7 @@ static void t_detect_silent(void)
     g_end(&g);
 }
 
-static void t_detect_dual(void)
+TEST_CASE(detect_dual)
 {
     guard g;
     seen s;
@@ -618,7 +618,7 @@ static void t_detect_dual(void)
     g_end(&g);
 }
 
-static void t_detect_versions(void)
+TEST_CASE(detect_versions)
 {
     guard g;
     seen s;
@@ -744,7 +744,7 @@ static void t_detect_versions(void)
     g_end(&g);
 }
 
-static void t_pinned(void)
+TEST_CASE(pinned)
 {
     guard g;
     seen s;
@@ -857,7 +857,7 @@ static void on_progress(void *user, mcp_call *call, double progress, double tota
     s->progress++;
 }
 
-static void t_meta(void)
+TEST_CASE(meta)
 {
     guard g;
     seen s;
@@ -983,7 +983,7 @@ static void t_meta(void)
 
 /* ---- 3. typed calls in the modern era ------------------------------------------------------- */
 
-static void t_typed_modern(void)
+TEST_CASE(typed_modern)
 {
     guard g;
     seen s;
@@ -1152,7 +1152,7 @@ static int ids_ok(const mcp_json *ids, size_t n)
 
 #define STATE_TAG "|t=\xc3\xa9 \"q\" \\ \t \xe2\x98\x83 </>|s="
 
-static void t_mrtr(void)
+TEST_CASE(mrtr)
 {
     guard g;
     seen s;
@@ -1469,7 +1469,7 @@ static void t_mrtr(void)
 
 /* ---- 5. error sentences --------------------------------------------------------------------- */
 
-static void t_errors(void)
+TEST_CASE(errors)
 {
     guard g;
     seen s;
@@ -1544,7 +1544,7 @@ static void t_errors(void)
 
 /* ---- 6. cancellation ------------------------------------------------------------------------ */
 
-static void t_cancel_modern(void)
+TEST_CASE(cancel_modern)
 {
     guard g;
     seen s;
@@ -1732,7 +1732,7 @@ static void app_session(const char *const *args, char *out, size_t n, const char
     say(out, n, "closed: %d\n", s.closes);
 }
 
-static void t_same_program(void)
+TEST_CASE(same_program)
 {
     guard g;
     static char legacy[8192], modern[8192], dual[8192];
@@ -1821,7 +1821,7 @@ static const char *answer_line(const char *all, int id, char *out, size_t n)
 
 #define META(v) "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" v "\",\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
-static void t_server_self(void)
+TEST_CASE(server_self)
 {
     guard g;
     char *all, line[2048], input[8192], state[1024];
@@ -1994,7 +1994,7 @@ static void server_subs(mcp_client *c, const char *want)
     mcp_json_free(d);
 }
 
-static void t_listen(void)
+TEST_CASE(listen)
 {
     guard g;
     seen s;
@@ -2193,9 +2193,11 @@ static void t_listen(void)
 int main(int argc, char **argv)
 {
     static char abs_server[PATH_MAX];
-    const char *srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
+    const char *srv;
     struct sigaction sa;
     int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
     if (!srv || !*srv) srv = "build/test_server";
     if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
     if (getenv("MCP_TEST_SLACK") && atoi(getenv("MCP_TEST_SLACK")) > 0) slack = atoi(getenv("MCP_TEST_SLACK"));
@@ -2212,20 +2214,7 @@ int main(int argc, char **argv)
     sigaction(SIGPIPE, NULL, &sa);
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
 
-    t_detect_modern();
-    t_detect_legacy();
-    t_detect_silent();
-    t_detect_dual();
-    t_detect_versions();
-    t_pinned();
-    t_meta();
-    t_typed_modern();
-    t_mrtr();
-    t_errors();
-    t_cancel_modern();
-    t_same_program();
-    t_server_self();
-    t_listen();
+    test_run();
 
     {
         char p[PATH_MAX + 32];

@@ -367,7 +367,9 @@ static int append_bytes(mcp_buf *b, const mcp_json *s, int hex)
     return 1;
 }
 
-static void test_vectors(const char *dir)
+static const char *dir = "tests/data";   /* argv[1] */
+
+TEST_CASE(vectors)
 {
     char path[1024];
     size_t flen = 0, i, j, ncases = 0;
@@ -519,7 +521,7 @@ static const sse_case extra[] = {
      "EV type='message' data='{\"jsonrpc\":\"2.0\",\"id\":1}' id='s1-0' | EV type='message' data='{}' id='s1-1' | FIN ok | RETRY null"},
 };
 
-static void test_extra(void)
+TEST_CASE(extra)
 {
     size_t i;
     for (i = 0; i < sizeof extra / sizeof extra[0]; i++) {
@@ -530,7 +532,7 @@ static void test_extra(void)
 }
 
 /* Many events in one buffer, with types, ids, comments and all three line ends. */
-static void test_many_events(void)
+TEST_CASE(many_events)
 {
     mcp_buf in = {0}, gold = {0};
     sse_opt o;
@@ -578,7 +580,7 @@ static mcp_status sse_feed_str(mcp_sse *p, const char *s, int *events, char *las
     return st;
 }
 
-static void test_last_id_and_reset(void)
+TEST_CASE(last_id_and_reset)
 {
     mcp_sse p;
     size_t n = 99;
@@ -632,7 +634,7 @@ static void test_last_id_and_reset(void)
     mcp_sse_free(NULL);
 }
 
-static void test_finish(void)
+TEST_CASE(finish)
 {
     mcp_sse p;
     mcp_sse_event ev;
@@ -656,7 +658,7 @@ static void test_finish(void)
     mcp_sse_free(&p);
 }
 
-static void test_api_edges(void)
+TEST_CASE(api_edges)
 {
     mcp_sse p;
     mcp_sse_event ev;
@@ -677,7 +679,7 @@ static void test_api_edges(void)
 
 /* retry: "interpreted as an integer in base ten"; a value too large for retry_ms must not wrap
    to a small one, and a larger value never gives a smaller delay. */
-static void test_retry_range(void)
+TEST_CASE(retry_range)
 {
     mcp_sse p;
     int events;
@@ -706,7 +708,7 @@ static double now_s(void)
 
 /* A 10 MB data line fed one byte at a time: linear, not quadratic. Then a 10 MB event made of
    many data lines, fed whole. */
-static void test_linear(void)
+TEST_CASE(linear)
 {
     size_t n = quick ? (size_t)1 << 19 : (size_t)10 << 20, i, used, events = 0, dlen = 0;
     mcp_sse p;
@@ -768,16 +770,10 @@ static void test_linear(void)
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK");
-    const char *dir = argc > 1 ? argv[1] : "tests/data";
+    test_args(&argc, argv);
+    if (argc > 1) dir = argv[1];
     quick = q && *q && strcmp(q, "0");
-    test_vectors(dir);
-    test_extra();
-    test_many_events();
-    test_last_id_and_reset();
-    test_finish();
-    test_api_edges();
-    test_retry_range();
-    test_linear();
+    test_run();
     guard_free();
     return TEST_DONE();
 }
