@@ -91,7 +91,7 @@ ifneq ($(wildcard tests/tls_test.c),)
 TEST_BINS += $(B)/tls_test
 endif
 endif
-HDRS       = mcp.h tests/test.h tests/calls.h tests/http_srv.h
+HDRS       = mcp.h tests/test.h tests/calls.h tests/http_srv.h tests/feed.h
 # rpc_bench also measures the client's memory in a static musl build (an embedded program's
 # build), from build/rpc_bench_static, when musl-gcc is installed.
 MUSL_GCC  := $(shell command -v musl-gcc 2>/dev/null)
