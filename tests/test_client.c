@@ -37,6 +37,17 @@
 #endif
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                                           \
+    long floods; char flood_last[64];                                                                         \
+    int errs; char err[MAXREC][128]; size_t err_len[MAXREC]; size_t err_total, err_max;                       \
+    int reqs; char req[MAXREC][64];                                                                           \
+    mcp_request *held[8]; int nheld;                                                                          \
+    int nested;                      /* 1: list_changed -> blocking list_tools; 2: roots -> blocking echo */  \
+    mcp_status nested_st; int nested_tools; int nested_calls;                                                 \
+    int close_on_note;               /* close the client from on_notification of this count */                \
+    int progress; double prog[MAXREC], total[MAXREC]; char pmsg[MAXREC][32];                                  \
+    int cancel_at;                   /* cancel the call from its on_progress at this count */
 #include "calls.h"
 #include <dirent.h>
 #include <errno.h>
@@ -183,43 +194,22 @@ static void g_end(guard *g)
 }
 
 /* ---- what the callbacks saw ----------------------------------------------------------------- */
-
-#define MAXREC 64
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    long floods; char flood_last[64];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int errs; char err[MAXREC][128]; size_t err_len[MAXREC]; size_t err_total, err_max;
-    int reqs; char req[MAXREC][64];
-    mcp_request *held[8]; int nheld;
-    int nested;                      /* 1: list_changed -> blocking list_tools; 2: roots -> blocking echo */
-    mcp_status nested_st; int nested_tools; int nested_calls;
-    int close_on_note;               /* close the client from on_notification of this count */
-    int progress; double prog[MAXREC], total[MAXREC]; char pmsg[MAXREC][32];
-    int cancel_at;                   /* cancel the call from its on_progress at this count */
-} seen;
+/* (notes, closes and logs are calls.h's seen; the fields this test adds: SEEN_FIELDS, above) */
 
 static char big[1 << 16];           /* tool texts */
 
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
+/* calls.h's cb_note, but "flood N" messages only counted, and the nested call and the close
+   a test asks for */
+static void cb_note_client(void *user, mcp_client *c, const char *method, const mcp_json *params)
 {
     seen *s = (seen *)user;
     const char *data = mcp_json_str(mcp_json_get(params, "data"));
-    char *p;
     if (data && !strncmp(data, "flood ", 6)) {
         s->floods++;
         snprintf(s->flood_last, sizeof s->flood_last, "%s", data);
         return;
     }
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
+    seen_note(s, method, params);
     if (s->nested == 1 && !strcmp(method, "notifications/tools/list_changed") && !s->nested_calls++) {
         mcp_json_doc *d = NULL;
         mcp_error e;
@@ -241,22 +231,6 @@ static void cb_stderr(void *user, mcp_client *c, const char *line, size_t len)
     s->errs++;
     s->err_total += len;
     if (len > s->err_max) s->err_max = len;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
 }
 
 static void cb_request(void *user, mcp_client *c, mcp_request *req)
@@ -304,7 +278,7 @@ static void desc_for(mcp_client_desc *d, seen *s, const char *const *args)
     d->command = server;
     d->args = args;
     d->user = s;
-    d->on_notification = cb_note;
+    d->on_notification = cb_note_client;
     d->on_stderr = cb_stderr;
     d->on_close = cb_close;
     d->on_log = cb_log;

@@ -38,6 +38,11 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                             \
+    int reqs; char req[MAXREC][64]; char req_params[MAXREC][256];                               \
+    int reply_error;                 /* answer server requests with an error */                 \
+    int progress; double prog[MAXREC], total[MAXREC];
 #include "calls.h"
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -153,49 +158,9 @@ static void g_end(guard *g)
 }
 
 /* ---- what the callbacks saw ---------------------------------------------------------------------- */
-
-#define MAXREC 64
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int reqs; char req[MAXREC][64]; char req_params[MAXREC][256];
-    int reply_error;                 /* answer server requests with an error */
-    int progress; double prog[MAXREC], total[MAXREC];
-} seen;
+/* (notes, closes and logs are calls.h's seen; the fields this test adds: SEEN_FIELDS, above) */
 
 static char big[1 << 20];
-
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
-{
-    seen *s = (seen *)user;
-    char *p;
-    (void)c;
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
-}
 
 static void cb_request(void *user, mcp_client *c, mcp_request *req)
 {

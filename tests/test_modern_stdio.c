@@ -38,6 +38,14 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                             \
+    int reqs; char req[MAXREC][64]; char req_msg[MAXREC][128];                                  \
+    int mode;                        /* REQ_*: how on_request answers */                        \
+    int errors_left;                 /* REQ_ERROR_ONCE: elicitations still to refuse */         \
+    mcp_request *held[16]; int nheld;                                                           \
+    int progress;                                                                               \
+    char transcript[4096];           /* the same program: what on_request saw */
 #include "calls.h"
 #include <dirent.h>
 #include <errno.h>
@@ -161,7 +169,6 @@ static void g_end(guard *g)
 
 /* ---- what the callbacks saw ----------------------------------------------------------------- */
 
-#define MAXREC 64
 #define ANS_E "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"
 #define ANS_S "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"Paris\"},\"model\":\"test-model\"," \
               "\"stopReason\":\"endTurn\"}"
@@ -169,17 +176,6 @@ static void g_end(guard *g)
 
 enum { REQ_ANSWER = 0, REQ_HOLD, REQ_ERROR_ONCE, REQ_DECLINE };
 
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int reqs; char req[MAXREC][64]; char req_msg[MAXREC][128];
-    int mode;                        /* REQ_*: how on_request answers */
-    int errors_left;                 /* REQ_ERROR_ONCE: elicitations still to refuse */
-    mcp_request *held[16]; int nheld;
-    int progress;
-    char transcript[4096];           /* the same program: what on_request saw */
-} seen;
 
 static char big[1 << 16];
 
@@ -188,36 +184,6 @@ static mcp_json_doc *tool_json(mcp_client *c, const char *name, const char *args
 {
     if (tool(c, name, args, big, sizeof big, err) != MCP_OK) return NULL;
     return mcp_json_parse(big, strlen(big), NULL);
-}
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
-{
-    seen *s = (seen *)user;
-    char *p;
-    (void)c;
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
 }
 
 static const char *canned(const char *method, const mcp_json *params, int decline)
