@@ -15,6 +15,13 @@
 #   bench/*.c             a benchmark, a whole program (it defines MCP_IMPLEMENTATION itself,
 #                         e.g. to count allocations); built with -DHAVE_CJSON -lcjson when
 #                         cJSON is installed; `make bench` runs `build/x DATA $(BENCH_ARGS)`.
+# A test case in a C or C++ test is one function, registered by its heading (tests/test.h):
+#     TEST_CASE(name) { CHECK(...); }
+# anywhere after the helpers it uses; the cases run in the order they are written, after what
+# main sets up. Run some alone: `build/test_x DATA --filter TEXT` (the cases whose name holds
+# TEXT; several --filter: any of them; no match is an error), `build/test_x --list` (names).
+# A new test program's main: `return test_main(argc, argv);` (or test_args, setup, test_run and
+# TEST_DONE, as tests/test_client.c does).
 # Every test prints "N passed, N failed" as its last line (", N skipped" added when a check cannot
 # run on this machine; a skip is never a pass) and exits non-zero on failure.
 # Environment honoured by tests: MCP_TEST_QUICK=1 asks for a reduced run (make valgrind sets
