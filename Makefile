@@ -15,6 +15,13 @@
 #   bench/*.c             a benchmark, a whole program (it defines MCP_IMPLEMENTATION itself,
 #                         e.g. to count allocations); built with -DHAVE_CJSON -lcjson when
 #                         cJSON is installed; `make bench` runs `build/x DATA $(BENCH_ARGS)`.
+# A test case in a C or C++ test is one function, registered by its heading (tests/test.h):
+#     TEST_CASE(name) { CHECK(...); }
+# anywhere after the helpers it uses; the cases run in the order they are written, after what
+# main sets up. Run some alone: `build/test_x DATA --filter TEXT` (the cases whose name holds
+# TEXT; several --filter: any of them; no match is an error), `build/test_x --list` (names).
+# A new test program's main: `return test_main(argc, argv);` (or test_args, setup, test_run and
+# TEST_DONE, as tests/test_client.c does).
 # Every test prints "N passed, N failed" as its last line (", N skipped" added when a check cannot
 # run on this machine; a skip is never a pass) and exits non-zero on failure.
 # Environment honoured by tests: MCP_TEST_QUICK=1 asks for a reduced run (make valgrind sets
@@ -91,7 +98,7 @@ ifneq ($(wildcard tests/tls_test.c),)
 TEST_BINS += $(B)/tls_test
 endif
 endif
-HDRS       = mcp.h tests/test.h tests/calls.h tests/http_srv.h
+HDRS       = mcp.h tests/test.h tests/calls.h tests/http_srv.h tests/feed.h
 # rpc_bench also measures the client's memory in a static musl build (an embedded program's
 # build), from build/rpc_bench_static, when musl-gcc is installed.
 MUSL_GCC  := $(shell command -v musl-gcc 2>/dev/null)

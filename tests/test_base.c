@@ -17,7 +17,7 @@ static const struct { mcp_status s; const char *name; } statuses[] = {
 };
 #define NSTATUS (sizeof statuses / sizeof statuses[0])
 
-static void test_status_str(void)
+TEST_CASE(status_str)
 {
     size_t i, j;
     int unknown[4];
@@ -46,7 +46,7 @@ static void test_status_str(void)
     }
 }
 
-static void test_free(void)
+TEST_CASE(free)
 {
     size_t len = 0;
     char *text;
@@ -60,7 +60,7 @@ static void test_free(void)
     mcp_json_free(doc);
 }
 
-static void test_time(void)
+TEST_CASE(time)
 {
     int64_t t0, prev, now, d;
     long i, backwards = 0;
@@ -114,7 +114,7 @@ static void check_failure(const char *what, const char *text, size_t len,
     mcp_json_free(doc);
 }
 
-static void test_error(void)
+TEST_CASE(error)
 {
     mcp_json_opts opts;
     mcp_error err;
@@ -137,10 +137,5 @@ static void test_error(void)
 
 int main(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    test_status_str();
-    test_free();
-    test_time();
-    test_error();
-    return TEST_DONE();
+    return test_main(argc, argv);
 }

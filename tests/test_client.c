@@ -37,6 +37,17 @@
 #endif
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                                           \
+    long floods; char flood_last[64];                                                                         \
+    int errs; char err[MAXREC][128]; size_t err_len[MAXREC]; size_t err_total, err_max;                       \
+    int reqs; char req[MAXREC][64];                                                                           \
+    mcp_request *held[8]; int nheld;                                                                          \
+    int nested;                      /* 1: list_changed -> blocking list_tools; 2: roots -> blocking echo */  \
+    mcp_status nested_st; int nested_tools; int nested_calls;                                                 \
+    int close_on_note;               /* close the client from on_notification of this count */                \
+    int progress; double prog[MAXREC], total[MAXREC]; char pmsg[MAXREC][32];                                  \
+    int cancel_at;                   /* cancel the call from its on_progress at this count */
 #include "calls.h"
 #include <dirent.h>
 #include <errno.h>
@@ -183,43 +194,22 @@ static void g_end(guard *g)
 }
 
 /* ---- what the callbacks saw ----------------------------------------------------------------- */
-
-#define MAXREC 64
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    long floods; char flood_last[64];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int errs; char err[MAXREC][128]; size_t err_len[MAXREC]; size_t err_total, err_max;
-    int reqs; char req[MAXREC][64];
-    mcp_request *held[8]; int nheld;
-    int nested;                      /* 1: list_changed -> blocking list_tools; 2: roots -> blocking echo */
-    mcp_status nested_st; int nested_tools; int nested_calls;
-    int close_on_note;               /* close the client from on_notification of this count */
-    int progress; double prog[MAXREC], total[MAXREC]; char pmsg[MAXREC][32];
-    int cancel_at;                   /* cancel the call from its on_progress at this count */
-} seen;
+/* (notes, closes and logs are calls.h's seen; the fields this test adds: SEEN_FIELDS, above) */
 
 static char big[1 << 16];           /* tool texts */
 
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
+/* calls.h's cb_note, but "flood N" messages only counted, and the nested call and the close
+   a test asks for */
+static void cb_note_client(void *user, mcp_client *c, const char *method, const mcp_json *params)
 {
     seen *s = (seen *)user;
     const char *data = mcp_json_str(mcp_json_get(params, "data"));
-    char *p;
     if (data && !strncmp(data, "flood ", 6)) {
         s->floods++;
         snprintf(s->flood_last, sizeof s->flood_last, "%s", data);
         return;
     }
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
+    seen_note(s, method, params);
     if (s->nested == 1 && !strcmp(method, "notifications/tools/list_changed") && !s->nested_calls++) {
         mcp_json_doc *d = NULL;
         mcp_error e;
@@ -241,22 +231,6 @@ static void cb_stderr(void *user, mcp_client *c, const char *line, size_t len)
     s->errs++;
     s->err_total += len;
     if (len > s->err_max) s->err_max = len;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
 }
 
 static void cb_request(void *user, mcp_client *c, mcp_request *req)
@@ -304,7 +278,7 @@ static void desc_for(mcp_client_desc *d, seen *s, const char *const *args)
     d->command = server;
     d->args = args;
     d->user = s;
-    d->on_notification = cb_note;
+    d->on_notification = cb_note_client;
     d->on_stderr = cb_stderr;
     d->on_close = cb_close;
     d->on_log = cb_log;
@@ -341,7 +315,7 @@ static int server_pid(mcp_client *c)
 
 /* ---- 1. connect: server info, capabilities, instructions, versions ------------------------- */
 
-static void t_connect(void)
+TEST_CASE(connect)
 {
     guard g;
     seen s;
@@ -438,7 +412,7 @@ static void t_connect(void)
     g_end(&g);
 }
 
-static void t_versions(void)
+TEST_CASE(versions)
 {
     guard g;
     seen s;
@@ -510,7 +484,7 @@ static void t_versions(void)
 
 /* ---- 2. every typed call, generic request and notify ---------------------------------------- */
 
-static void t_typed(void)
+TEST_CASE(typed)
 {
     guard g;
     seen s;
@@ -744,7 +718,7 @@ static void t_typed(void)
 
 /* ---- 3. capabilities the server did not declare --------------------------------------------- */
 
-static void t_caps(void)
+TEST_CASE(caps)
 {
     guard g;
     seen s;
@@ -827,7 +801,7 @@ static mcp_status ask(mcp_client *c, const char *args, mcp_error *err)
     return tool(c, "ask", args, big, sizeof big, err);
 }
 
-static void t_server_requests(void)
+TEST_CASE(server_requests)
 {
     guard g;
     seen s;
@@ -1018,7 +992,7 @@ static void t_server_requests(void)
 
 /* ---- 5. notifications ----------------------------------------------------------------------- */
 
-static void t_notifications(void)
+TEST_CASE(notifications)
 {
     guard g;
     seen s;
@@ -1089,7 +1063,7 @@ static void t_notifications(void)
 
 /* ---- 6. non-blocking use -------------------------------------------------------------------- */
 
-static void t_nonblocking(void)
+TEST_CASE(nonblocking)
 {
     guard g;
     seen s;
@@ -1264,7 +1238,7 @@ static mcp_call *send_opts(mcp_client *c, const char *name, const char *args, in
     return mcp_client_send_tool(c, name, args, &o, &err);
 }
 
-static void t_timeouts(void)
+TEST_CASE(timeouts)
 {
     guard g;
     seen s;
@@ -1449,7 +1423,7 @@ static void t_timeouts(void)
 
 /* ---- 8. cancellation ------------------------------------------------------------------------ */
 
-static void t_cancel(void)
+TEST_CASE(cancel)
 {
     guard g;
     seen s;
@@ -1568,7 +1542,7 @@ static void t_cancel(void)
 
 /* ---- 9. malformed output, unknown ids, limits ----------------------------------------------- */
 
-static void t_malformed(void)
+TEST_CASE(malformed)
 {
     guard g;
     seen s;
@@ -1674,7 +1648,7 @@ static void t_malformed(void)
 
 /* ---- 10. stderr ----------------------------------------------------------------------------- */
 
-static void t_stderr(void)
+TEST_CASE(stderr)
 {
     guard g;
     seen s;
@@ -1778,7 +1752,7 @@ static void t_stderr(void)
 
 /* ---- 11. the server dies ------------------------------------------------------------------------ */
 
-static void t_crash(void)
+TEST_CASE(crash)
 {
     guard g;
     seen s;
@@ -1896,7 +1870,7 @@ static void t_crash(void)
 
 /* ---- 12. the server stops reading, closes its ends, writes to a dead pipe (SIGPIPE) ---------- */
 
-static void t_pipes(void)
+TEST_CASE(pipes)
 {
     guard g;
     seen s;
@@ -2104,7 +2078,7 @@ static void t_pipes(void)
 
 /* ---- 13. close -------------------------------------------------------------------------------- */
 
-static void t_close(void)
+TEST_CASE(close)
 {
     guard g;
     seen s;
@@ -2276,7 +2250,7 @@ static void t_close(void)
 
 /* ---- 14. spawn errors, env, cwd, PATH ------------------------------------------------------- */
 
-static void t_spawn(void)
+TEST_CASE(spawn)
 {
     guard g;
     seen s;
@@ -2403,7 +2377,7 @@ static void t_spawn(void)
 
 /* ---- 15. callbacks that make blocking calls ------------------------------------------------- */
 
-static void t_nested(void)
+TEST_CASE(nested)
 {
     guard g;
     seen s;
@@ -2442,7 +2416,7 @@ static void t_nested(void)
 /* Last on purpose: a read past the line (and past the read buffer) shows up as junk in the log
    message here, and under AddressSanitizer stops the program. */
 
-static void t_edge(void)
+TEST_CASE(edge)
 {
     guard g;
     seen s;
@@ -2474,10 +2448,12 @@ static void t_edge(void)
 int main(int argc, char **argv)
 {
     static char abs_server[PATH_MAX];
-    const char *srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
+    const char *srv;
     struct sigaction sa;
     char *slash;
     int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
     if (!srv || !*srv) srv = "build/test_server";
     quick = getenv("MCP_TEST_QUICK") && atoi(getenv("MCP_TEST_QUICK")) > 0;
     if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
@@ -2497,23 +2473,7 @@ int main(int argc, char **argv)
     sigaction(SIGPIPE, NULL, &sa);
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
 
-    t_connect();
-    t_versions();
-    t_typed();
-    t_caps();
-    t_server_requests();
-    t_notifications();
-    t_nonblocking();
-    t_timeouts();
-    t_cancel();
-    t_malformed();
-    t_stderr();
-    t_crash();
-    t_pipes();
-    t_close();
-    t_spawn();
-    t_nested();
-    t_edge();
+    test_run();
 
     rmdir(tmpdir);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));

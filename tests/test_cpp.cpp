@@ -40,7 +40,7 @@ std::string dump(const mcp_json *v, int pretty)
     return t.str();
 }
 
-void test_parse_and_access()
+TEST_CASE(parse_and_access)
 {
     Doc doc("{\"tools\":[{\"name\":\"echo\",\"n\":1},{\"name\":\"add\",\"n\":-2}],"
             "\"ok\":true,\"pi\":3.25,\"big\":9007199254740993,\"s\":\"caf\\u00e9\"}");
@@ -90,7 +90,7 @@ void test_parse_and_access()
     CHECK(dump(mcp_json_at(tools, 0), 1) == "{\n  \"name\": \"echo\",\n  \"n\": 1\n}");
 }
 
-void test_writer()
+TEST_CASE(writer)
 {
     mcp_jw w;
     mcp_jw_init(&w, 0);
@@ -140,7 +140,7 @@ void test_writer()
     mcp_jw_free(&w3);
 }
 
-void test_errors()
+TEST_CASE(errors)
 {
     Doc bad("{\"a\":}");
     CHECK(bad.d == NULL);
@@ -153,9 +153,5 @@ void test_errors()
 
 int main(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    test_parse_and_access();
-    test_writer();
-    test_errors();
-    return TEST_DONE();
+    return test_main(argc, argv);
 }

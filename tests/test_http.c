@@ -22,207 +22,18 @@
 #define _DARWIN_C_SOURCE
 #include "../mcp.h"
 #include "test.h"
+#include "feed.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifndef MAP_ANONYMOUS
-#define MAP_ANONYMOUS MAP_ANON
-#endif
 
 static int quick;
 
-/* ---- guard pages ---------------------------------------------------------------------------- */
-
-static char *g_map;
-static size_t g_maplen, g_page, g_cap;   /* usable bytes: [g_map + g_page, + g_cap) */
-
-static char *guard_area(size_t n)
-{
-    if (!g_page) g_page = (size_t)sysconf(_SC_PAGESIZE);
-    if (!g_map || n > g_cap) {
-        size_t cap = (n + g_page - 1) / g_page * g_page;
-        if (!cap) cap = g_page;
-        if (g_map) munmap(g_map, g_maplen);
-        g_maplen = cap + 2 * g_page;
-        g_map = (char *)mmap(NULL, g_maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (g_map == MAP_FAILED) { perror("mmap"); exit(2); }
-        if (mprotect(g_map, g_page, PROT_NONE) || mprotect(g_map + g_page + cap, g_page, PROT_NONE)) {
-            perror("mprotect"); exit(2);
-        }
-        g_cap = cap;
-    }
-    return g_map + g_page;
-}
-
-/* n bytes placed to end right before the upper guard page, or (low) to start right after the
-   lower one. */
-static char *guard_put(const char *src, size_t n, int low)
-{
-    char *a = guard_area(n), *d = low ? a : a + g_cap - n;
-    if (n) memcpy(d, src, n);
-    return d;
-}
-
-static void guard_free(void)
-{
-    if (g_map) munmap(g_map, g_maplen);
-    g_map = NULL; g_cap = 0;
-}
-
-/* ---- event logs ----------------------------------------------------------------------------- */
-
-static void lg_raw(mcp_buf *b, const char *s, size_t n)
-{
-    if (mcp_buf_append(b, s, n) != MCP_OK) { fprintf(stderr, "out of memory\n"); exit(2); }
-}
-
-static void lg(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if ((size_t)n >= sizeof tmp) n = (int)sizeof tmp - 1;
-    lg_raw(b, tmp, (size_t)n);
-}
-
-static void lg_item(mcp_buf *b) { if (b->len) lg_raw(b, " | ", 3); }
-
-/* 'text': backslash, control bytes, DEL and non-ASCII escaped */
-static void lg_q(mcp_buf *b, const char *s, size_t n)
-{
-    size_t i;
-    lg_raw(b, "'", 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        size_t j = i;
-        while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7F && s[j] != '\\') j++;
-        if (j > i) { lg_raw(b, s + i, j - i); i = j - 1; continue; }
-        if (c == '\\') lg_raw(b, "\\\\", 2);
-        else if (c == '\n') lg_raw(b, "\\n", 2);
-        else if (c == '\r') lg_raw(b, "\\r", 2);
-        else if (c == '\t') lg_raw(b, "\\t", 2);
-        else if (c == 0) lg_raw(b, "\\0", 2);
-        else if (c < 0x20 || c >= 0x7F) lg(b, "\\x%02x", c);
-        else lg_raw(b, (const char *)&c, 1);
-    }
-    lg_raw(b, "'", 1);
-}
-
-static const char *lg_str(mcp_buf *b)
-{
-    lg_raw(b, "", 1);
-    b->len--;
-    return b->data;
-}
-
-/* a breach of the feed/next contract: recorded in the log so the comparison fails */
-static void viol(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    lg_item(b);
-    lg(b, "!! %s", tmp);
-}
-
-static const char *sname(mcp_status s)
-{
-    switch (s) {
-    case MCP_OK: return "OK";
-    case MCP_AGAIN: return "AGAIN";
-    case MCP_ERR_NOMEM: return "NOMEM";
-    case MCP_ERR_INVALID: return "INVALID";
-    case MCP_ERR_PARSE: return "PARSE";
-    case MCP_ERR_LIMIT: return "LIMIT";
-    case MCP_ERR_CLOSED: return "CLOSED";
-    default: return "OTHER";
-    }
-}
-
-/* ---- feeding plans -------------------------------------------------------------------------- */
-
-typedef struct piece { size_t off, len; } piece;
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-typedef void (*run_fn)(const void *opt, const char *in, size_t n, const piece *pc, size_t np,
-                       int low, mcp_buf *log);
-
-static int report(const char *name, const char *mode, const char *got, const char *want)
-{
-    if (!strcmp(got, want)) return 1;
-    fprintf(stderr, "case %s, fed %s:\n   got: %.3000s\n  want: %.3000s\n", name, mode, got, want);
-    return 0;
-}
-
-/* Runs one case in every feeding mode and compares each log with the golden one. */
-static void run_modes(const char *name, run_fn fn, const void *opt, const char *in, size_t n,
-                      const char *golden)
-{
-    piece *pc = (piece *)malloc((n + 2) * sizeof *pc);
-    mcp_buf log = {0};
-    size_t i, k, np, step, bad_k = 0;
-    int ok, r;
-    char mode[64];
-    if (!pc) exit(2);
-
-    pc[0].off = 0; pc[0].len = n;
-    fn(opt, in, n, pc, 1, 0, &log);
-    CHECK(report(name, "whole", lg_str(&log), golden));
-    log.len = 0;
-    fn(opt, in, n, pc, 1, 1, &log);
-    CHECK(report(name, "whole, after a guard page", lg_str(&log), golden));
-
-    /* every 2-piece split (sampled for long inputs: both ends plus a stride) */
-    step = n <= 4096 ? 1 : n / 127;
-    ok = 1;
-    for (k = 0; k <= n && ok; k++) {
-        if (step > 1 && k > 80 && k + 80 < n && k % step) continue;
-        pc[0].off = 0; pc[0].len = k; pc[1].off = k; pc[1].len = n - k;
-        log.len = 0;
-        fn(opt, in, n, pc, 2, 0, &log);
-        snprintf(mode, sizeof mode, "in two pieces split at %lu", (unsigned long)k);
-        if (!report(name, mode, lg_str(&log), golden)) { ok = 0; bad_k = k; }
-    }
-    CHECKF(ok, "case %s: the log differs when split at %lu", name, (unsigned long)bad_k);
-
-    for (i = 0; i < n; i++) { pc[i].off = i; pc[i].len = 1; }
-    log.len = 0;
-    fn(opt, in, n, pc, n, 0, &log);
-    CHECK(report(name, "one byte at a time", lg_str(&log), golden));
-
-    ok = 1;
-    for (r = 0; r < 8 && ok; r++) {
-        for (np = 0, i = 0; i < n; np++) {
-            size_t len = (size_t)(rng() % 9);   /* 0..8: empty pieces too */
-            if (len > n - i) len = n - i;
-            pc[np].off = i; pc[np].len = len; i += len;
-        }
-        log.len = 0;
-        fn(opt, in, n, pc, np, 0, &log);
-        if (!report(name, "in random pieces of 0-8 bytes", lg_str(&log), golden)) ok = 0;
-    }
-    CHECKF(ok, "case %s: the log differs when fed in random pieces", name);
-    mcp_buf_free(&log);
-    free(pc);
-}
 
 /* ---- the response driver -------------------------------------------------------------------- */
 
@@ -684,7 +495,7 @@ static const h_case cases[] = {
      "HEAD 200 v10 'OK' none ka=0 Connection:'keep-alive, close' Content-Length:'0' | END ka=0 | FIN ok"},
 };
 
-static void test_cases(void)
+TEST_CASE(cases)
 {
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -718,7 +529,7 @@ static void make_head(mcp_buf *in, mcp_buf *gold, size_t size)
     lg(gold, " Content-Length:'0' | END ka=1 | FIN ok");
 }
 
-static void test_generated(void)
+TEST_CASE(generated)
 {
     mcp_buf in = {0}, gold = {0};
     size_t i;
@@ -808,7 +619,7 @@ static mcp_status feed_resp(mcp_http_resp *r, const char *s, size_t n, size_t *u
     return st;
 }
 
-static void test_header_lookup(void)
+TEST_CASE(header_lookup)
 {
     static const char resp[] = OK200 "Content-Type: text/event-stream\r\nSet-Cookie: a=1\r\n"
                                "set-cookie: b=2\r\nX-Empty:\r\nSET-COOKIE: c=3\r\nContent-Length: 0\r\n\r\n";
@@ -852,7 +663,7 @@ static void test_header_lookup(void)
 }
 
 /* Pipelined responses on one parser: reset between them. */
-static void test_reuse(void)
+TEST_CASE(reuse)
 {
     static const char stream[] =
         OK200 "Content-Length: 5\r\n\r\nhello"
@@ -909,7 +720,7 @@ static void test_reuse(void)
 
 /* A body that never ends (an SSE stream) is delivered as it arrives, and so is a chunk that is
    only partly there. */
-static void test_streaming(void)
+TEST_CASE(streaming)
 {
     static const char head[] = OK200 "Content-Type: text/event-stream\r\n\r\n";
     static const char chead[] = OK200 "Content-Type: text/event-stream\r\n" TE_CH "\r\n";
@@ -949,7 +760,7 @@ static void test_streaming(void)
 }
 
 /* A 1 MiB chunk fed in 4 KiB pieces, and a chunk size far larger than any buffer. */
-static void test_large_chunks(void)
+TEST_CASE(large_chunks)
 {
     size_t size = (size_t)1 << 20, piece_len = 4096, off, used, total = 0, events = 0;
     mcp_buf in = {0};
@@ -999,6 +810,48 @@ static void test_large_chunks(void)
     mcp_http_resp_free(&r);
 }
 
+TEST_CASE(api_edges)
+{
+    mcp_http_resp r;
+    mcp_http_event ev;
+    size_t used = 9;
+    memset(&r, 0, sizeof r);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
+    CHECK(mcp_http_resp_feed(&r, "", 0, &used) == MCP_AGAIN && used == 0);
+    /* a waiting event: feed consumes nothing until it is taken */
+    CHECK(mcp_http_resp_feed(&r, OK200 "Content-Length: 2\r\n\r\nok", 40, &used) == MCP_OK && used == 38);
+    CHECK(mcp_http_resp_feed(&r, "ok", 2, &used) == MCP_OK && used == 0);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
+    CHECK(r.status == 200 && r.version == 11 && r.framing == MCP_HTTP_LENGTH && r.content_length == 2 && r.keep_alive == 1);
+    CHECK(mcp_http_resp_feed(&r, "okHTTP", 6, &used) == MCP_OK && used == 2);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 2);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
+    CHECK(mcp_http_resp_feed(&r, "HTTP", 4, &used) >= 0 && used == 0);   /* after END: not ours */
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
+
+    /* the connection closes while a BODY waits: the BODY comes first, then END */
+    mcp_http_resp_reset(&r);
+    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD && r.framing == MCP_HTTP_UNTIL_CLOSE);
+    CHECK(mcp_http_resp_feed(&r, "tail", 4, &used) == MCP_OK && used == 4);
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 4 && !memcmp(ev.data, "tail", 4));
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);   /* twice is harmless */
+
+    /* a HEAD event not yet taken when the connection closes */
+    mcp_http_resp_reset(&r);
+    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
+    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
+    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
+    mcp_http_resp_free(&r);
+    mcp_http_resp_free(&r);
+    mcp_http_resp_free(NULL);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -1026,7 +879,7 @@ static size_t feed_bytewise(mcp_http_resp *r, const char *s, size_t n, int *ende
 }
 
 /* 10 MB bodies and a 60 KB head fed one byte at a time: linear, not quadratic. */
-static void test_linear(void)
+TEST_CASE(linear)
 {
     size_t n = quick ? (size_t)1 << 19 : (size_t)10 << 20, i, got;
     mcp_buf in = {0};
@@ -1089,48 +942,6 @@ static void test_linear(void)
     mcp_buf_free(&in);
 }
 
-static void test_api_edges(void)
-{
-    mcp_http_resp r;
-    mcp_http_event ev;
-    size_t used = 9;
-    memset(&r, 0, sizeof r);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
-    CHECK(mcp_http_resp_feed(&r, "", 0, &used) == MCP_AGAIN && used == 0);
-    /* a waiting event: feed consumes nothing until it is taken */
-    CHECK(mcp_http_resp_feed(&r, OK200 "Content-Length: 2\r\n\r\nok", 40, &used) == MCP_OK && used == 38);
-    CHECK(mcp_http_resp_feed(&r, "ok", 2, &used) == MCP_OK && used == 0);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
-    CHECK(r.status == 200 && r.version == 11 && r.framing == MCP_HTTP_LENGTH && r.content_length == 2 && r.keep_alive == 1);
-    CHECK(mcp_http_resp_feed(&r, "okHTTP", 6, &used) == MCP_OK && used == 2);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 2);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
-    CHECK(mcp_http_resp_feed(&r, "HTTP", 4, &used) >= 0 && used == 0);   /* after END: not ours */
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
-
-    /* the connection closes while a BODY waits: the BODY comes first, then END */
-    mcp_http_resp_reset(&r);
-    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD && r.framing == MCP_HTTP_UNTIL_CLOSE);
-    CHECK(mcp_http_resp_feed(&r, "tail", 4, &used) == MCP_OK && used == 4);
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_BODY && ev.len == 4 && !memcmp(ev.data, "tail", 4));
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_AGAIN);
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);   /* twice is harmless */
-
-    /* a HEAD event not yet taken when the connection closes */
-    mcp_http_resp_reset(&r);
-    CHECK(mcp_http_resp_feed(&r, OK200 "\r\n", 19, &used) == MCP_OK && used == 19);
-    CHECK(mcp_http_resp_finish(&r) == MCP_OK);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_HEAD);
-    CHECK(mcp_http_resp_next(&r, &ev) == MCP_OK && ev.type == MCP_HTTP_END);
-    mcp_http_resp_free(&r);
-    mcp_http_resp_free(&r);
-    mcp_http_resp_free(NULL);
-}
-
 /* ---- URL parser ----------------------------------------------------------------------------- */
 
 typedef struct url_good {
@@ -1183,7 +994,7 @@ static const char *const bad_urls[] = {
     "http://h/#a b", "http://h/#x\r\nX-Injected: 1",
 };
 
-static void test_url(void)
+TEST_CASE(url)
 {
     size_t i;
     mcp_error err;
@@ -1246,7 +1057,7 @@ static int expect_bytes(const mcp_buf *b, size_t from, const char *want, size_t 
 }
 #define EXPECT(b, from, lit) expect_bytes((b), (from), lit, sizeof(lit) - 1)
 
-static void test_writer(void)
+TEST_CASE(writer)
 {
     mcp_http_url u, u6, up;
     mcp_error err;
@@ -1379,7 +1190,7 @@ static void test_writer(void)
 /* A body of 1 MB or more (seven digits of Content-Length), in a child process: if the writer
    overruns its number buffer under AddressSanitizer, the child dies and this check fails
    instead of the whole test. */
-static void test_writer_big_body(void)
+TEST_CASE(writer_big_body)
 {
     pid_t pid;
     int status = 0;
@@ -1412,19 +1223,9 @@ static void test_writer_big_body(void)
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK");
-    (void)argc; (void)argv;
+    test_args(&argc, argv);
     quick = q && *q && strcmp(q, "0");
-    test_cases();
-    test_generated();
-    test_header_lookup();
-    test_reuse();
-    test_streaming();
-    test_large_chunks();
-    test_api_edges();
-    test_linear();
-    test_url();
-    test_writer();
-    test_writer_big_body();
+    test_run();
     guard_free();
     return TEST_DONE();
 }

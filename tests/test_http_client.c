@@ -38,6 +38,11 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                             \
+    int reqs; char req[MAXREC][64]; char req_params[MAXREC][256];                               \
+    int reply_error;                 /* answer server requests with an error */                 \
+    int progress; double prog[MAXREC], total[MAXREC];
 #include "calls.h"
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -153,49 +158,9 @@ static void g_end(guard *g)
 }
 
 /* ---- what the callbacks saw ---------------------------------------------------------------------- */
-
-#define MAXREC 64
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int reqs; char req[MAXREC][64]; char req_params[MAXREC][256];
-    int reply_error;                 /* answer server requests with an error */
-    int progress; double prog[MAXREC], total[MAXREC];
-} seen;
+/* (notes, closes and logs are calls.h's seen; the fields this test adds: SEEN_FIELDS, above) */
 
 static char big[1 << 20];
-
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
-{
-    seen *s = (seen *)user;
-    char *p;
-    (void)c;
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
-}
 
 static void cb_request(void *user, mcp_client *c, mcp_request *req)
 {
@@ -261,7 +226,7 @@ static srv S;                        /* the shared server, no flags */
 
 /* ---- 1. connect over Streamable HTTP ------------------------------------------------------------- */
 
-static void t_connect_http(void)
+TEST_CASE(connect_http)
 {
     guard g;
     seen s;
@@ -353,7 +318,7 @@ static void t_connect_http(void)
 
 /* ---- 2. connect over HTTP+SSE (2024-11-05) ----------------------------------------------------- */
 
-static void t_connect_sse(void)
+TEST_CASE(connect_sse)
 {
     guard g;
     seen s;
@@ -410,7 +375,7 @@ static void t_connect_sse(void)
 
 /* ---- 3. versions and their headers ------------------------------------------------------------- */
 
-static void t_versions(void)
+TEST_CASE(versions)
 {
     guard g;
     seen s;
@@ -620,7 +585,7 @@ static void typed_calls(mcp_transport_kind kind, const char *mode)
     CHECK(s.closes == 1 && s.logs == 0 && s.notes == 0);
 }
 
-static void t_typed(void)
+TEST_CASE(typed)
 {
     guard g;
     g_begin(&g, "typed calls: Streamable HTTP");
@@ -652,7 +617,7 @@ static int answers_on_own_conns(const srv *sv)
     return ok && n > 10;
 }
 
-static void t_answers(void)
+TEST_CASE(answers)
 {
     static const char *const modes[] = { "sse", "chunked", "sse,chunked", "until_close", "sse,until_close",
                                          "sse,prime", "sse,noid", NULL };
@@ -791,7 +756,7 @@ static void stream_messages(mcp_transport_kind kind)
     CHECK(s.closes == 1 && s.logs == 0);
 }
 
-static void t_stream_messages(void)
+TEST_CASE(stream_messages)
 {
     guard g;
     g_begin(&g, "stream messages: Streamable HTTP");
@@ -804,7 +769,7 @@ static void t_stream_messages(void)
 
 /* ---- 7. headers, URLs, TLS: refused at mcp_client_new ----------------------------------------------- */
 
-static void t_bad_desc(void)
+TEST_CASE(bad_desc)
 {
     guard g;
     seen s;
@@ -855,7 +820,7 @@ static void t_bad_desc(void)
 
 /* ---- 8. 401 with WWW-Authenticate ------------------------------------------------------------------ */
 
-static void t_auth(void)
+TEST_CASE(auth)
 {
     guard g;
     seen s;
@@ -914,7 +879,7 @@ static void t_auth(void)
 
 /* ---- 9. an expired session: 404, a new initialize, the request again ------------------------------- */
 
-static void t_expired(void)
+TEST_CASE(expired)
 {
     guard g;
     seen s;
@@ -978,7 +943,7 @@ static void t_expired(void)
 
 /* ---- 10. the GET listener stream ------------------------------------------------------------------ */
 
-static void t_listen(void)
+TEST_CASE(listen)
 {
     guard g;
     seen s;
@@ -1042,7 +1007,7 @@ static void t_listen(void)
 
 /* ---- 11. resumption: a dropped answer stream --------------------------------------------------------- */
 
-static void t_resume(void)
+TEST_CASE(resume)
 {
     guard g;
     seen s;
@@ -1105,7 +1070,7 @@ static void t_resume(void)
 
 /* ---- 12. keep-alive: reuse, idle close, a close that races the request ------------------------------ */
 
-static void t_keepalive(void)
+TEST_CASE(keepalive)
 {
     guard g;
     seen s;
@@ -1188,7 +1153,7 @@ static void t_keepalive(void)
 
 /* ---- 13. broken responses ---------------------------------------------------------------------------- */
 
-static void t_broken(void)
+TEST_CASE(broken)
 {
     guard g;
     seen s;
@@ -1309,7 +1274,7 @@ static void timeouts(mcp_transport_kind kind)
     CHECK(s.closes == 1 && s.logs == 0);
 }
 
-static void t_timeouts(void)
+TEST_CASE(timeouts)
 {
     guard g;
     seen s;
@@ -1350,7 +1315,7 @@ static void t_timeouts(void)
 
 /* ---- 15. HTTP+SSE: the endpoint event, the stream's end ---------------------------------------------- */
 
-static void t_legacy(void)
+TEST_CASE(legacy)
 {
     guard g;
     seen s;
@@ -1385,35 +1350,6 @@ static void t_legacy(void)
     CHECK(s.closes == 1);
     g_end(&g);
 }
-
-/* Last: under AddressSanitizer a use after free stops the program here. */
-static void t_cross_origin(void)
-{
-    guard g;
-    seen s;
-    mcp_client_desc d;
-    mcp_client *c;
-    mcp_error err;
-    mcp_status st;
-    srv x;
-    const char *cross[] = { "--mode=cross", NULL };
-    g_begin(&g, "HTTP+SSE: cross-origin endpoint");
-    if (srv_start(&x, cross)) {                                    /* another origin: refused */
-        desc_for(&d, &s, MCP_SSE, &x, NULL);
-        c = mcp_client_new(&d, &err);
-        st = mcp_client_connect(c, &err);
-        EQST(st, MCP_ERR_PROTOCOL, err);
-        CHECKF(contains(err.message, "names another origin (http://evil.example:") &&
-               contains(err.message, "); it was refused"), "message: %s", err.message);
-        CHECK(s.closes == 1);
-        EQST(s.why.status, MCP_ERR_PROTOCOL, s.why);
-        CHECK(log_find(&x, "method", "POST", 0, NULL, 0) == 0);   /* nothing was sent there */
-        mcp_client_free(c);
-        srv_stop(&x);
-    }
-    g_end(&g);
-}
-
 /* ---- 16. connect errors ------------------------------------------------------------------------------- */
 
 static int closed_port(void)
@@ -1431,7 +1367,7 @@ static int closed_port(void)
     return p;
 }
 
-static void t_refused(void)
+TEST_CASE(refused)
 {
     guard g;
     seen s;
@@ -1465,7 +1401,7 @@ static void t_refused(void)
 }
 
 /* A listener whose accept queue is full: the SYN is dropped, the connect times out. */
-static void t_connect_timeout(void)
+TEST_CASE(connect_timeout)
 {
     guard g;
     seen s;
@@ -1515,7 +1451,7 @@ static void t_connect_timeout(void)
 }
 
 /* The test server itself: it exits with status 0 on SIGTERM too (the tests stop it by stdin). */
-static void t_server_sigterm(void)
+TEST_CASE(server_sigterm)
 {
     guard g;
     srv t;
@@ -1535,7 +1471,7 @@ static void t_server_sigterm(void)
 
 /* ---- 17. several calls in flight, each on its own connection ------------------------------------------ */
 
-static void t_inflight(void)
+TEST_CASE(inflight)
 {
     guard g;
     seen s;
@@ -1637,7 +1573,7 @@ static void outside_loop(mcp_transport_kind kind)
     CHECK(s.closes == 1);
 }
 
-static void t_outside_loop(void)
+TEST_CASE(outside_loop)
 {
     guard g;
     g_begin(&g, "outside poll loop");
@@ -1648,7 +1584,7 @@ static void t_outside_loop(void)
 
 /* ---- 19. close: in-flight calls, DELETE refused ---------------------------------------------------------- */
 
-static void t_close(void)
+TEST_CASE(close)
 {
     guard g;
     seen s;
@@ -1723,12 +1659,43 @@ static void t_close(void)
     g_end(&g);
 }
 
+
+/* Last: under AddressSanitizer a use after free stops the program here. */
+TEST_CASE(cross_origin)
+{
+    guard g;
+    seen s;
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    srv x;
+    const char *cross[] = { "--mode=cross", NULL };
+    g_begin(&g, "HTTP+SSE: cross-origin endpoint");
+    if (srv_start(&x, cross)) {                                    /* another origin: refused */
+        desc_for(&d, &s, MCP_SSE, &x, NULL);
+        c = mcp_client_new(&d, &err);
+        st = mcp_client_connect(c, &err);
+        EQST(st, MCP_ERR_PROTOCOL, err);
+        CHECKF(contains(err.message, "names another origin (http://evil.example:") &&
+               contains(err.message, "); it was refused"), "message: %s", err.message);
+        CHECK(s.closes == 1);
+        EQST(s.why.status, MCP_ERR_PROTOCOL, s.why);
+        CHECK(log_find(&x, "method", "POST", 0, NULL, 0) == 0);   /* nothing was sent there */
+        mcp_client_free(c);
+        srv_stop(&x);
+    }
+    g_end(&g);
+}
+
 int main(int argc, char **argv)
 {
-    const char *srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
+    const char *srvp;
     char guess[PATH_MAX];
     struct sigaction sa;
     int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
     if (!srvp || !*srvp) {
         const char *ts = getenv("MCP_TEST_SERVER");
         const char *slash = ts ? strrchr(ts, '/') : NULL;
@@ -1748,28 +1715,7 @@ int main(int argc, char **argv)
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
     if (!srv_start(&S, NULL)) return TEST_DONE();
 
-    t_connect_http();
-    t_connect_sse();
-    t_versions();
-    t_typed();
-    t_answers();
-    t_stream_messages();
-    t_bad_desc();
-    t_auth();
-    t_expired();
-    t_listen();
-    t_resume();
-    t_keepalive();
-    t_broken();
-    t_timeouts();
-    t_legacy();
-    t_refused();
-    t_connect_timeout();
-    t_server_sigterm();
-    t_inflight();
-    t_outside_loop();
-    t_close();
-    t_cross_origin();
+    test_run();
 
     srv_stop(&S);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));

@@ -282,7 +282,7 @@ static void starvation(int quick_last)
     mcp_client_free(c);
 }
 
-static void t_starvation(void)
+TEST_CASE(starvation)
 {
     int fds = count_fds();
     starvation(0);
@@ -292,7 +292,7 @@ static void t_starvation(void)
 
 /* ---- 2. a bound on connections ------------------------------------------------------------------------ */
 
-static void t_connection_limit(void)
+TEST_CASE(connection_limit)
 {
     enum { N = 1000 };
     static mcp_call *calls[N];
@@ -403,7 +403,7 @@ static void t_connection_limit(void)
 
 /* ---- 3. requests sent twice ------------------------------------------------------------------------------ */
 
-static void t_resend(void)
+TEST_CASE(resend)
 {
     mcp_client_desc d;
     mcp_client *c;
@@ -520,7 +520,7 @@ static void refused(const char *what, const char *url, int want_http, const char
     mcp_client_free(c);
 }
 
-static void t_redirects(void)
+TEST_CASE(redirects)
 {
     srv A, B;
     char other[160], url[200], out[4096], want[200];
@@ -687,7 +687,7 @@ static void html_error(mcp_client *c, const char *mode, int code, const char *pr
     CHECKF(!strchr(err.message, '<'), "%s: the message has markup: \"%s\"", mode, err.message);
 }
 
-static void t_sentences(void)
+TEST_CASE(sentences)
 {
     mcp_client_desc d;
     mcp_client *c;
@@ -719,7 +719,7 @@ static void t_sentences(void)
 /* ---- 6. what an event loop needs ----------------------------------------------------------------------------- */
 
 #ifndef TEST_OLD_HEADER
-static void t_event_loop(void)
+TEST_CASE(event_loop)
 {
     static mcp_pollfd f[MAXF];
     mcp_client_desc d;
@@ -825,12 +825,16 @@ static void t_event_loop(void)
 }
 #endif
 
+static long long clock_ms(void) { return (long long)mcp_time_ms(); }
+
 int main(int argc, char **argv)
 {
-    const char *srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
+    const char *srvp;
     const char *ts = getenv("MCP_TEST_SERVER");
     char guess[PATH_MAX];
-    int64_t t0 = mcp_time_ms(), t1;
+    int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
     if (!srvp || !*srvp) {
         const char *slash = ts ? strrchr(ts, '/') : NULL;
         if (slash) snprintf(guess, sizeof guess, "%.*s/http_server", (int)(slash - ts), ts);
@@ -850,15 +854,8 @@ int main(int argc, char **argv)
         return TEST_DONE();
     }
     if (!srv_start(&S, NULL)) return TEST_DONE();
-#define RUN(f) do { t1 = mcp_time_ms(); f(); printf("# %-20s %6lld ms\n", #f, (long long)(mcp_time_ms() - t1)); fflush(stdout); } while (0)
-    RUN(t_starvation);
-    RUN(t_connection_limit);
-    RUN(t_resend);
-    RUN(t_redirects);
-    RUN(t_sentences);
-#ifndef TEST_OLD_HEADER
-    RUN(t_event_loop);
-#endif
+    test_clock_ms = clock_ms;             /* "# case  N ms" after each case */
+    test_run();
     srv_stop(&S);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));
     return TEST_DONE();

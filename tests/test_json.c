@@ -291,7 +291,7 @@ static void check_prefixes(const char *name, const char *text, size_t n)
     CHECKF(bad == 0, "%s: %lu proper prefixes were not refused", name, (unsigned long)bad);
 }
 
-static void test_suite(void)
+TEST_CASE(suite)
 {
     char dir[1024], path[1280];
     char **names;
@@ -390,7 +390,7 @@ static int roundtrip_one(const char *name, const char *text, size_t n)
     return ok;
 }
 
-static void test_roundtrip(void)
+TEST_CASE(roundtrip)
 {
     static const char *const bench[] = {"twitter.json", "citm_catalog.json", "canada.json"};
     char dir[1024], path[1280];
@@ -523,7 +523,7 @@ static int unescapes_to(const char *json_str, const char *want, size_t wn)
 }
 #define UNESC(j, w) CHECKF(unescapes_to((j), (w), sizeof(w) - 1), "\"%s\" should decode to %s", (j), show((w), sizeof(w) - 1))
 
-static void test_utf8(void)
+TEST_CASE(utf8)
 {
     unsigned b0, b1, t, i, pos, bad;
     unsigned char c[16];
@@ -804,7 +804,7 @@ static const char *write_num(double v, char *buf, size_t cap)
     return buf;
 }
 
-static void test_number_cases(void)
+TEST_CASE(number_cases)
 {
     char buf[64], *big;
     int64_t i64 = 0;
@@ -1322,60 +1322,12 @@ static void halfway_case(double lo)
     }
 }
 
-static void test_number_sample(void)
-{
-    char s[128];
-    unsigned long n = quick ? 20000 : 1000000, i, nh = quick ? 300 : 6000;
-    double t0 = now_s();
-    n_total = n_bad = n_refused = n_bad_refuse = n_written = n_bad_write = 0;
-    n_short_tested = n_not_shortest = 0;
-    mcp_jw_init(&nb_w, 0);
-    for (i = 0; i < n; i++) {
-        switch (i % 5) {
-        case 0: case 1: gen_from_bits(s); break;
-        case 2: case 3: gen_digits(s); break;
-        default: gen_boundary(s); break;
-        }
-        num_case(s);
-    }
-    num_flush();
-    mcp_jw_free(&nb_w);
-    CHECKF(n_bad == 0, "%lu of %lu numbers differ from strtod", n_bad, n_total);
-    CHECKF(n_bad_refuse == 0, "%lu of %lu overflowing numbers were not refused", n_bad_refuse, n_refused);
-    CHECKF(n_bad_write == 0, "%lu of %lu written doubles do not read back", n_bad_write, n_written);
-    /* Grisu2 misses the shortest form when it lies on the rounding boundary (about 0.2%) */
-    CHECKF(n_not_shortest * 100 <= n_short_tested, "%lu of %lu written doubles are not in the shortest form",
-           n_not_shortest, n_short_tested);
-    CHECKF(n_total + n_refused == n, "%lu numbers checked, want %lu", n_total + n_refused, n);
-    CHECKF(n_refused > n / 100, "only %lu overflowing numbers in the sample", n_refused);
-    /* halfway points */
-    hw_total = hw_bad = 0;
-    {
-        halfway_case(0.0);
-        halfway_case(DBL_MIN);
-        halfway_case(1.0);
-        halfway_case(nextafter(DBL_MAX, 0));
-        halfway_case(9007199254740992.0);
-        for (i = 0; i < nh; i++) {
-            double d = fabs(rnd_double());
-            if (i % 4 == 0) d = bitsd(rnd() & 0x001FFFFFFFFFFFFFu);   /* subnormal or tiny */
-            halfway_case(d);
-        }
-        CHECKF(hw_bad == 0, "%lu of %lu halfway cases rounded wrongly", hw_bad, hw_total);
-        CHECK(hw_total == 3 * (5 + nh));
-    }
-    printf("numbers: %lu read like strtod, %lu overflowing refused, %lu written and read back, "
-           "%lu halfway cases (%.1f s)\n", n_total, n_refused, n_written, hw_total, now_s() - t0);
-    printf("writer: %lu of %lu sampled doubles are longer than the shortest form\n",
-           n_not_shortest, n_short_tested);
-}
-
 /* mcp_json_int64 at both ends of int64, in every form a number can take: exact (1, *out set)
    only when the literal's value is a whole number inside int64; otherwise 0 and *out untouched
    (-9223372036854775809 reads as the double -2^63 = INT64_MIN, and must not be called exact).
    mcp_json_num stays the literal's correctly rounded double (strtod in the C locale) either way,
    and a number that is not exact is not written back as an integer. */
-static void test_int64_edges(void)
+TEST_CASE(int64_edges)
 {
     static const struct { const char *text; int exact; int64_t want; } cases[] = {
         /* the low end */
@@ -1471,6 +1423,54 @@ static void test_int64_edges(void)
         mcp_free(back);
         mcp_json_free(d);
     }
+}
+
+TEST_CASE(number_sample)
+{
+    char s[128];
+    unsigned long n = quick ? 20000 : 1000000, i, nh = quick ? 300 : 6000;
+    double t0 = now_s();
+    n_total = n_bad = n_refused = n_bad_refuse = n_written = n_bad_write = 0;
+    n_short_tested = n_not_shortest = 0;
+    mcp_jw_init(&nb_w, 0);
+    for (i = 0; i < n; i++) {
+        switch (i % 5) {
+        case 0: case 1: gen_from_bits(s); break;
+        case 2: case 3: gen_digits(s); break;
+        default: gen_boundary(s); break;
+        }
+        num_case(s);
+    }
+    num_flush();
+    mcp_jw_free(&nb_w);
+    CHECKF(n_bad == 0, "%lu of %lu numbers differ from strtod", n_bad, n_total);
+    CHECKF(n_bad_refuse == 0, "%lu of %lu overflowing numbers were not refused", n_bad_refuse, n_refused);
+    CHECKF(n_bad_write == 0, "%lu of %lu written doubles do not read back", n_bad_write, n_written);
+    /* Grisu2 misses the shortest form when it lies on the rounding boundary (about 0.2%) */
+    CHECKF(n_not_shortest * 100 <= n_short_tested, "%lu of %lu written doubles are not in the shortest form",
+           n_not_shortest, n_short_tested);
+    CHECKF(n_total + n_refused == n, "%lu numbers checked, want %lu", n_total + n_refused, n);
+    CHECKF(n_refused > n / 100, "only %lu overflowing numbers in the sample", n_refused);
+    /* halfway points */
+    hw_total = hw_bad = 0;
+    {
+        halfway_case(0.0);
+        halfway_case(DBL_MIN);
+        halfway_case(1.0);
+        halfway_case(nextafter(DBL_MAX, 0));
+        halfway_case(9007199254740992.0);
+        for (i = 0; i < nh; i++) {
+            double d = fabs(rnd_double());
+            if (i % 4 == 0) d = bitsd(rnd() & 0x001FFFFFFFFFFFFFu);   /* subnormal or tiny */
+            halfway_case(d);
+        }
+        CHECKF(hw_bad == 0, "%lu of %lu halfway cases rounded wrongly", hw_bad, hw_total);
+        CHECK(hw_total == 3 * (5 + nh));
+    }
+    printf("numbers: %lu read like strtod, %lu overflowing refused, %lu written and read back, "
+           "%lu halfway cases (%.1f s)\n", n_total, n_refused, n_written, hw_total, now_s() - t0);
+    printf("writer: %lu of %lu sampled doubles are longer than the shortest form\n",
+           n_not_shortest, n_short_tested);
 }
 
 /* ---- 5. locale independence -------------------------------------------------------------------- */
@@ -1615,7 +1615,7 @@ static const char *built_locale(char *dir, size_t cap, int *reused, const char *
     return NULL;
 }
 
-static void test_locale(void)
+TEST_CASE(locale)
 {
     const char *got, *skip = NULL, *old = getenv("LOCPATH");
     char dir[PATH_MAX], why[PATH_MAX + 200], *saved = old ? strdup(old) : NULL;
@@ -1709,7 +1709,7 @@ static int depth_outcome(size_t n, int obj, int with_close, size_t max_depth, mc
     return d != NULL;
 }
 
-static void test_limits(void)
+TEST_CASE(limits)
 {
     mcp_error err;
     mcp_json_opts o;
@@ -1809,7 +1809,7 @@ static void test_limits(void)
 
 /* ---- 7. error messages ------------------------------------------------------------------------- */
 
-static void test_errors(void)
+TEST_CASE(errors)
 {
     mcp_error err;
     mcp_json_doc *d;
@@ -1892,7 +1892,7 @@ static void test_errors(void)
 
 /* ---- 8. accessors and conventions -------------------------------------------------------------- */
 
-static void test_accessors(void)
+TEST_CASE(accessors)
 {
     const char *text = "{\"a\":{\"b\":[10,\"x\",true,false,null,2.5,{}]},\"s\":\"str\",\"n\":-3,"
                        "\"dup\":1,\"e\":[],\"dup\":2,\"\":\"empty\",\"ab\":\"AB\",\"dup\":3}";
@@ -2112,7 +2112,7 @@ static void misuse_end(mcp_jw *w, mcp_status got, size_t len_before, const char 
     mcp_jw_free(w);
 }
 
-static void test_writer(void)
+TEST_CASE(writer)
 {
     mcp_json_doc *vd = parse_s("{\"k\":[1,2.5,\"v\",null,true]}", NULL);
     const mcp_json *val = mcp_json_root(vd);
@@ -2410,7 +2410,7 @@ static void test_writer(void)
 
 /* ---- 10. strictness odds and ends, big documents ----------------------------------------------- */
 
-static void test_strict(void)
+TEST_CASE(strict)
 {
     static const char *const bad[] = {
         /* literals */
@@ -3083,7 +3083,7 @@ static void test_string_roundtrip_blocks(void)
     }
 }
 
-static void test_string_blocks(void)
+TEST_CASE(string_blocks)
 {
     double t0 = now_s();
     test_string_parse_blocks();
@@ -3097,8 +3097,9 @@ static void test_string_blocks(void)
 /* mcp_json_parse(NULL, 0) is an empty text (only NULL with a nonzero length is refused as
    MCP_ERR_INVALID). Run last: mcp.h computes NULL + 0 here, which UBSan reports as undefined
    behaviour and, with -fno-sanitize-recover, aborts on (see the report). */
-static void test_null_text(void)
+TEST_CASE(null_text)
 {
+    printf("before the NULL-text check: %d passed, %d failed\n", t_pass, t_fail);
     mcp_error err;
     mcp_json_doc *d = mcp_json_parse(NULL, 0, &err);
     CHECK(d == NULL && err.status == MCP_ERR_PARSE &&
@@ -3112,26 +3113,13 @@ int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK"), *seed = getenv("MCP_TEST_SEED");
     setvbuf(stdout, NULL, _IOLBF, 0);   /* keep the lines if a sanitizer aborts */
+    test_args(&argc, argv);
     quick = q && *q && strcmp(q, "0") != 0;
     if (argc > 1) datadir = argv[1];
     if (argc > 0 && argv[0]) progname = argv[0];
     if (seed && *seed) rng_state = strtoull(seed, NULL, 10);
     printf("test_json: data %s, %s run, seed %llu\n", datadir, quick ? "quick" : "full",
            (unsigned long long)rng_state);
-    test_suite();
-    test_roundtrip();
-    test_utf8();
-    test_number_cases();
-    test_int64_edges();
-    test_number_sample();
-    test_locale();
-    test_limits();
-    test_errors();
-    test_accessors();
-    test_writer();
-    test_strict();
-    test_string_blocks();
-    printf("before the NULL-text check: %d passed, %d failed\n", t_pass, t_fail);
-    test_null_text();   /* last: aborts under UBSan until mcp.h is fixed */
+    test_run();   /* null_text last: it aborts under UBSan until mcp.h is fixed */
     return TEST_DONE();
 }

@@ -16,205 +16,16 @@
 #define _DARWIN_C_SOURCE
 #include "../mcp.h"
 #include "test.h"
+#include "feed.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#ifndef MAP_ANONYMOUS
-#define MAP_ANONYMOUS MAP_ANON
-#endif
 
 static int quick;
 
-/* ---- guard pages ---------------------------------------------------------------------------- */
-
-static char *g_map;
-static size_t g_maplen, g_page, g_cap;   /* usable bytes: [g_map + g_page, + g_cap) */
-
-static char *guard_area(size_t n)
-{
-    if (!g_page) g_page = (size_t)sysconf(_SC_PAGESIZE);
-    if (!g_map || n > g_cap) {
-        size_t cap = (n + g_page - 1) / g_page * g_page;
-        if (!cap) cap = g_page;
-        if (g_map) munmap(g_map, g_maplen);
-        g_maplen = cap + 2 * g_page;
-        g_map = (char *)mmap(NULL, g_maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (g_map == MAP_FAILED) { perror("mmap"); exit(2); }
-        if (mprotect(g_map, g_page, PROT_NONE) || mprotect(g_map + g_page + cap, g_page, PROT_NONE)) {
-            perror("mprotect"); exit(2);
-        }
-        g_cap = cap;
-    }
-    return g_map + g_page;
-}
-
-/* n bytes placed to end right before the upper guard page, or (low) to start right after the
-   lower one. */
-static char *guard_put(const char *src, size_t n, int low)
-{
-    char *a = guard_area(n), *d = low ? a : a + g_cap - n;
-    if (n) memcpy(d, src, n);
-    return d;
-}
-
-static void guard_free(void)
-{
-    if (g_map) munmap(g_map, g_maplen);
-    g_map = NULL; g_cap = 0;
-}
-
-/* ---- event logs ----------------------------------------------------------------------------- */
-
-static void lg_raw(mcp_buf *b, const char *s, size_t n)
-{
-    if (mcp_buf_append(b, s, n) != MCP_OK) { fprintf(stderr, "out of memory\n"); exit(2); }
-}
-
-static void lg(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if ((size_t)n >= sizeof tmp) n = (int)sizeof tmp - 1;
-    lg_raw(b, tmp, (size_t)n);
-}
-
-static void lg_item(mcp_buf *b) { if (b->len) lg_raw(b, " | ", 3); }
-
-/* 'text': backslash, control bytes, DEL and non-ASCII escaped */
-static void lg_q(mcp_buf *b, const char *s, size_t n)
-{
-    size_t i;
-    lg_raw(b, "'", 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        size_t j = i;
-        while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7F && s[j] != '\\') j++;
-        if (j > i) { lg_raw(b, s + i, j - i); i = j - 1; continue; }
-        if (c == '\\') lg_raw(b, "\\\\", 2);
-        else if (c == '\n') lg_raw(b, "\\n", 2);
-        else if (c == '\r') lg_raw(b, "\\r", 2);
-        else if (c == '\t') lg_raw(b, "\\t", 2);
-        else if (c == 0) lg_raw(b, "\\0", 2);
-        else if (c < 0x20 || c >= 0x7F) lg(b, "\\x%02x", c);
-        else lg_raw(b, (const char *)&c, 1);
-    }
-    lg_raw(b, "'", 1);
-}
-
-static const char *lg_str(mcp_buf *b)
-{
-    lg_raw(b, "", 1);
-    b->len--;
-    return b->data;
-}
-
-/* a breach of the feed/next contract: recorded in the log so the comparison fails */
-static void viol(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    lg_item(b);
-    lg(b, "!! %s", tmp);
-}
-
-static const char *sname(mcp_status s)
-{
-    switch (s) {
-    case MCP_OK: return "OK";
-    case MCP_AGAIN: return "AGAIN";
-    case MCP_ERR_NOMEM: return "NOMEM";
-    case MCP_ERR_INVALID: return "INVALID";
-    case MCP_ERR_PARSE: return "PARSE";
-    case MCP_ERR_LIMIT: return "LIMIT";
-    case MCP_ERR_CLOSED: return "CLOSED";
-    default: return "OTHER";
-    }
-}
-
-/* ---- feeding plans -------------------------------------------------------------------------- */
-
-typedef struct piece { size_t off, len; } piece;
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-typedef void (*run_fn)(const void *opt, const char *in, size_t n, const piece *pc, size_t np,
-                       int low, mcp_buf *log);
-
-static int report(const char *name, const char *mode, const char *got, const char *want)
-{
-    if (!strcmp(got, want)) return 1;
-    fprintf(stderr, "case %s, fed %s:\n   got: %.3000s\n  want: %.3000s\n", name, mode, got, want);
-    return 0;
-}
-
-/* Runs one case in every feeding mode and compares each log with the golden one. */
-static void run_modes(const char *name, run_fn fn, const void *opt, const char *in, size_t n,
-                      const char *golden)
-{
-    piece *pc = (piece *)malloc((n + 2) * sizeof *pc);
-    mcp_buf log = {0};
-    size_t i, k, np, step, bad_k = 0;
-    int ok, r;
-    char mode[64];
-    if (!pc) exit(2);
-
-    pc[0].off = 0; pc[0].len = n;
-    fn(opt, in, n, pc, 1, 0, &log);
-    CHECK(report(name, "whole", lg_str(&log), golden));
-    log.len = 0;
-    fn(opt, in, n, pc, 1, 1, &log);
-    CHECK(report(name, "whole, after a guard page", lg_str(&log), golden));
-
-    /* every 2-piece split (sampled for long inputs: both ends plus a stride) */
-    step = n <= 4096 ? 1 : n / 127;
-    ok = 1;
-    for (k = 0; k <= n && ok; k++) {
-        if (step > 1 && k > 80 && k + 80 < n && k % step) continue;
-        pc[0].off = 0; pc[0].len = k; pc[1].off = k; pc[1].len = n - k;
-        log.len = 0;
-        fn(opt, in, n, pc, 2, 0, &log);
-        snprintf(mode, sizeof mode, "in two pieces split at %lu", (unsigned long)k);
-        if (!report(name, mode, lg_str(&log), golden)) { ok = 0; bad_k = k; }
-    }
-    CHECKF(ok, "case %s: the log differs when split at %lu", name, (unsigned long)bad_k);
-
-    for (i = 0; i < n; i++) { pc[i].off = i; pc[i].len = 1; }
-    log.len = 0;
-    fn(opt, in, n, pc, n, 0, &log);
-    CHECK(report(name, "one byte at a time", lg_str(&log), golden));
-
-    ok = 1;
-    for (r = 0; r < 8 && ok; r++) {
-        for (np = 0, i = 0; i < n; np++) {
-            size_t len = (size_t)(rng() % 9);   /* 0..8: empty pieces too */
-            if (len > n - i) len = n - i;
-            pc[np].off = i; pc[np].len = len; i += len;
-        }
-        log.len = 0;
-        fn(opt, in, n, pc, np, 0, &log);
-        if (!report(name, "in random pieces of 0-8 bytes", lg_str(&log), golden)) ok = 0;
-    }
-    CHECKF(ok, "case %s: the log differs when fed in random pieces", name);
-    mcp_buf_free(&log);
-    free(pc);
-}
 
 /* ---- the JSONL driver ----------------------------------------------------------------------- */
 
@@ -350,7 +161,7 @@ static const jl_case cases[] = {
     {"max_one_over", IN("ab\n"), 1, "ERR LIMIT '" W_LONG "'"},
 };
 
-static void test_cases(void)
+TEST_CASE(cases)
 {
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -361,7 +172,7 @@ static void test_cases(void)
 }
 
 /* Many lines in one buffer, LF and CRLF alternating, with blank lines in between. */
-static void test_many_lines(void)
+TEST_CASE(many_lines)
 {
     mcp_buf in = {0}, gold = {0};
     jl_opt o;
@@ -428,98 +239,7 @@ static mcp_status feed_all(mcp_jsonl *p, const char *s, size_t n, size_t chunk, 
     return mcp_jsonl_finish(p, NULL, NULL);
 }
 
-static void test_default_limit(void)
-{
-    size_t big = (size_t)16 << 20, lines, last;
-    char *buf = (char *)malloc(big + 3);
-    mcp_jsonl p;
-    mcp_status st;
-    const char *line = NULL;
-    CHECK(MCP_JSONL_MAX_LINE == ((size_t)16 << 20));   /* 16 MiB, as the header documents */
-    if (!buf) { CHECK(buf != NULL); return; }
-    memset(buf, '7', big + 1);
-
-    /* exactly 16 MiB: accepted with the default limit, whole and in two pieces, LF and CRLF */
-    memset(&p, 0, sizeof p);
-    buf[big] = '\n';
-    st = feed_all(&p, buf, big + 1, big + 1, &lines, &last, &line);
-    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
-    CHECK(line != NULL && line[0] == '7' && line[big - 1] == '7');
-    mcp_jsonl_reset(&p);
-    buf[big] = '\r'; buf[big + 1] = '\n';
-    st = feed_all(&p, buf, big + 2, big / 2 + 1, &lines, &last, NULL);
-    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line + CRLF in pieces: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
-    CHECK(p.max_line == 0);   /* the default is not written into the setting */
-    mcp_jsonl_reset(&p);
-
-    /* one more byte: MCP_ERR_LIMIT */
-    buf[big] = '7'; buf[big + 1] = '\n';
-    st = feed_all(&p, buf, big + 2, big + 2, &lines, &last, NULL);
-    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line: %s", sname(st));
-    CHECK(p.what && p.what[0]);
-    mcp_jsonl_reset(&p);
-    st = feed_all(&p, buf, big + 2, 65536, &lines, &last, NULL);
-    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line in pieces: %s", sname(st));
-    mcp_jsonl_free(&p);
-    free(buf);
-}
-
-/* max_line = SIZE_MAX is the natural way to say "no limit" (the buffer is bounded by memory). */
-static void test_max_limit_value(void)
-{
-    mcp_jsonl p;
-    size_t lines, last;
-    mcp_status st;
-    memset(&p, 0, sizeof p);
-    p.max_line = (size_t)-1;
-    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 13, &lines, &last, NULL);
-    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
-    mcp_jsonl_reset(&p);
-    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 1, &lines, &last, NULL);
-    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX, byte by byte: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
-    mcp_jsonl_free(&p);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A 10 MB line fed one byte at a time: linear, not quadratic. */
-static void test_linear(void)
-{
-    size_t n = quick ? (size_t)1 << 20 : (size_t)10 << 20, i, used, len = 0, lines = 0;
-    mcp_jsonl p;
-    const char *line = NULL;
-    mcp_status st = MCP_AGAIN;
-    double t0 = now_s(), dt;
-    int content_ok = 1, protocol_ok = 1;
-    char c;
-    memset(&p, 0, sizeof p);
-    for (i = 0; i <= n + 1; i++) {
-        if (!(i & 0xFFFF) && now_s() - t0 > 5.0) break;   /* quadratic: give up early */
-        c = i < n ? (char)('a' + i % 26) : i == n ? '\r' : '\n';
-        st = mcp_jsonl_feed(&p, &c, 1, &used);
-        if (st < 0 || used != 1) { protocol_ok = 0; break; }
-        if (st == MCP_OK) {
-            if (mcp_jsonl_next(&p, &line, &len) != MCP_OK) protocol_ok = 0;
-            lines++;
-        } else if (i > n) protocol_ok = 0;
-    }
-    dt = now_s() - t0;
-    CHECKF(protocol_ok && lines == 1 && len == n, "%lu-byte line byte by byte: %s, %lu lines of %lu bytes",
-           (unsigned long)n, sname(st), (unsigned long)lines, (unsigned long)len);
-    if (line && len == n)
-        for (i = 0; i < n; i += 4093) if (line[i] != (char)('a' + i % 26)) { content_ok = 0; break; }
-    CHECK(content_ok && line && line[n - 1] == (char)('a' + (n - 1) % 26));
-    CHECKF(dt < 5.0, "%lu bytes one at a time took %.2f s (quadratic?)", (unsigned long)n, dt);
-    printf("linear: %lu bytes fed one at a time in %.3f s\n", (unsigned long)n, dt);
-    mcp_jsonl_free(&p);
-}
-
-static void test_cr_lf_across_pieces(void)
+TEST_CASE(cr_lf_across_pieces)
 {
     mcp_jsonl p;
     size_t used = 0, len = 0;
@@ -539,7 +259,7 @@ static void test_cr_lf_across_pieces(void)
     mcp_jsonl_free(&p);
 }
 
-static void test_api_edges(void)
+TEST_CASE(api_edges)
 {
     mcp_jsonl p;
     size_t used = 7, len = 7;
@@ -576,7 +296,7 @@ static void test_api_edges(void)
     CHECK(p.what == NULL);
 }
 
-static void test_reset(void)
+TEST_CASE(reset)
 {
     mcp_jsonl p;
     size_t used, len;
@@ -620,19 +340,103 @@ static void test_reset(void)
     mcp_jsonl_free(&p);
 }
 
+/* max_line = SIZE_MAX is the natural way to say "no limit" (the buffer is bounded by memory). */
+TEST_CASE(max_limit_value)
+{
+    mcp_jsonl p;
+    size_t lines, last;
+    mcp_status st;
+    memset(&p, 0, sizeof p);
+    p.max_line = (size_t)-1;
+    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 13, &lines, &last, NULL);
+    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
+    mcp_jsonl_reset(&p);
+    st = feed_all(&p, "{\"a\":1}\nxyz\r\n", 13, 1, &lines, &last, NULL);
+    CHECKF(st == MCP_OK && lines == 2, "max_line = SIZE_MAX, byte by byte: %s, %lu lines (want OK, 2)", sname(st), (unsigned long)lines);
+    mcp_jsonl_free(&p);
+}
+
+TEST_CASE(default_limit)
+{
+    size_t big = (size_t)16 << 20, lines, last;
+    char *buf = (char *)malloc(big + 3);
+    mcp_jsonl p;
+    mcp_status st;
+    const char *line = NULL;
+    CHECK(MCP_JSONL_MAX_LINE == ((size_t)16 << 20));   /* 16 MiB, as the header documents */
+    if (!buf) { CHECK(buf != NULL); return; }
+    memset(buf, '7', big + 1);
+
+    /* exactly 16 MiB: accepted with the default limit, whole and in two pieces, LF and CRLF */
+    memset(&p, 0, sizeof p);
+    buf[big] = '\n';
+    st = feed_all(&p, buf, big + 1, big + 1, &lines, &last, &line);
+    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
+    CHECK(line != NULL && line[0] == '7' && line[big - 1] == '7');
+    mcp_jsonl_reset(&p);
+    buf[big] = '\r'; buf[big + 1] = '\n';
+    st = feed_all(&p, buf, big + 2, big / 2 + 1, &lines, &last, NULL);
+    CHECKF(st == MCP_OK && lines == 1 && last == big, "16 MiB line + CRLF in pieces: %s, %lu lines, %lu bytes", sname(st), (unsigned long)lines, (unsigned long)last);
+    CHECK(p.max_line == 0);   /* the default is not written into the setting */
+    mcp_jsonl_reset(&p);
+
+    /* one more byte: MCP_ERR_LIMIT */
+    buf[big] = '7'; buf[big + 1] = '\n';
+    st = feed_all(&p, buf, big + 2, big + 2, &lines, &last, NULL);
+    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line: %s", sname(st));
+    CHECK(p.what && p.what[0]);
+    mcp_jsonl_reset(&p);
+    st = feed_all(&p, buf, big + 2, 65536, &lines, &last, NULL);
+    CHECKF(st == MCP_ERR_LIMIT && lines == 0, "16 MiB + 1 line in pieces: %s", sname(st));
+    mcp_jsonl_free(&p);
+    free(buf);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A 10 MB line fed one byte at a time: linear, not quadratic. */
+TEST_CASE(linear)
+{
+    size_t n = quick ? (size_t)1 << 20 : (size_t)10 << 20, i, used, len = 0, lines = 0;
+    mcp_jsonl p;
+    const char *line = NULL;
+    mcp_status st = MCP_AGAIN;
+    double t0 = now_s(), dt;
+    int content_ok = 1, protocol_ok = 1;
+    char c;
+    memset(&p, 0, sizeof p);
+    for (i = 0; i <= n + 1; i++) {
+        if (!(i & 0xFFFF) && now_s() - t0 > 5.0) break;   /* quadratic: give up early */
+        c = i < n ? (char)('a' + i % 26) : i == n ? '\r' : '\n';
+        st = mcp_jsonl_feed(&p, &c, 1, &used);
+        if (st < 0 || used != 1) { protocol_ok = 0; break; }
+        if (st == MCP_OK) {
+            if (mcp_jsonl_next(&p, &line, &len) != MCP_OK) protocol_ok = 0;
+            lines++;
+        } else if (i > n) protocol_ok = 0;
+    }
+    dt = now_s() - t0;
+    CHECKF(protocol_ok && lines == 1 && len == n, "%lu-byte line byte by byte: %s, %lu lines of %lu bytes",
+           (unsigned long)n, sname(st), (unsigned long)lines, (unsigned long)len);
+    if (line && len == n)
+        for (i = 0; i < n; i += 4093) if (line[i] != (char)('a' + i % 26)) { content_ok = 0; break; }
+    CHECK(content_ok && line && line[n - 1] == (char)('a' + (n - 1) % 26));
+    CHECKF(dt < 5.0, "%lu bytes one at a time took %.2f s (quadratic?)", (unsigned long)n, dt);
+    printf("linear: %lu bytes fed one at a time in %.3f s\n", (unsigned long)n, dt);
+    mcp_jsonl_free(&p);
+}
+
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK");
-    (void)argc; (void)argv;
+    test_args(&argc, argv);
     quick = q && *q && strcmp(q, "0");
-    test_cases();
-    test_many_lines();
-    test_cr_lf_across_pieces();
-    test_api_edges();
-    test_reset();
-    test_max_limit_value();
-    test_default_limit();
-    test_linear();
+    test_run();
     guard_free();
     return TEST_DONE();
 }

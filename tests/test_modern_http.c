@@ -51,6 +51,12 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                             \
+    int reqs; char req[MAXREC][64]; char req_params[MAXREC][512];                               \
+    int reply_error;                 /* answer input requests with an error */                  \
+    int defer; mcp_request *held[8]; int nheld;   /* keep them, to answer later */              \
+    int progress;
 #include "calls.h"
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -183,50 +189,10 @@ static void g_end(guard *g)
 }
 
 /* ---- what the callbacks saw ------------------------------------------------------------------- */
-
-#define MAXREC 64
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int reqs; char req[MAXREC][64]; char req_params[MAXREC][512];
-    int reply_error;                 /* answer input requests with an error */
-    int defer; mcp_request *held[8]; int nheld;   /* keep them, to answer later */
-    int progress;
-} seen;
+/* (notes, closes and logs are calls.h's seen; the fields this test adds: SEEN_FIELDS, above) */
 
 static char big[1 << 16];
 
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
-{
-    seen *s = (seen *)user;
-    char *p;
-    (void)c;
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
-}
 
 static void answer(mcp_request *req)
 {
@@ -309,7 +275,7 @@ static srv M, S, D;                  /* modern, legacy, dual-era servers without
 
 /* ---- 1. era detection ------------------------------------------------------------------------- */
 
-static void t_detect_modern(void)
+TEST_CASE(detect_modern)
 {
     guard g;
     seen s;
@@ -384,7 +350,7 @@ static void legacy_probe(const char *mode, const char *want_probe)
     CHECK(s.closes == 1);
 }
 
-static void t_detect_legacy(void)
+TEST_CASE(detect_legacy)
 {
     guard g;
     g_begin(&g, "detect: legacy (400, 404, 405, 200)");
@@ -401,7 +367,7 @@ static void t_detect_legacy(void)
 }
 
 /* An HTTP+SSE server at the URL: the probe and initialize are refused (405 or 404), GET there. */
-static void t_detect_sse(void)
+TEST_CASE(detect_sse)
 {
     guard g;
     seen s;
@@ -465,7 +431,7 @@ static void t_detect_sse(void)
     g_end(&g);
 }
 
-static void t_detect_32022(void)
+TEST_CASE(detect_32022)
 {
     guard g;
     seen s;
@@ -542,7 +508,7 @@ static void t_detect_32022(void)
     g_end(&g);
 }
 
-static void t_detect_nodiscover(void)
+TEST_CASE(detect_nodiscover)
 {
     guard g;
     seen s;
@@ -569,7 +535,7 @@ static void t_detect_nodiscover(void)
     g_end(&g);
 }
 
-static void t_pinned(void)
+TEST_CASE(pinned)
 {
     guard g;
     seen s;
@@ -674,7 +640,7 @@ static void t_pinned(void)
     g_end(&g);
 }
 
-static void t_dual(void)
+TEST_CASE(dual)
 {
     guard g;
     seen s, s2;
@@ -734,7 +700,7 @@ static void route_case(mcp_client *c, const char *args, const char *want)
 
 #define RH "{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"route\""
 
-static void t_headers(void)
+TEST_CASE(headers)
 {
     guard g;
     seen s;
@@ -861,7 +827,7 @@ static void t_headers(void)
 }
 
 /* Every answer as an SSE stream and in other framings (X-Test-Mode on every request). */
-static void t_framings(void)
+TEST_CASE(framings)
 {
     static const char *const modes[] = { "sse", "chunked", "sse,chunked", "until_close", "sse,until_close", NULL };
     guard g;
@@ -913,7 +879,7 @@ static void t_framings(void)
 
 /* ---- 3. tools/list and invalid x-mcp-header markings ----------------------------------------------- */
 
-static void t_xhdr_drop(void)
+TEST_CASE(xhdr_drop)
 {
     static const char *const kept[] = { "echo", "add", "headers", "slow", "never", "notify", "flaky", "elicit",
         "multi", "rounds", "stateonly", "needs_sampling", "oddask", "weird", "plain", "route", "gr\xc3\xbc\xc3\x9f", NULL };
@@ -983,7 +949,7 @@ static int wait_log(mcp_client *c, const srv *sv, const char *rpc, int n)
     return got;
 }
 
-static void t_mrtr(void)
+TEST_CASE(mrtr)
 {
     guard g;
     seen s;
@@ -1185,7 +1151,7 @@ static void t_mrtr(void)
 
 /* ---- 5. a response stream that breaks ---------------------------------------------------------------- */
 
-static void t_reissue(void)
+TEST_CASE(reissue)
 {
     guard g;
     seen s;
@@ -1251,7 +1217,7 @@ static void wait_cancels(mcp_client *c, const srv *sv, const char *want, char *o
     }
 }
 
-static void t_cancel(void)
+TEST_CASE(cancel)
 {
     guard g;
     seen s;
@@ -1327,7 +1293,7 @@ static void t_cancel(void)
 
 /* ---- 7. no session, no GET, no DELETE; the other calls of the modern era ------------------------------ */
 
-static void t_stateless(void)
+TEST_CASE(stateless)
 {
     guard g;
     seen s;
@@ -1392,7 +1358,7 @@ static void t_stateless(void)
 
 /* ---- 8. the sentences of -32020, -32021 and -32022 ------------------------------------------------------ */
 
-static void t_sentences(void)
+TEST_CASE(sentences)
 {
     guard g;
     seen s;
@@ -1458,7 +1424,7 @@ static long wait_stat(mcp_client *c, const srv *sv, const char *key, long want)
     return v;
 }
 
-static void t_listen(void)
+TEST_CASE(listen)
 {
     guard g;
     seen s;
@@ -1648,7 +1614,7 @@ static const char *ack_params(char *out, size_t n, long long id, const char *fil
     return out;
 }
 
-static void t_listen_breaks(void)
+TEST_CASE(listen_breaks)
 {
     guard g;
     seen s;
@@ -1775,10 +1741,12 @@ static void t_listen_breaks(void)
 
 int main(int argc, char **argv)
 {
-    const char *srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
+    const char *srvp;
     const char *modern[] = { "--era=modern", NULL }, *dual[] = { "--era=dual", NULL };
     char guess[PATH_MAX];
     int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_HTTP_SERVER");
     if (!srvp || !*srvp) {
         const char *ts = getenv("MCP_TEST_SERVER");
         const char *slash = ts ? strrchr(ts, '/') : NULL;
@@ -1796,23 +1764,7 @@ int main(int argc, char **argv)
     }
     if (!srv_start(&M, modern) || !srv_start(&S, NULL) || !srv_start(&D, dual)) return TEST_DONE();
 
-    t_detect_modern();
-    t_detect_legacy();
-    t_detect_sse();
-    t_detect_32022();
-    t_detect_nodiscover();
-    t_pinned();
-    t_dual();
-    t_headers();
-    t_framings();
-    t_xhdr_drop();
-    t_mrtr();
-    t_reissue();
-    t_cancel();
-    t_stateless();
-    t_sentences();
-    t_listen();
-    t_listen_breaks();
+    test_run();
 
     srv_stop(&M); srv_stop(&S); srv_stop(&D);
     printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));

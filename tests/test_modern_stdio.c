@@ -38,6 +38,14 @@
 #define _XOPEN_SOURCE 700           /* realpath */
 #include "../mcp.h"
 #include "test.h"
+/* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
+#define SEEN_FIELDS                                                                             \
+    int reqs; char req[MAXREC][64]; char req_msg[MAXREC][128];                                  \
+    int mode;                        /* REQ_*: how on_request answers */                        \
+    int errors_left;                 /* REQ_ERROR_ONCE: elicitations still to refuse */         \
+    mcp_request *held[16]; int nheld;                                                           \
+    int progress;                                                                               \
+    char transcript[4096];           /* the same program: what on_request saw */
 #include "calls.h"
 #include <dirent.h>
 #include <errno.h>
@@ -161,7 +169,6 @@ static void g_end(guard *g)
 
 /* ---- what the callbacks saw ----------------------------------------------------------------- */
 
-#define MAXREC 64
 #define ANS_E "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"
 #define ANS_S "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"Paris\"},\"model\":\"test-model\"," \
               "\"stopReason\":\"endTurn\"}"
@@ -169,17 +176,6 @@ static void g_end(guard *g)
 
 enum { REQ_ANSWER = 0, REQ_HOLD, REQ_ERROR_ONCE, REQ_DECLINE };
 
-typedef struct seen {
-    int notes; char note[MAXREC][64]; char note_params[MAXREC][256];
-    int closes; mcp_error why;
-    int logs; char log[MAXREC][512];
-    int reqs; char req[MAXREC][64]; char req_msg[MAXREC][128];
-    int mode;                        /* REQ_*: how on_request answers */
-    int errors_left;                 /* REQ_ERROR_ONCE: elicitations still to refuse */
-    mcp_request *held[16]; int nheld;
-    int progress;
-    char transcript[4096];           /* the same program: what on_request saw */
-} seen;
 
 static char big[1 << 16];
 
@@ -188,36 +184,6 @@ static mcp_json_doc *tool_json(mcp_client *c, const char *name, const char *args
 {
     if (tool(c, name, args, big, sizeof big, err) != MCP_OK) return NULL;
     return mcp_json_parse(big, strlen(big), NULL);
-}
-
-static void cb_note(void *user, mcp_client *c, const char *method, const mcp_json *params)
-{
-    seen *s = (seen *)user;
-    char *p;
-    (void)c;
-    if (s->notes < MAXREC) {
-        snprintf(s->note[s->notes], sizeof s->note[0], "%s", method);
-        p = params ? mcp_json_dump(params, 0, NULL) : NULL;
-        snprintf(s->note_params[s->notes], sizeof s->note_params[0], "%s", p ? p : "(none)");
-        mcp_free(p);
-    }
-    s->notes++;
-}
-
-static void cb_close(void *user, mcp_client *c, const mcp_error *why)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    s->closes++;
-    if (why) s->why = *why;
-}
-
-static void cb_log(void *user, mcp_client *c, const char *message)
-{
-    seen *s = (seen *)user;
-    (void)c;
-    if (s->logs < MAXREC) snprintf(s->log[s->logs], sizeof s->log[0], "%s", message);
-    s->logs++;
 }
 
 static const char *canned(const char *method, const mcp_json *params, int decline)
@@ -343,7 +309,7 @@ static int64_t int_of(const mcp_json *v)
 
 /* ---- 1. era detection ----------------------------------------------------------------------- */
 
-static void t_detect_modern(void)
+TEST_CASE(detect_modern)
 {
     guard g;
     seen s;
@@ -464,7 +430,7 @@ static void legacy_one_round(const char *flag, const char *label)
     CHECK(s.closes == 1 && s.logs == 0);
 }
 
-static void t_detect_legacy(void)
+TEST_CASE(detect_legacy)
 {
     guard g;
     g_begin(&g, "detect: legacy, probe answered");
@@ -477,7 +443,7 @@ static void t_detect_legacy(void)
     g_end(&g);
 }
 
-static void t_detect_silent(void)
+TEST_CASE(detect_silent)
 {
     guard g;
     seen s;
@@ -569,7 +535,7 @@ static void t_detect_silent(void)
     g_end(&g);
 }
 
-static void t_detect_dual(void)
+TEST_CASE(detect_dual)
 {
     guard g;
     seen s;
@@ -618,7 +584,7 @@ static void t_detect_dual(void)
     g_end(&g);
 }
 
-static void t_detect_versions(void)
+TEST_CASE(detect_versions)
 {
     guard g;
     seen s;
@@ -744,7 +710,7 @@ static void t_detect_versions(void)
     g_end(&g);
 }
 
-static void t_pinned(void)
+TEST_CASE(pinned)
 {
     guard g;
     seen s;
@@ -857,7 +823,7 @@ static void on_progress(void *user, mcp_call *call, double progress, double tota
     s->progress++;
 }
 
-static void t_meta(void)
+TEST_CASE(meta)
 {
     guard g;
     seen s;
@@ -983,7 +949,7 @@ static void t_meta(void)
 
 /* ---- 3. typed calls in the modern era ------------------------------------------------------- */
 
-static void t_typed_modern(void)
+TEST_CASE(typed_modern)
 {
     guard g;
     seen s;
@@ -1152,7 +1118,7 @@ static int ids_ok(const mcp_json *ids, size_t n)
 
 #define STATE_TAG "|t=\xc3\xa9 \"q\" \\ \t \xe2\x98\x83 </>|s="
 
-static void t_mrtr(void)
+TEST_CASE(mrtr)
 {
     guard g;
     seen s;
@@ -1469,7 +1435,7 @@ static void t_mrtr(void)
 
 /* ---- 5. error sentences --------------------------------------------------------------------- */
 
-static void t_errors(void)
+TEST_CASE(errors)
 {
     guard g;
     seen s;
@@ -1544,7 +1510,7 @@ static void t_errors(void)
 
 /* ---- 6. cancellation ------------------------------------------------------------------------ */
 
-static void t_cancel_modern(void)
+TEST_CASE(cancel_modern)
 {
     guard g;
     seen s;
@@ -1732,7 +1698,7 @@ static void app_session(const char *const *args, char *out, size_t n, const char
     say(out, n, "closed: %d\n", s.closes);
 }
 
-static void t_same_program(void)
+TEST_CASE(same_program)
 {
     guard g;
     static char legacy[8192], modern[8192], dual[8192];
@@ -1821,7 +1787,7 @@ static const char *answer_line(const char *all, int id, char *out, size_t n)
 
 #define META(v) "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" v "\",\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
-static void t_server_self(void)
+TEST_CASE(server_self)
 {
     guard g;
     char *all, line[2048], input[8192], state[1024];
@@ -1994,7 +1960,7 @@ static void server_subs(mcp_client *c, const char *want)
     mcp_json_free(d);
 }
 
-static void t_listen(void)
+TEST_CASE(listen)
 {
     guard g;
     seen s;
@@ -2193,9 +2159,11 @@ static void t_listen(void)
 int main(int argc, char **argv)
 {
     static char abs_server[PATH_MAX];
-    const char *srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
+    const char *srv;
     struct sigaction sa;
     int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srv = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
     if (!srv || !*srv) srv = "build/test_server";
     if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
     if (getenv("MCP_TEST_SLACK") && atoi(getenv("MCP_TEST_SLACK")) > 0) slack = atoi(getenv("MCP_TEST_SLACK"));
@@ -2212,20 +2180,7 @@ int main(int argc, char **argv)
     sigaction(SIGPIPE, NULL, &sa);
     CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
 
-    t_detect_modern();
-    t_detect_legacy();
-    t_detect_silent();
-    t_detect_dual();
-    t_detect_versions();
-    t_pinned();
-    t_meta();
-    t_typed_modern();
-    t_mrtr();
-    t_errors();
-    t_cancel_modern();
-    t_same_program();
-    t_server_self();
-    t_listen();
+    test_run();
 
     {
         char p[PATH_MAX + 32];

@@ -21,205 +21,16 @@
 #define _DARWIN_C_SOURCE
 #include "../mcp.h"
 #include "test.h"
+#include "feed.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#ifndef MAP_ANONYMOUS
-#define MAP_ANONYMOUS MAP_ANON
-#endif
 
 static int quick;
 
-/* ---- guard pages ---------------------------------------------------------------------------- */
-
-static char *g_map;
-static size_t g_maplen, g_page, g_cap;   /* usable bytes: [g_map + g_page, + g_cap) */
-
-static char *guard_area(size_t n)
-{
-    if (!g_page) g_page = (size_t)sysconf(_SC_PAGESIZE);
-    if (!g_map || n > g_cap) {
-        size_t cap = (n + g_page - 1) / g_page * g_page;
-        if (!cap) cap = g_page;
-        if (g_map) munmap(g_map, g_maplen);
-        g_maplen = cap + 2 * g_page;
-        g_map = (char *)mmap(NULL, g_maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (g_map == MAP_FAILED) { perror("mmap"); exit(2); }
-        if (mprotect(g_map, g_page, PROT_NONE) || mprotect(g_map + g_page + cap, g_page, PROT_NONE)) {
-            perror("mprotect"); exit(2);
-        }
-        g_cap = cap;
-    }
-    return g_map + g_page;
-}
-
-/* n bytes placed to end right before the upper guard page, or (low) to start right after the
-   lower one. */
-static char *guard_put(const char *src, size_t n, int low)
-{
-    char *a = guard_area(n), *d = low ? a : a + g_cap - n;
-    if (n) memcpy(d, src, n);
-    return d;
-}
-
-static void guard_free(void)
-{
-    if (g_map) munmap(g_map, g_maplen);
-    g_map = NULL; g_cap = 0;
-}
-
-/* ---- event logs ----------------------------------------------------------------------------- */
-
-static void lg_raw(mcp_buf *b, const char *s, size_t n)
-{
-    if (mcp_buf_append(b, s, n) != MCP_OK) { fprintf(stderr, "out of memory\n"); exit(2); }
-}
-
-static void lg(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if ((size_t)n >= sizeof tmp) n = (int)sizeof tmp - 1;
-    lg_raw(b, tmp, (size_t)n);
-}
-
-static void lg_item(mcp_buf *b) { if (b->len) lg_raw(b, " | ", 3); }
-
-/* 'text': backslash, control bytes, DEL and non-ASCII escaped */
-static void lg_q(mcp_buf *b, const char *s, size_t n)
-{
-    size_t i;
-    lg_raw(b, "'", 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        size_t j = i;
-        while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7F && s[j] != '\\') j++;
-        if (j > i) { lg_raw(b, s + i, j - i); i = j - 1; continue; }
-        if (c == '\\') lg_raw(b, "\\\\", 2);
-        else if (c == '\n') lg_raw(b, "\\n", 2);
-        else if (c == '\r') lg_raw(b, "\\r", 2);
-        else if (c == '\t') lg_raw(b, "\\t", 2);
-        else if (c == 0) lg_raw(b, "\\0", 2);
-        else if (c < 0x20 || c >= 0x7F) lg(b, "\\x%02x", c);
-        else lg_raw(b, (const char *)&c, 1);
-    }
-    lg_raw(b, "'", 1);
-}
-
-static const char *lg_str(mcp_buf *b)
-{
-    lg_raw(b, "", 1);
-    b->len--;
-    return b->data;
-}
-
-/* a breach of the feed/next contract: recorded in the log so the comparison fails */
-static void viol(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    lg_item(b);
-    lg(b, "!! %s", tmp);
-}
-
-static const char *sname(mcp_status s)
-{
-    switch (s) {
-    case MCP_OK: return "OK";
-    case MCP_AGAIN: return "AGAIN";
-    case MCP_ERR_NOMEM: return "NOMEM";
-    case MCP_ERR_INVALID: return "INVALID";
-    case MCP_ERR_PARSE: return "PARSE";
-    case MCP_ERR_LIMIT: return "LIMIT";
-    case MCP_ERR_CLOSED: return "CLOSED";
-    default: return "OTHER";
-    }
-}
-
-/* ---- feeding plans -------------------------------------------------------------------------- */
-
-typedef struct piece { size_t off, len; } piece;
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-typedef void (*run_fn)(const void *opt, const char *in, size_t n, const piece *pc, size_t np,
-                       int low, mcp_buf *log);
-
-static int report(const char *name, const char *mode, const char *got, const char *want)
-{
-    if (!strcmp(got, want)) return 1;
-    fprintf(stderr, "case %s, fed %s:\n   got: %.3000s\n  want: %.3000s\n", name, mode, got, want);
-    return 0;
-}
-
-/* Runs one case in every feeding mode and compares each log with the golden one. */
-static void run_modes(const char *name, run_fn fn, const void *opt, const char *in, size_t n,
-                      const char *golden)
-{
-    piece *pc = (piece *)malloc((n + 2) * sizeof *pc);
-    mcp_buf log = {0};
-    size_t i, k, np, step, bad_k = 0;
-    int ok, r;
-    char mode[64];
-    if (!pc) exit(2);
-
-    pc[0].off = 0; pc[0].len = n;
-    fn(opt, in, n, pc, 1, 0, &log);
-    CHECK(report(name, "whole", lg_str(&log), golden));
-    log.len = 0;
-    fn(opt, in, n, pc, 1, 1, &log);
-    CHECK(report(name, "whole, after a guard page", lg_str(&log), golden));
-
-    /* every 2-piece split (sampled for long inputs: both ends plus a stride) */
-    step = n <= 4096 ? 1 : n / 127;
-    ok = 1;
-    for (k = 0; k <= n && ok; k++) {
-        if (step > 1 && k > 80 && k + 80 < n && k % step) continue;
-        pc[0].off = 0; pc[0].len = k; pc[1].off = k; pc[1].len = n - k;
-        log.len = 0;
-        fn(opt, in, n, pc, 2, 0, &log);
-        snprintf(mode, sizeof mode, "in two pieces split at %lu", (unsigned long)k);
-        if (!report(name, mode, lg_str(&log), golden)) { ok = 0; bad_k = k; }
-    }
-    CHECKF(ok, "case %s: the log differs when split at %lu", name, (unsigned long)bad_k);
-
-    for (i = 0; i < n; i++) { pc[i].off = i; pc[i].len = 1; }
-    log.len = 0;
-    fn(opt, in, n, pc, n, 0, &log);
-    CHECK(report(name, "one byte at a time", lg_str(&log), golden));
-
-    ok = 1;
-    for (r = 0; r < 8 && ok; r++) {
-        for (np = 0, i = 0; i < n; np++) {
-            size_t len = (size_t)(rng() % 9);   /* 0..8: empty pieces too */
-            if (len > n - i) len = n - i;
-            pc[np].off = i; pc[np].len = len; i += len;
-        }
-        log.len = 0;
-        fn(opt, in, n, pc, np, 0, &log);
-        if (!report(name, "in random pieces of 0-8 bytes", lg_str(&log), golden)) ok = 0;
-    }
-    CHECKF(ok, "case %s: the log differs when fed in random pieces", name);
-    mcp_buf_free(&log);
-    free(pc);
-}
 
 /* One more feeding plan, given as a list of pieces. */
 static void run_pieces(const char *name, const char *mode, run_fn fn, const void *opt, const char *in,
@@ -367,7 +178,9 @@ static int append_bytes(mcp_buf *b, const mcp_json *s, int hex)
     return 1;
 }
 
-static void test_vectors(const char *dir)
+static const char *dir = "tests/data";   /* argv[1] */
+
+TEST_CASE(vectors)
 {
     char path[1024];
     size_t flen = 0, i, j, ncases = 0;
@@ -519,7 +332,7 @@ static const sse_case extra[] = {
      "EV type='message' data='{\"jsonrpc\":\"2.0\",\"id\":1}' id='s1-0' | EV type='message' data='{}' id='s1-1' | FIN ok | RETRY null"},
 };
 
-static void test_extra(void)
+TEST_CASE(extra)
 {
     size_t i;
     for (i = 0; i < sizeof extra / sizeof extra[0]; i++) {
@@ -530,7 +343,7 @@ static void test_extra(void)
 }
 
 /* Many events in one buffer, with types, ids, comments and all three line ends. */
-static void test_many_events(void)
+TEST_CASE(many_events)
 {
     mcp_buf in = {0}, gold = {0};
     sse_opt o;
@@ -578,7 +391,7 @@ static mcp_status sse_feed_str(mcp_sse *p, const char *s, int *events, char *las
     return st;
 }
 
-static void test_last_id_and_reset(void)
+TEST_CASE(last_id_and_reset)
 {
     mcp_sse p;
     size_t n = 99;
@@ -632,7 +445,7 @@ static void test_last_id_and_reset(void)
     mcp_sse_free(NULL);
 }
 
-static void test_finish(void)
+TEST_CASE(finish)
 {
     mcp_sse p;
     mcp_sse_event ev;
@@ -656,7 +469,7 @@ static void test_finish(void)
     mcp_sse_free(&p);
 }
 
-static void test_api_edges(void)
+TEST_CASE(api_edges)
 {
     mcp_sse p;
     mcp_sse_event ev;
@@ -677,7 +490,7 @@ static void test_api_edges(void)
 
 /* retry: "interpreted as an integer in base ten"; a value too large for retry_ms must not wrap
    to a small one, and a larger value never gives a smaller delay. */
-static void test_retry_range(void)
+TEST_CASE(retry_range)
 {
     mcp_sse p;
     int events;
@@ -706,7 +519,7 @@ static double now_s(void)
 
 /* A 10 MB data line fed one byte at a time: linear, not quadratic. Then a 10 MB event made of
    many data lines, fed whole. */
-static void test_linear(void)
+TEST_CASE(linear)
 {
     size_t n = quick ? (size_t)1 << 19 : (size_t)10 << 20, i, used, events = 0, dlen = 0;
     mcp_sse p;
@@ -768,16 +581,10 @@ static void test_linear(void)
 int main(int argc, char **argv)
 {
     const char *q = getenv("MCP_TEST_QUICK");
-    const char *dir = argc > 1 ? argv[1] : "tests/data";
+    test_args(&argc, argv);
+    if (argc > 1) dir = argv[1];
     quick = q && *q && strcmp(q, "0");
-    test_vectors(dir);
-    test_extra();
-    test_many_events();
-    test_last_id_and_reset();
-    test_finish();
-    test_api_edges();
-    test_retry_range();
-    test_linear();
+    test_run();
     guard_free();
     return TEST_DONE();
 }

@@ -15,6 +15,8 @@
    difference aborts, which libFuzzer reports as a crash. */
 #define MCP_IMPLEMENTATION
 #include "../../mcp.h"
+#define FEED_FUZZ
+#include "../feed.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,101 +35,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
             abort();                                                                        \
         }                                                                                   \
     } while (0)
-
-/* ---- event logs ----------------------------------------------------------------------------- */
-
-static void lg_raw(mcp_buf *b, const char *s, size_t n)
-{
-    REQUIRE(mcp_buf_append(b, s, n) == MCP_OK);
-}
-
-static void lg(mcp_buf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if ((size_t)n >= sizeof tmp) n = (int)sizeof tmp - 1;
-    lg_raw(b, tmp, (size_t)n);
-}
-
-static void lg_item(mcp_buf *b) { if (b->len) lg_raw(b, " | ", 3); }
-
-/* 'text' with backslash, control bytes, DEL and non-ASCII escaped */
-static void lg_q(mcp_buf *b, const char *s, size_t n)
-{
-    size_t i, j;
-    lg_raw(b, "'", 1);
-    for (i = 0; i < n; i = j) {
-        unsigned char c = (unsigned char)s[i];
-        for (j = i; j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7F && s[j] != '\\'; j++) {}
-        if (j > i) { lg_raw(b, s + i, j - i); continue; }
-        j = i + 1;
-        if (c == '\\') lg_raw(b, "\\\\", 2);
-        else if (c == '\n') lg_raw(b, "\\n", 2);
-        else if (c == '\r') lg_raw(b, "\\r", 2);
-        else lg(b, "\\x%02x", c);
-    }
-    lg_raw(b, "'", 1);
-}
-
-static const char *lg_str(mcp_buf *b)
-{
-    lg_raw(b, "", 1);
-    b->len--;
-    return b->data;
-}
-
-static const char *sname(mcp_status s)
-{
-    switch (s) {
-    case MCP_OK: return "OK";
-    case MCP_AGAIN: return "AGAIN";
-    case MCP_ERR_NOMEM: return "NOMEM";
-    case MCP_ERR_INVALID: return "INVALID";
-    case MCP_ERR_PARSE: return "PARSE";
-    case MCP_ERR_LIMIT: return "LIMIT";
-    case MCP_ERR_CLOSED: return "CLOSED";
-    default: return "OTHER";
-    }
-}
-
-/* ---- feeding plans -------------------------------------------------------------------------- */
-
-typedef struct piece { size_t off, len; } piece;
-
-/* Cuts n bytes into pieces as the split byte says: low 2 bits the pattern, the other 6 bits
-   (k) its parameter. 0: pieces of k+1 bytes; 1: pseudo-random sizes 0..k%16+1; 2: sizes read
-   from the stream itself (byte % (k+2)); 3: two pieces, cut at n*k/63. Never two empty pieces
-   in a row, so pc needs room for 2n+1. Returns the number of pieces. */
-static size_t plan(piece *pc, const unsigned char *s, size_t n, unsigned split)
-{
-    unsigned pat = split & 3, k = split >> 2;
-    uint64_t x = 0x9E3779B97F4A7C15u ^ ((uint64_t)split << 32) ^ n;
-    size_t np = 0, off = 0, len;
-    int last_empty = 0;
-    if (pat == 3) {
-        len = n * k / 63;
-        pc[0].off = 0; pc[0].len = len; pc[1].off = len; pc[1].len = n - len;
-        return 2;
-    }
-    while (off < n) {
-        if (pat == 0) len = k + 1;
-        else if (pat == 1) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            len = (size_t)(x % (k % 16 + 2));
-        } else len = s[np % n] % (k + 2);
-        if (len == 0 && last_empty) len = 1;
-        if (len > n - off) len = n - off;
-        last_empty = len == 0;
-        pc[np].off = off; pc[np].len = len; np++;
-        off += len;
-    }
-    return np;
-}
 
 /* ---- the driver ----------------------------------------------------------------------------- */
 
