@@ -4476,6 +4476,7 @@ struct mcp_call {
     struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
     int refreshed;                       /* the tools/list refresh happened (once per call) */
     int parked;                          /* its session was lost: waits for the new one */
+    int answered;                        /* its id got an answer: nothing to abandon */
     int resumes;                         /* its event stream resumed after breaking */
 };
 
@@ -7053,7 +7054,8 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
                       "and reading tools/list again failed: %.380s", was);
         MCP_FREE(was, NULL);
     }
-    if (c && c->t && c->tp->abandon) c->tp->abandon(c->t, call->id);   /* drop its exchange */
+    if (c && c->t && c->tp->abandon && !call->answered) c->tp->abandon(c->t, call->id);   /* drop its exchange */
+    call->parked = 0;
     if (call->role && c) mcp__init_finish(c, call);
 }
 
@@ -7196,6 +7198,7 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int role, const cha
     mcp_json_free(call->errdoc); call->errdoc = NULL;
     mcp__call_clear(call);
     call->id = ++c->rpc.next_id;
+    call->answered = 0;
     if (role == MCP__ROLE_INIT || role == MCP__ROLE_PROBE) c->init_id = call->id;   /* the connect's call, found by it */
     call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
     mcp__call_due(call);
@@ -7465,6 +7468,7 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         doc->root = *er;                                 /* kept: its data (supported versions...) */
         call->errdoc = doc;
         call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
+        call->answered = 1;
         if (mcp__refresh_begin(c, call)) return;
         mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
         return;
@@ -8272,7 +8276,7 @@ static void mcp__reinit_done(mcp_client *c, int ok)
     c->reiniting = 0;
     for (call = c->calls; call; call = next) {
         next = call->next;
-        if (!call->parked) continue;
+        if (!call->parked || call->status != MCP_AGAIN) continue;
         call->parked = 0;
         if (ok && c->tp->resume) { c->tp->resume(c->t, call->id); continue; }
         mcp__tp_abandon(c, call->id);
