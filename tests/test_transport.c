@@ -1,0 +1,234 @@
+/* The client's side of the transport table (struct mcp_transport, mcp_transport_report),
+   tested byte for byte through tests/mem_transport.h: a scripted transport in memory, no
+   process, no socket. What the client sends (each message's bytes, id, headers, flags), which
+   operations it calls (abandon, resume, ready, close), and what it makes of each event.
+
+   Groups, in order: the connect (server/discover then initialize after -32601 or silence,
+   pinned 2025-11-25, a modern DiscoverResult, the HTTP headers); the events (MESSAGE and
+   mcp_transport_report's return, text that is not JSON, STDERR, LOG, FAILED with and without
+   a JSON-RPC body, SESSION_LOST and a new session or its failure, BROKEN for a request in
+   both eras and for the connection, CLOSED with how the server ended); timeouts and cancels;
+   input_required (MRTR); -32020 and the tools/list re-read; subscriptions/listen; MCP_CUSTOM
+   itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps).
+
+   Usage: test_transport [DATA_DIR] (DATA_DIR is not read). */
+#define _POSIX_C_SOURCE 200809L
+#include "../mcp.h"
+#include "test.h"
+#include "mem_transport.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *nn(const char *s) { return s ? s : "(null)"; }
+#define EQS(a, b) CHECKF(!strcmp(nn(a), (b)), "got \"%s\", want \"%s\"", nn(a), (b))
+#define EQI(a, b) CHECKF((long long)(a) == (long long)(b), "%s is %lld, want %lld", #a, (long long)(a), (long long)(b))
+#define EQST(st, want, err) CHECKF((st) == (want), "status %d (%s), want %d; message: %s", (int)(st), \
+                                   mcp_status_str(st), (int)(want), (err).message)
+
+/* The _meta members of every 2026-07-28 request from a client named "t" 1 */
+#define META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+             "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":" \
+             "{\"name\":\"t\",\"version\":\"1\"}}"
+#define DISCOVER(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"server/discover\",\"params\":{" META "}}"
+#define INITIALIZE(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
+                       "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+
+/* ---- what the callbacks saw ------------------------------------------------------------------- */
+
+static char logs[8192], errs[2048], close_why[512];
+static int ncloses;
+static mcp_status close_status;
+
+static void cat(char *buf, size_t n, const char *s, size_t len)
+{
+    size_t at = strlen(buf);
+    snprintf(buf + at, n - at, "%.*s\n", (int)len, s);
+}
+static void on_log(void *u, mcp_client *c, const char *m) { (void)u; (void)c; cat(logs, sizeof logs, m, strlen(m)); }
+static void on_stderr(void *u, mcp_client *c, const char *l, size_t n) { (void)u; (void)c; cat(errs, sizeof errs, l, n); }
+static void on_close(void *u, mcp_client *c, const mcp_error *why)
+{
+    (void)u; (void)c;
+    ncloses++;
+    close_status = why->status;
+    snprintf(close_why, sizeof close_why, "%s", why->message);
+}
+
+/* ---- a scripted server: the handshake answered as it is asked ----------------------------------- */
+
+enum { ERA_LEGACY, ERA_SILENT, ERA_MODERN };
+static int era;
+
+static int64_t id_of(const char *msg, char *method, size_t n)
+{
+    mcp_json_doc *d = mcp_json_parse(msg, strlen(msg), NULL);
+    int64_t id = -1;
+    mcp_json_int64(mcp_json_get(mcp_json_root(d), "id"), &id);
+    snprintf(method, n, "%s", nn(mcp_json_str(mcp_json_get(mcp_json_root(d), "method"))));
+    mcp_json_free(d);
+    return id;
+}
+
+static void answer(int64_t id, const char *result)
+{
+    char m[4096];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":%s}", (long long)id, result);
+    mem_msg(m);
+}
+
+static void answer_err(int64_t id, long code, const char *message)
+{
+    char m[1024];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":%ld,\"message\":\"%s\"}}",
+             (long long)id, code, message);
+    mem_msg(m);
+}
+
+static void handshake(const mem_sent *s, void *user)
+{
+    char method[64];
+    int64_t id = id_of(s->msg, method, sizeof method);
+    (void)user;
+    if (!strcmp(method, "server/discover")) {
+        if (era == ERA_LEGACY) answer_err(id, -32601, "Method not found");
+        else if (era == ERA_MODERN)
+            answer(id, "{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":"
+                       "{\"tools\":{}},\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"mem\",\"version\":\"9\"}}}");
+    } else if (!strcmp(method, "initialize")) {
+        answer(id, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
+                   "{\"name\":\"mem\",\"version\":\"9\"}}");
+    }
+}
+
+/* A client on the scripted transport (its state reset first), connected through handshake. */
+static mcp_client *client(const mcp_transport *tp, int server_era, const char *version, int timeout_ms)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mcp_status st;
+    mem_reset();
+    logs[0] = errs[0] = close_why[0] = 0; ncloses = 0; close_status = MCP_OK;
+    era = server_era;
+    mem.respond = handshake;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = tp;
+    d.protocol_version = version; d.timeout_ms = timeout_ms;
+    d.client_name = "t"; d.client_version = "1";
+    d.on_log = on_log; d.on_stderr = on_stderr; d.on_close = on_close;
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return NULL;
+    st = mcp_client_connect(c, &err);
+    EQST(st, MCP_OK, err);
+    mem.respond = NULL;
+    return c;
+}
+
+/* The call's outcome: its status, with the message in err */
+static mcp_status outcome(mcp_call *call, mcp_error *err)
+{
+    mcp_json_doc *d = NULL;
+    mcp_status st;
+    mcp_call_wait(call, 3000);
+    st = mcp_call_result(call, &d, err);
+    mcp_json_free(d);
+    return st;
+}
+
+/* ---- the connect ---------------------------------------------------------------------------------- */
+
+static void t_connect(void)
+{
+    mcp_client *c;
+    /* NULL version, a legacy server answering the probe with -32601 */
+    c = client(&mem_transport, ERA_LEGACY, NULL, 0);
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(0), DISCOVER(1));
+    EQI(mem_at(0)->id, 1); EQI(mem_at(0)->how, MCP_SEND_REPEATABLE); EQS(mem_at(0)->headers, "");
+    EQS(mem_msg_at(1), INITIALIZE(2));
+    EQI(mem_at(1)->id, 2); EQI(mem_at(1)->how, MCP_SEND_REPEATABLE);
+    EQS(mem_msg_at(2), INITIALIZED);
+    EQI(mem_at(2)->id, -1); EQI(mem_at(2)->how, MCP_SEND_NOW);
+    EQS(mem.ops, "abandon 1;ready 2025-11-25 0;");     /* an error answer ends the call: abandoned */
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "mem");
+    EQI(mem.reports[0], 1); EQI(mem.reports[1], 1); EQI(mem.nreports, 2);
+    mcp_client_free(c);
+    EQS(mem.ops, "abandon 1;ready 2025-11-25 0;close 0;free;");
+    EQI(ncloses, 1);
+    EQS(close_why, "the client closed the connection");
+
+    /* the same over an HTTP transport: the probe carries 2026-07-28's headers, initialize none */
+    c = client(&mem_transport_http, ERA_LEGACY, NULL, 0);
+    EQS(mem_at(0)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: server/discover\n");
+    EQS(mem_msg_at(1), INITIALIZE(2));
+    EQS(mem_at(1)->headers, "");
+    EQS(mem_at(2)->headers, "");
+    mcp_client_free(c);
+
+    /* a silent server: the probe times out after min(timeout / 2 + 1, 3000) ms, then initialize */
+    {
+        int64_t t0 = mcp_time_ms(), ms;
+        c = client(&mem_transport, ERA_SILENT, NULL, 400);
+        ms = mcp_time_ms() - t0;
+        CHECKF(ms >= 200 && ms < 2000, "the probe waited %lld ms", (long long)ms);
+        EQI(mem.nsent, 3);
+        EQS(mem_msg_at(0), DISCOVER(1));
+        EQS(mem_msg_at(1), INITIALIZE(2));
+        EQS(mem_msg_at(2), INITIALIZED);
+        EQS(mem.ops, "abandon 1;ready 2025-11-25 0;");   /* no notifications/cancelled for the probe */
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        mcp_client_free(c);
+    }
+
+    /* pinned 2025-11-25: initialize straight away */
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(0), INITIALIZE(1));
+    EQS(mem_msg_at(1), INITIALIZED);
+    EQS(mem.ops, "ready 2025-11-25 0;");
+    mcp_client_free(c);
+
+    /* a modern server: the DiscoverResult settles it, no handshake */
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    EQI(mem.nsent, 1);
+    EQS(mem.ops, "ready 2026-07-28 1;");
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "version")), "9");
+    {
+        mcp_error err;
+        mcp_call *call = mcp_client_send(c, "tools/list", NULL, NULL, &err);
+        CHECK(call != NULL);
+        EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" META "}}");
+        EQS(mem_at(1)->headers, "");                     /* not an HTTP transport */
+        mcp_call_free(call);
+    }
+    mcp_client_free(c);
+
+    /* modern over HTTP: MCP-Protocol-Version, Mcp-Method, Mcp-Name */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    {
+        mcp_error err;
+        mcp_call *call = mcp_client_send_tool(c, "echo", "{\"text\":\"hi\"}", NULL, &err);
+        CHECK(call != NULL);
+        EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                           "\"arguments\":{\"text\":\"hi\"}," META "}}");
+        EQS(mem_at(1)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n");
+        EQI(mem_at(1)->how, 0);
+        answer(2, "{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}");
+        EQST(outcome(call, &err), MCP_OK, err);
+        mcp_call_free(call);
+    }
+    mcp_client_free(c);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc; (void)argv;
+    t_connect();
+    mem_reset();
+    return TEST_DONE();
+}
