@@ -225,10 +225,307 @@ static void t_connect(void)
     mcp_client_free(c);
 }
 
+
+/* ---- the events ---------------------------------------------------------------------------------- */
+
+static mcp_call *send_ping(mcp_client *c)
+{
+    mcp_error err;
+    mcp_call *call = mcp_client_send(c, "ping", NULL, NULL, &err);
+    CHECKF(call != NULL, "ping: %s", err.message);
+    return call;
+}
+
+static void t_message(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_tev ev;
+    mcp_client_stats st;
+    mcp_call *call = send_ping(c);
+    EQI(mcp_call_id(call), 2);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    EQI(mem_at(2)->how, MCP_SEND_REPEATABLE);
+    /* mcp_transport_report's answer: 1 when the message answers request id (-1: any in flight) */
+    memset(&ev, 0, sizeof ev);
+    ev.kind = MCP_TEV_MESSAGE; ev.id = 7;
+    ev.text = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"; ev.len = strlen(ev.text);
+    EQI(mcp_transport_report(c, &ev), 0);                 /* it answers 2, not 7 */
+    ev.id = 2;
+    EQI(mcp_transport_report(c, &ev), 1);
+    ev.id = -1;
+    EQI(mcp_transport_report(c, &ev), 1);                 /* 2 is in flight */
+    ev.text = "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}"; ev.len = strlen(ev.text);
+    EQI(mcp_transport_report(c, &ev), 0);                 /* no such request */
+    ev.text = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}";
+    ev.len = strlen(ev.text);
+    EQI(mcp_transport_report(c, &ev), 0);                 /* not an answer */
+    EQI(mcp_call_status(call), MCP_AGAIN);                /* reported, not yet dispatched */
+    mcp_client_poll(c, 0);
+    EQST(mcp_call_result(call, NULL, &err), MCP_OK, err);
+    mcp_call_free(call);
+    mcp_client_get_stats(c, &st);
+    EQI(st.received, 6);                                  /* initialize's, and the 5 here */
+    EQI(st.unknown_ids, 3);                               /* the two repeats of 2, and 99 */
+    EQI(st.dropped, 0);
+    /* text that is not JSON */
+    logs[0] = 0;
+    mem_msg("garbage");
+    mcp_client_poll(c, 0);
+    mcp_client_get_stats(c, &st);
+    EQI(st.dropped, 1);
+    CHECKF(strstr(logs, "Dropped a line from the server that is not JSON (") == logs && strstr(logs, "): garbage\n"),
+           "on_log: %s", logs);
+    /* STDERR and LOG */
+    mem_event(MCP_TEV_STDERR, -1, MCP_OK, "warming up");
+    mem_event(MCP_TEV_LOG, -1, MCP_OK, "a sentence for on_log");
+    mem_event(MCP_TEV_LOG, -1, MCP_ERR_LIMIT, "A message over max_message was dropped.");
+    logs[0] = 0;
+    mcp_client_poll(c, 0);
+    EQS(errs, "warming up\n");
+    EQS(logs, "a sentence for on_log\nA message over max_message was dropped.\n");
+    mcp_client_get_stats(c, &st);
+    EQI(st.dropped, 2);                                   /* status < 0: a message lost */
+    EQI(st.received, 8);                                  /* "garbage" and the message lost too */
+    mcp_client_free(c);
+
+    /* over HTTP the sentence does not quote the text */
+    c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mem_msg("<html>");
+    mcp_client_poll(c, 0);
+    CHECKF(strstr(logs, "Dropped a message from the server that is not JSON (") == logs && !strstr(logs, "<html>"),
+           "on_log: %s", logs);
+    mcp_client_free(c);
+}
+
+static void t_failed(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call = send_ping(c);
+    mcp_tev *ev;
+    mem_ops_clear();
+    mem_event(MCP_TEV_FAILED, 2, MCP_ERR_IO, "Could not send the request: Connection reset by peer");
+    mem_last_event()->sys_errno = 104;
+    EQST(outcome(call, &err), MCP_ERR_IO, err);
+    EQS(err.message, "Could not send the request: Connection reset by peer");
+    EQI(err.sys_errno, 104); EQI(err.http_status, 0); EQI(err.rpc_code, 0);
+    EQS(mem.ops, "abandon 2;");
+    mcp_call_free(call);
+    /* an HTTP error whose body is a JSON-RPC error */
+    call = send_ping(c);
+    mem_event(MCP_TEV_FAILED, 3, MCP_ERR_HTTP, "HTTP 400 Bad Request");
+    ev = mem_last_event();
+    ev->http_status = 400;
+    mem_event_body("{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"Invalid params: x\"}}");
+    EQST(outcome(call, &err), MCP_ERR_HTTP, err);
+    EQS(err.message, "HTTP 400: MCP error -32602: Invalid params: x");
+    EQI(err.http_status, 400); EQI(err.rpc_code, -32602); EQI(err.sys_errno, 0);
+    mcp_call_free(call);
+    /* a body that is not JSON: the transport's sentence stands */
+    call = send_ping(c);
+    mem_event(MCP_TEV_FAILED, 4, MCP_ERR_HTTP, "HTTP 503 Service Unavailable: Down for maintenance");
+    mem_last_event()->http_status = 503;
+    mem_event_body("<html><title>Down for maintenance</title></html>");
+    EQST(outcome(call, &err), MCP_ERR_HTTP, err);
+    EQS(err.message, "HTTP 503 Service Unavailable: Down for maintenance");
+    EQI(err.http_status, 503); EQI(err.rpc_code, 0);
+    mcp_call_free(call);
+    /* FAILED for a request no longer in flight: nothing happens */
+    mem_event(MCP_TEV_FAILED, 4, MCP_ERR_HTTP, "late");
+    EQI(mcp_client_poll(c, 0), MCP_OK);
+    EQI(ncloses, 0);
+    mcp_client_free(c);
+}
+
+static void t_session_lost(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_client_stats st;
+    mcp_call *call = send_ping(c);
+    mem_ops_clear();
+    mem_event(MCP_TEV_SESSION_LOST, 2, MCP_ERR_HTTP, "HTTP 404 Not Found");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 4);
+    EQS(mem_msg_at(3), INITIALIZE(3));                    /* a new session */
+    EQI(mem_at(3)->how, MCP_SEND_REPEATABLE);
+    mcp_client_get_stats(c, &st);
+    EQI(st.reinits, 1);
+    EQS(mem.ops, "");                                     /* the request waits */
+    answer(3, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"mem\",\"version\":\"9\"}}");
+    mcp_client_poll(c, 0);
+    EQS(mem_msg_at(4), INITIALIZED);
+    EQS(mem.ops, "resume 2;");
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    answer(2, "{}");
+    EQST(outcome(call, &err), MCP_OK, err);
+    mcp_call_free(call);
+
+    /* two requests meet the 404 together: one initialize; then it fails */
+    {
+        mcp_call *a = send_ping(c), *b = send_ping(c);   /* 4 and 5 */
+        mem_ops_clear();
+        mem_event(MCP_TEV_SESSION_LOST, 4, MCP_ERR_HTTP, "HTTP 404 Not Found");
+        mem_event(MCP_TEV_SESSION_LOST, 5, MCP_ERR_HTTP, "HTTP 404 Not Found");
+        mcp_client_poll(c, 0);
+        EQI(mem.nsent, 8);
+        EQS(mem_msg_at(7), INITIALIZE(6));
+        mcp_client_get_stats(c, &st);
+        EQI(st.reinits, 2);
+        answer_err(6, -32603, "no sessions today");
+        EQST(outcome(a, &err), MCP_ERR_HTTP, err);
+        EQS(err.message, "HTTP 404: the session expired and a new one could not be started");
+        EQI(err.http_status, 404);
+        EQST(outcome(b, &err), MCP_ERR_HTTP, err);
+        EQS(err.message, "HTTP 404: the session expired and a new one could not be started");
+        EQS(mem.ops, "abandon 6;abandon 5;abandon 5;abandon 4;abandon 4;");
+        EQI(mem.nsent, 8);                                /* no notifications/initialized */
+        mcp_call_free(a); mcp_call_free(b);
+    }
+    mcp_client_free(c);
+}
+
+static void t_broken(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call = send_ping(c);
+    int i;
+    char want[600];
+    mem_ops_clear();
+    for (i = 0; i < 5; i++) {                             /* resumable: resumed, 5 times */
+        mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the connection closed");
+        mem_last_event()->resumable = 1;
+        mcp_client_poll(c, 0);
+    }
+    EQS(mem.ops, "resume 2;resume 2;resume 2;resume 2;resume 2;");
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the connection closed");
+    mem_last_event()->resumable = 1;
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 2: its event stream ended (the connection closed) and 5 "
+                     "attempts to resume it failed");
+    EQS(mem.ops, "resume 2;resume 2;resume 2;resume 2;resume 2;abandon 2;abandon 2;");
+    mcp_call_free(call);
+    /* not resumable: fails at once */
+    call = send_ping(c);
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 3, MCP_ERR_PROTOCOL, "the stream ended");
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 3: its event stream ended (the stream ended) without an "
+                     "event id to resume it from");
+    EQS(mem.ops, "abandon 3;abandon 3;");
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* 2026-07-28: the request goes again under a new id, once */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    call = send_ping(c);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{" META "}}");
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" META "}}");
+    EQS(mem_at(2)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: ping\n");
+    EQI(mcp_call_id(call), 3);
+    mem_event(MCP_TEV_BROKEN, 3, MCP_ERR_PROTOCOL, "the stream ended");
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 3 (the stream broke twice)");
+    EQS(mem.ops, "abandon 2;abandon 3;abandon 3;");
+    EQI(mem.nsent, 3);
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* BROKEN id -1: the connection is gone, the client closes */
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    call = send_ping(c);
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_IO, "Reading from the server failed: Input/output error");
+    EQI(mcp_client_poll(c, 0), MCP_ERR_CLOSED);
+    EQI(ncloses, 1);
+    EQI(close_status, MCP_ERR_IO);
+    EQS(close_why, "Reading from the server failed: Input/output error");
+    EQS(mem.ops, "close 0;abandon 2;");
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CLOSED, err);
+    snprintf(want, sizeof want, "Transport closed (%s)", close_why);
+    EQS(err.message, want);
+    mcp_call_free(call);
+    EQI(mcp_client_send(c, "ping", NULL, NULL, &err) == NULL, 1);
+    EQS(err.message, "Transport closed");
+    mcp_client_free(c);
+    EQI(ncloses, 1);                                      /* once */
+    EQS(mem.ops, "close 0;abandon 2;free;");
+}
+
+/* CLOSED: the sentence of how the server ended, its detail and stderr quote */
+static void t_closed(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call = send_ping(c);
+    mem.close_text = "the server exited with status 3";
+    mem.close_detail = "exited with status 3";
+    mem.close_body = "Error: config.json not found";
+    mem.close_server_ended = 1;
+    mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_CLOSED, "");   /* "": CLOSED says how it ended */
+    EQI(mcp_client_poll(c, 0), MCP_ERR_CLOSED);
+    EQS(close_why, "the server exited with status 3: Error: config.json not found");
+    EQI(close_status, MCP_ERR_CLOSED);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CLOSED, err);
+    EQS(err.message, "Transport closed (the server exited with status 3: Error: config.json not found)");
+    mcp_call_free(call);
+    mcp_client_free(c);
+    EQI(ncloses, 1);
+
+    /* the same during initialize */
+    {
+        mcp_client_desc d;
+        mcp_status st;
+        mem_reset(); ncloses = 0;
+        memset(&d, 0, sizeof d);
+        d.transport = MCP_CUSTOM; d.custom = &mem_transport; d.protocol_version = "2025-11-25";
+        d.on_close = on_close;
+        c = mcp_client_new(&d, &err);
+        mem.close_text = "the server exited with status 3";
+        mem.close_detail = "exited with status 3";
+        mem.close_body = "Error: config.json not found";
+        mem.close_server_ended = 1;
+        mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_CLOSED, "");
+        st = mcp_client_connect(c, &err);
+        EQST(st, MCP_ERR_CLOSED, err);
+        EQS(err.message, "Server exited with status 3 during initialize: Error: config.json not found");
+        EQI(ncloses, 1);
+        mcp_client_free(c);
+    }
+    /* the client's close, in steps */
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mem.close_steps = 2;
+    mem.close_text = "the server exited with status 0";
+    mem.close_server_ended = 1;
+    EQI(mcp_client_close_begin(c), MCP_AGAIN);
+    EQI(mem.close_calls, 2);                              /* begun, and one step */
+    EQI(mcp_client_next_timeout(c), 0);                   /* due: the close goes on */
+    EQI(mcp_client_poll(c, 0), MCP_ERR_CLOSED);
+    EQI(mem.close_calls, 3);
+    EQI(ncloses, 1);
+    EQS(close_why, "the client closed the connection");
+    mcp_client_free(c);
+    EQI(mem.close_calls, 3);
+    EQI(ncloses, 1);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc; (void)argv;
     t_connect();
+    t_message();
+    t_failed();
+    t_session_lost();
+    t_broken();
+    t_closed();
     mem_reset();
     return TEST_DONE();
 }
