@@ -517,6 +517,292 @@ static void t_closed(void)
     EQI(ncloses, 1);
 }
 
+/* ---- timeouts and cancels ---------------------------------------------------------------------- */
+
+static void t_cancel(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call_opts o;
+    mcp_call *call;
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = 30;
+    call = mcp_client_send(c, "ping", NULL, &o, &err);
+    mem_ops_clear();
+    EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 30ms");
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 4);
+    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
+                       "\"reason\":\"Request timeout after 30ms\"}}");
+    EQI(mem_at(3)->id, -1); EQI(mem_at(3)->how, MCP_SEND_NOW);
+    mcp_call_free(call);
+    /* its late answer is noise, said so */
+    logs[0] = 0;
+    answer(2, "{}");
+    mcp_client_poll(c, 0);
+    EQS(logs, "Ignored a late response to request 2, which was cancelled or timed out.\n");
+    call = send_ping(c);
+    mem_ops_clear();
+    EQI(mcp_call_cancel(call, "user asked"), MCP_OK);
+    EQS(mem.ops, "abandon 3;");
+    EQS(mem_msg_at(5), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3,"
+                       "\"reason\":\"user asked\"}}");
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user asked");
+    mcp_call_free(call);
+    /* freeing a call in flight cancels it, without a reason */
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_free(call);
+    EQS(mem.ops, "abandon 4;");
+    EQS(mem_msg_at(7), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4}}");
+    mcp_client_free(c);
+
+    /* 2026-07-28 over a plain transport: notifications/cancelled goes */
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_cancel(call, "stop");
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
+                       "\"reason\":\"stop\"}}");
+    mcp_call_free(call);
+    mcp_client_free(c);
+    /* ... over MCP_TRANSPORT_HTTP: closing the stream (abandon) says it, nothing is sent */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_cancel(call, "stop");
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 2);
+    mcp_call_free(call);
+    call = mcp_client_send(c, "ping", NULL, &o, &err);
+    mem_ops_clear();
+    EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
+    EQS(mem.ops, "abandon 3;");
+    EQI(mem.nsent, 3);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- input_required (2026-07-28) --------------------------------------------------------------- */
+
+static char asked[512];
+static void on_request(void *u, mcp_client *c, mcp_request *req)
+{
+    char *p = mcp_json_dump(mcp_request_params(req), 0, NULL);
+    (void)u; (void)c;
+    snprintf(asked, sizeof asked, "%s %s", nn(mcp_request_method(req)), nn(p));
+    mcp_free(p);
+    mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL);
+}
+
+static void t_mrtr(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    mcp_json_doc *d = NULL;
+    mcp_call *call;
+    mcp_client_free(c);
+    {   /* a client that answers elicitations */
+        mcp_client_desc desc;
+        mem_reset(); era = ERA_MODERN; mem.respond = handshake; asked[0] = 0;
+        memset(&desc, 0, sizeof desc);
+        desc.transport = MCP_CUSTOM; desc.custom = &mem_transport;
+        desc.client_name = "t"; desc.client_version = "1";
+        desc.on_request = on_request; desc.capabilities = MCP_CAP_ELICITATION;
+        c = mcp_client_new(&desc, &err);
+        EQST(mcp_client_connect(c, &err), MCP_OK, err);
+        mem.respond = NULL;
+    }
+#define EMETA "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+              "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}}}," \
+              "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}"
+    call = mcp_client_send_tool(c, "ask", "{\"q\":1}", NULL, &err);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\","
+                       "\"arguments\":{\"q\":1}," EMETA "}}");
+    answer(2, "{\"resultType\":\"input_required\",\"inputRequests\":{\"who\":{\"method\":\"elicitation/create\","
+              "\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}},"
+              "\"requestState\":\"opaque-\\u00e9-1\"}");
+    mcp_client_poll(c, 0);
+    EQS(asked, "elicitation/create {\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\","
+                       "\"arguments\":{\"q\":1},\"inputResponses\":{\"who\":{\"action\":\"accept\",\"content\":"
+                       "{\"name\":\"Ada\"}}},\"requestState\":\"opaque-\xc3\xa9-1\"," EMETA "}}");
+    EQI(mem_at(2)->id, 3);
+    EQI(mcp_call_id(call), 3);
+    answer(3, "{\"content\":[{\"type\":\"text\",\"text\":\"Hello Ada\"}]}");
+    mcp_call_wait(call, 3000);
+    EQST(mcp_call_result(call, &d, &err), MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(d), "content"), 0), "text")), "Hello Ada");
+    mcp_json_free(d);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- -32020 on tools/call: tools/list again, every page, then the call with its headers ------- */
+
+static void t_header_mismatch(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    mcp_call *call = mcp_client_send_tool(c, "echo", "{\"text\":\"hi\",\"region\":\"eu-west\",\"n\":5}", NULL, &err);
+    EQS(mem_at(1)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n");
+    answer_err(2, -32020, "Mcp-Param-Region is missing");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META "}}");
+    EQS(mem_at(2)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/list\n");
+    EQS(logs, "The server reported MCP error -32020 for a tools/call; reading tools/list again for its headers.\n");
+    answer(3, "{\"tools\":[{\"name\":\"other\",\"inputSchema\":{\"type\":\"object\"}}],\"nextCursor\":\"page-2\"}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 4);
+    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"cursor\":\"page-2\"," META "}}");
+    answer(4, "{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+              "\"text\":{\"type\":\"string\"},\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+              "\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}}}]}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 5);
+    EQS(mem_msg_at(4), "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                       "\"arguments\":{\"text\":\"hi\",\"region\":\"eu-west\",\"n\":5}," META "}}");
+    EQS(mem_at(4)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n"
+                            "Mcp-Param-Region: eu-west\nMcp-Param-N: 5\n");
+    answer(5, "{\"content\":[]}");
+    EQST(outcome(call, &err), MCP_OK, err);
+    mcp_call_free(call);
+    /* once only: a second -32020 fails the call */
+    call = mcp_client_send_tool(c, "echo", "{\"region\":\"x\"}", NULL, &err);
+    EQS(mem_at(5)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n"
+                            "Mcp-Param-Region: x\n");
+    answer_err(6, -32020, "still wrong");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 7);                                    /* tools/list again: a new call, a new chance */
+    answer(7, "{\"tools\":[]}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 8);
+    answer_err(8, -32020, "still wrong");
+    EQST(outcome(call, &err), MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (still wrong)");
+    EQI(err.rpc_code, -32020);
+    EQI(mem.nsent, 8);
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* over a plain transport -32020 is only an error */
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    call = mcp_client_send_tool(c, "echo", "{}", NULL, &err);
+    answer_err(2, -32020, "no");
+    EQST(outcome(call, &err), MCP_ERR_RPC, err);
+    EQI(mem.nsent, 2);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- subscriptions/listen ---------------------------------------------------------------------- */
+
+static void t_listen(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    char note[300];
+    mcp_call *call = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(call != NULL, "listen: %s", err.message);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+                       "{\"toolsListChanged\":true}," META "}}");
+    EQI(mem_at(1)->how, MCP_SEND_STREAM);
+    EQS(mem_at(1)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: subscriptions/listen\n");
+    EQI(mcp_client_next_timeout(c), -1);                  /* a stream: no timeout */
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+                       "{\"toolsListChanged\":true}," META "}}");
+    EQI(mem_at(2)->how, MCP_SEND_STREAM);
+    /* acknowledged: listening again, so a later break re-listens too */
+    snprintf(note, sizeof note, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":"
+             "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3}}}");
+    mem_msg(note);
+    mem_event(MCP_TEV_BROKEN, 3, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 4);
+    EQI(mem_at(3)->id, 4);
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    /* not acknowledged this time: the second break ends it */
+    mem_event(MCP_TEV_BROKEN, 4, MCP_ERR_PROTOCOL, "the stream ended");
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 4 (the stream broke twice)");
+    EQI(mem.nsent, 4);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- MCP_CUSTOM itself -------------------------------------------------------------------------- */
+
+static void noop_io(void *t, int w) { (void)t; (void)w; }
+
+static void t_custom(void)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mcp_call *call;
+    mcp_pollfd fds[4];
+    mcp_client_stats st;
+    const char *fb = "x";
+    mcp_transport partial = mem_transport;
+    int nt;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM;
+    c = mcp_client_new(&d, &err);
+    CHECK(c == NULL);
+    EQI(err.status, MCP_ERR_INVALID);
+    EQS(err.message, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, due, io, close and free.");
+    partial.io = NULL;
+    d.custom = &partial;
+    CHECK(mcp_client_new(&d, &err) == NULL);
+    EQS(err.message, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, due, io, close and free.");
+    partial.io = noop_io; partial.abandon = NULL; partial.resume = NULL; partial.ready = NULL; partial.stats = NULL;
+    c = mcp_client_new(&d, &err);                         /* the optional ones may be NULL */
+    CHECKF(c != NULL, "%s", err.message);
+    mcp_client_free(c);
+
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    EQI(mcp_client_transport(c, &fb), MCP_CUSTOM);
+    CHECK(fb == NULL);
+    EQI(mcp_client_transport(c, NULL), MCP_CUSTOM);
+    EQI(mcp_client_pollfds(c, fds, 4), 0);
+    EQI(mcp_client_pollfd_count(c), 0);
+    EQI(mcp_client_pid(c), 0);                            /* no pid operation */
+    EQI(mcp_client_next_timeout(c), -1);                  /* nothing due */
+    mem.add_resent = 7;
+    mcp_client_get_stats(c, &st);
+    EQI(st.resent, 7);                                    /* the transport's counters added */
+    EQI(st.sent, 2);
+    {
+        mcp_call_opts o;
+        memset(&o, 0, sizeof o);
+        o.timeout_ms = 5000;
+        call = mcp_client_send(c, "ping", NULL, &o, &err);
+    }
+    nt = mcp_client_next_timeout(c);
+    CHECKF(nt > 4000 && nt <= 5000, "next_timeout %d", nt);
+    answer(2, "{}");
+    EQI(mcp_client_next_timeout(c), 0);                   /* something queued: io now */
+    EQI(mcp_client_poll(c, 0), MCP_OK);
+    EQI(mcp_call_status(call), MCP_OK);
+    EQI(mem.idle_waits, 0);
+    mcp_call_free(call);
+    EQI(mcp_client_next_timeout(c), -1);
+    mcp_client_free(c);
+    EQI(mem.freed, 1);
+    EQI(mem.opened, 1);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc; (void)argv;
@@ -526,6 +812,11 @@ int main(int argc, char **argv)
     t_session_lost();
     t_broken();
     t_closed();
+    t_cancel();
+    t_mrtr();
+    t_header_mismatch();
+    t_listen();
+    t_custom();
     mem_reset();
     return TEST_DONE();
 }
