@@ -9,7 +9,10 @@
    a JSON-RPC body, SESSION_LOST and a new session or its failure, BROKEN for a request in
    both eras and for the connection, CLOSED with how the server ended); timeouts and cancels;
    input_required (MRTR); -32020 and the tools/list re-read; subscriptions/listen; MCP_CUSTOM
-   itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps).
+   itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps);
+   the less common cases (SESSION_LOST for no request, events for ids no longer in flight, a
+   batch, requests from the server, close_now, BROKEN during the connect, -32020 in a FAILED's
+   body and a re-read that fails).
 
    Usage: test_transport [DATA_DIR] (DATA_DIR is not read). */
 #define _POSIX_C_SOURCE 200809L
@@ -803,6 +806,82 @@ static void t_custom(void)
     EQI(mem.opened, 1);
 }
 
+/* ---- the less common cases ------------------------------------------------------------------------ */
+
+static void t_more(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call, *a, *b;
+    mcp_client_desc d;
+    /* SESSION_LOST for no request (a notification's POST): resumed after the new session */
+    mem_ops_clear();
+    mem_event(MCP_TEV_SESSION_LOST, -1, MCP_ERR_HTTP, "HTTP 404 Not Found");
+    mcp_client_poll(c, 0);
+    EQS(mem_msg_at(2), INITIALIZE(2));
+    answer(2, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}");
+    mcp_client_poll(c, 0);
+    EQS(mem_msg_at(3), INITIALIZED);
+    EQS(mem.ops, "resume -1;");
+    /* SESSION_LOST and BROKEN for a request no longer in flight: its exchange is dropped */
+    mem_ops_clear();
+    mem_event(MCP_TEV_SESSION_LOST, 40, MCP_ERR_HTTP, "HTTP 404 Not Found");
+    mem_event(MCP_TEV_BROKEN, 41, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQS(mem.ops, "abandon 40;abandon 41;");
+    EQI(mem.nsent, 4);
+    /* a batch: each message on its own */
+    a = send_ping(c); b = send_ping(c);                   /* 3 and 4 */
+    mem_msg("[{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}]");
+    mcp_client_poll(c, 0);
+    EQI(mcp_call_status(a), MCP_OK); EQI(mcp_call_status(b), MCP_OK);
+    mcp_call_free(a); mcp_call_free(b);
+    /* a request from the server: ping is answered, others get -32601 without on_request */
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 8);
+    EQS(mem_msg_at(6), "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"result\":{}}");
+    EQI(mem_at(6)->id, -1); EQI(mem_at(6)->how, MCP_SEND_NOW);
+    EQS(mem_msg_at(7), "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}");
+    /* close_now: the close begins without the polite waits */
+    mem_ops_clear();
+    EQI(mcp_client_close_now(c), MCP_OK);
+    EQS(mem.ops, "close 1;");
+    mcp_client_free(c);
+
+    /* BROKEN id -1 during the connect: the connect fails with the transport's sentence */
+    mem_reset(); ncloses = 0;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = &mem_transport_http; d.on_close = on_close;
+    c = mcp_client_new(&d, &err);
+    mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_IO, "Could not connect to 127.0.0.1:1: Connection refused");
+    mem_last_event()->sys_errno = 111;
+    EQST(mcp_client_connect(c, &err), MCP_ERR_IO, err);
+    EQS(err.message, "Could not connect to 127.0.0.1:1: Connection refused");
+    EQI(err.sys_errno, 111);
+    EQI(ncloses, 1);
+    EQS(close_why, "the connect failed");                 /* the connect's own words (the call has the why) */
+    EQS(mem.ops, "abandon 1;close 0;");
+    mcp_client_free(c);
+
+    /* -32020 in an HTTP 400's body (FAILED) re-reads tools/list too */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    call = mcp_client_send_tool(c, "echo", "{}", NULL, &err);
+    mem_event(MCP_TEV_FAILED, 2, MCP_ERR_HTTP, "HTTP 400 Bad Request");
+    mem_last_event()->http_status = 400;
+    mem_event_body("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32020,\"message\":\"header mismatch\"}}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META "}}");
+    mem_event(MCP_TEV_FAILED, 3, MCP_ERR_IO, "Connection reset");
+    EQST(outcome(call, &err), MCP_ERR_IO, err);
+    EQS(err.message, "The tools/call got MCP error -32020 (its HTTP headers did not match), and reading tools/list "
+                     "again failed: Connection reset");
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc; (void)argv;
@@ -817,6 +896,7 @@ int main(int argc, char **argv)
     t_header_mismatch();
     t_listen();
     t_custom();
+    t_more();
     mem_reset();
     return TEST_DONE();
 }
