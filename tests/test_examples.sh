@@ -3,7 +3,7 @@
 # with BUILD, CC, CFLAGS and LDFLAGS in the environment):
 #   - mcpc against the demo server: each command's readable output, --json output that parses,
 #     key=value arguments, options, the exit status of each error class, progress, -v, Ctrl-C;
-#   - minimal and event_loop against the demo server;
+#   - minimal and event_loop against the demo server; custom_transport (its server in-process);
 #   - http_client and mcpc over HTTP against $BUILD/http_server when it exists (else skipped:
 #     a check that cannot run here is counted as skipped, never as passed).
 # Prints "N passed, N failed" last; exits non-zero on any failure.
@@ -32,7 +32,7 @@ summary() { echo "$pass passed, $fail failed${skip:+$([ "$skip" -gt 0 ] && echo 
 closed=1
 while (exec 3<>"/dev/tcp/127.0.0.1/$closed") 2>/dev/null; do closed=$((closed + 1)); done
 
-for p in mcpc demo_server minimal event_loop http_client; do
+for p in mcpc demo_server minimal event_loop http_client custom_transport; do
     if [ ! -x "$build/$p" ]; then
         bad "$build/$p is missing (make builds it)"
         summary
@@ -524,6 +524,9 @@ fi
 check "minimal" 0 '^Hello from mcp\.h!$'
 "$build/minimal" "$tmp/no-such-server" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "minimal, no server" 1 'err:^minimal: Could not start the server'
+"$build/custom_transport" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "custom_transport: an in-process server behind MCP_CUSTOM" 0 '^connected to inproc over a custom transport$' \
+    '^tool: echo$' '^Hello from inside the program!$'
 "$build/event_loop" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "event_loop" 0 '^frame +1  echo answered: hello from frame 0$' 'slow: progress 5/5' \
     'slow answered: done: 5 steps of 300 ms' 'frames/s, 1 call in flight' '^[0-9]+ frames in [0-9.]+ s: '

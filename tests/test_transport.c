@@ -1,0 +1,902 @@
+/* The client's side of the transport table (struct mcp_transport, mcp_transport_report),
+   tested byte for byte through tests/mem_transport.h: a scripted transport in memory, no
+   process, no socket. What the client sends (each message's bytes, id, headers, flags), which
+   operations it calls (abandon, resume, ready, close), and what it makes of each event.
+
+   Groups, in order: the connect (server/discover then initialize after -32601 or silence,
+   pinned 2025-11-25, a modern DiscoverResult, the HTTP headers); the events (MESSAGE and
+   mcp_transport_report's return, text that is not JSON, STDERR, LOG, FAILED with and without
+   a JSON-RPC body, SESSION_LOST and a new session or its failure, BROKEN for a request in
+   both eras and for the connection, CLOSED with how the server ended); timeouts and cancels;
+   input_required (MRTR); -32020 and the tools/list re-read; subscriptions/listen; MCP_CUSTOM
+   itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps);
+   the less common cases (SESSION_LOST for no request, events for ids no longer in flight, a
+   batch, requests from the server, close_now, BROKEN during the connect, -32020 in a FAILED's
+   body and a re-read that fails).
+
+   Usage: test_transport [DATA_DIR] (DATA_DIR is not read). */
+#define _POSIX_C_SOURCE 200809L
+#include "../mcp.h"
+#include "test.h"
+#include "mem_transport.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *nn(const char *s) { return s ? s : "(null)"; }
+#define EQS(a, b) CHECKF(!strcmp(nn(a), (b)), "got \"%s\", want \"%s\"", nn(a), (b))
+#define EQI(a, b) CHECKF((long long)(a) == (long long)(b), "%s is %lld, want %lld", #a, (long long)(a), (long long)(b))
+#define EQST(st, want, err) CHECKF((st) == (want), "status %d (%s), want %d; message: %s", (int)(st), \
+                                   mcp_status_str(st), (int)(want), (err).message)
+
+/* The _meta members of every 2026-07-28 request from a client named "t" 1 */
+#define META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+             "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":" \
+             "{\"name\":\"t\",\"version\":\"1\"}}"
+#define DISCOVER(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"server/discover\",\"params\":{" META "}}"
+#define INITIALIZE(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
+                       "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+
+/* ---- what the callbacks saw ------------------------------------------------------------------- */
+
+static char logs[8192], errs[2048], close_why[512];
+static int ncloses;
+static mcp_status close_status;
+
+static void cat(char *buf, size_t n, const char *s, size_t len)
+{
+    size_t at = strlen(buf);
+    snprintf(buf + at, n - at, "%.*s\n", (int)len, s);
+}
+static void on_log(void *u, mcp_client *c, const char *m) { (void)u; (void)c; cat(logs, sizeof logs, m, strlen(m)); }
+static void on_stderr(void *u, mcp_client *c, const char *l, size_t n) { (void)u; (void)c; cat(errs, sizeof errs, l, n); }
+static void on_close(void *u, mcp_client *c, const mcp_error *why)
+{
+    (void)u; (void)c;
+    ncloses++;
+    close_status = why->status;
+    snprintf(close_why, sizeof close_why, "%s", why->message);
+}
+
+/* ---- a scripted server: the handshake answered as it is asked ----------------------------------- */
+
+enum { ERA_LEGACY, ERA_SILENT, ERA_MODERN };
+static int era;
+
+static int64_t id_of(const char *msg, char *method, size_t n)
+{
+    mcp_json_doc *d = mcp_json_parse(msg, strlen(msg), NULL);
+    int64_t id = -1;
+    mcp_json_int64(mcp_json_get(mcp_json_root(d), "id"), &id);
+    snprintf(method, n, "%s", nn(mcp_json_str(mcp_json_get(mcp_json_root(d), "method"))));
+    mcp_json_free(d);
+    return id;
+}
+
+static void answer(int64_t id, const char *result)
+{
+    char m[4096];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":%s}", (long long)id, result);
+    mem_msg(m);
+}
+
+static void answer_err(int64_t id, long code, const char *message)
+{
+    char m[1024];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":%ld,\"message\":\"%s\"}}",
+             (long long)id, code, message);
+    mem_msg(m);
+}
+
+static void handshake(const mem_sent *s, void *user)
+{
+    char method[64];
+    int64_t id = id_of(s->msg, method, sizeof method);
+    (void)user;
+    if (!strcmp(method, "server/discover")) {
+        if (era == ERA_LEGACY) answer_err(id, -32601, "Method not found");
+        else if (era == ERA_MODERN)
+            answer(id, "{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":"
+                       "{\"tools\":{}},\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"mem\",\"version\":\"9\"}}}");
+    } else if (!strcmp(method, "initialize")) {
+        answer(id, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
+                   "{\"name\":\"mem\",\"version\":\"9\"}}");
+    }
+}
+
+/* A client on the scripted transport (its state reset first), connected through handshake. */
+static mcp_client *client(const mcp_transport *tp, int server_era, const char *version, int timeout_ms)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mcp_status st;
+    mem_reset();
+    logs[0] = errs[0] = close_why[0] = 0; ncloses = 0; close_status = MCP_OK;
+    era = server_era;
+    mem.respond = handshake;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = tp;
+    d.protocol_version = version; d.timeout_ms = timeout_ms;
+    d.client_name = "t"; d.client_version = "1";
+    d.on_log = on_log; d.on_stderr = on_stderr; d.on_close = on_close;
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return NULL;
+    st = mcp_client_connect(c, &err);
+    EQST(st, MCP_OK, err);
+    mem.respond = NULL;
+    return c;
+}
+
+/* The call's outcome: its status, with the message in err */
+static mcp_status outcome(mcp_call *call, mcp_error *err)
+{
+    mcp_json_doc *d = NULL;
+    mcp_status st;
+    mcp_call_wait(call, 3000);
+    st = mcp_call_result(call, &d, err);
+    mcp_json_free(d);
+    return st;
+}
+
+/* ---- the connect ---------------------------------------------------------------------------------- */
+
+static void t_connect(void)
+{
+    mcp_client *c;
+    /* NULL version, a legacy server answering the probe with -32601 */
+    c = client(&mem_transport, ERA_LEGACY, NULL, 0);
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(0), DISCOVER(1));
+    EQI(mem_at(0)->id, 1); EQI(mem_at(0)->how, MCP_SEND_REPEATABLE); EQS(mem_at(0)->headers, "");
+    EQS(mem_msg_at(1), INITIALIZE(2));
+    EQI(mem_at(1)->id, 2); EQI(mem_at(1)->how, MCP_SEND_REPEATABLE);
+    EQS(mem_msg_at(2), INITIALIZED);
+    EQI(mem_at(2)->id, -1); EQI(mem_at(2)->how, MCP_SEND_NOW);
+    EQS(mem.ops, "abandon 1;ready 2025-11-25 0;");     /* an error answer ends the call: abandoned */
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "name")), "mem");
+    EQI(mem.reports[0], 1); EQI(mem.reports[1], 1); EQI(mem.nreports, 2);
+    mcp_client_free(c);
+    EQS(mem.ops, "abandon 1;ready 2025-11-25 0;close 0;free;");
+    EQI(ncloses, 1);
+    EQS(close_why, "the client closed the connection");
+
+    /* the same over an HTTP transport: the probe carries 2026-07-28's headers, initialize none */
+    c = client(&mem_transport_http, ERA_LEGACY, NULL, 0);
+    EQS(mem_at(0)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: server/discover\n");
+    EQS(mem_msg_at(1), INITIALIZE(2));
+    EQS(mem_at(1)->headers, "");
+    EQS(mem_at(2)->headers, "");
+    mcp_client_free(c);
+
+    /* a silent server: the probe times out after min(timeout / 2 + 1, 3000) ms, then initialize */
+    {
+        int64_t t0 = mcp_time_ms(), ms;
+        c = client(&mem_transport, ERA_SILENT, NULL, 400);
+        ms = mcp_time_ms() - t0;
+        CHECKF(ms >= 200 && ms < 2000, "the probe waited %lld ms", (long long)ms);
+        EQI(mem.nsent, 3);
+        EQS(mem_msg_at(0), DISCOVER(1));
+        EQS(mem_msg_at(1), INITIALIZE(2));
+        EQS(mem_msg_at(2), INITIALIZED);
+        EQS(mem.ops, "abandon 1;ready 2025-11-25 0;");   /* no notifications/cancelled for the probe */
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        mcp_client_free(c);
+    }
+
+    /* pinned 2025-11-25: initialize straight away */
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(0), INITIALIZE(1));
+    EQS(mem_msg_at(1), INITIALIZED);
+    EQS(mem.ops, "ready 2025-11-25 0;");
+    mcp_client_free(c);
+
+    /* a modern server: the DiscoverResult settles it, no handshake */
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    EQI(mem.nsent, 1);
+    EQS(mem.ops, "ready 2026-07-28 1;");
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQS(mcp_json_str(mcp_json_get(mcp_client_server_info(c), "version")), "9");
+    {
+        mcp_error err;
+        mcp_call *call = mcp_client_send(c, "tools/list", NULL, NULL, &err);
+        CHECK(call != NULL);
+        EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" META "}}");
+        EQS(mem_at(1)->headers, "");                     /* not an HTTP transport */
+        mcp_call_free(call);
+    }
+    mcp_client_free(c);
+
+    /* modern over HTTP: MCP-Protocol-Version, Mcp-Method, Mcp-Name */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    {
+        mcp_error err;
+        mcp_call *call = mcp_client_send_tool(c, "echo", "{\"text\":\"hi\"}", NULL, &err);
+        CHECK(call != NULL);
+        EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                           "\"arguments\":{\"text\":\"hi\"}," META "}}");
+        EQS(mem_at(1)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n");
+        EQI(mem_at(1)->how, 0);
+        answer(2, "{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}");
+        EQST(outcome(call, &err), MCP_OK, err);
+        mcp_call_free(call);
+    }
+    mcp_client_free(c);
+}
+
+
+/* ---- the events ---------------------------------------------------------------------------------- */
+
+static mcp_call *send_ping(mcp_client *c)
+{
+    mcp_error err;
+    mcp_call *call = mcp_client_send(c, "ping", NULL, NULL, &err);
+    CHECKF(call != NULL, "ping: %s", err.message);
+    return call;
+}
+
+static void t_message(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_tev ev;
+    mcp_client_stats st;
+    mcp_call *call = send_ping(c);
+    EQI(mcp_call_id(call), 2);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    EQI(mem_at(2)->how, MCP_SEND_REPEATABLE);
+    /* mcp_transport_report's answer: 1 when the message answers request id (-1: any in flight) */
+    memset(&ev, 0, sizeof ev);
+    ev.kind = MCP_TEV_MESSAGE; ev.id = 7;
+    ev.text = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"; ev.len = strlen(ev.text);
+    EQI(mcp_transport_report(c, &ev), 0);                 /* it answers 2, not 7 */
+    ev.id = 2;
+    EQI(mcp_transport_report(c, &ev), 1);
+    ev.id = -1;
+    EQI(mcp_transport_report(c, &ev), 1);                 /* 2 is in flight */
+    ev.text = "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}"; ev.len = strlen(ev.text);
+    EQI(mcp_transport_report(c, &ev), 0);                 /* no such request */
+    ev.text = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}";
+    ev.len = strlen(ev.text);
+    EQI(mcp_transport_report(c, &ev), 0);                 /* not an answer */
+    EQI(mcp_call_status(call), MCP_AGAIN);                /* reported, not yet dispatched */
+    mcp_client_poll(c, 0);
+    EQST(mcp_call_result(call, NULL, &err), MCP_OK, err);
+    mcp_call_free(call);
+    mcp_client_get_stats(c, &st);
+    EQI(st.received, 6);                                  /* initialize's, and the 5 here */
+    EQI(st.unknown_ids, 3);                               /* the two repeats of 2, and 99 */
+    EQI(st.dropped, 0);
+    /* text that is not JSON */
+    logs[0] = 0;
+    mem_msg("garbage");
+    mcp_client_poll(c, 0);
+    mcp_client_get_stats(c, &st);
+    EQI(st.dropped, 1);
+    CHECKF(strstr(logs, "Dropped a line from the server that is not JSON (") == logs && strstr(logs, "): garbage\n"),
+           "on_log: %s", logs);
+    /* STDERR and LOG */
+    mem_event(MCP_TEV_STDERR, -1, MCP_OK, "warming up");
+    mem_event(MCP_TEV_LOG, -1, MCP_OK, "a sentence for on_log");
+    mem_event(MCP_TEV_LOG, -1, MCP_ERR_LIMIT, "A message over max_message was dropped.");
+    logs[0] = 0;
+    mcp_client_poll(c, 0);
+    EQS(errs, "warming up\n");
+    EQS(logs, "a sentence for on_log\nA message over max_message was dropped.\n");
+    mcp_client_get_stats(c, &st);
+    EQI(st.dropped, 2);                                   /* status < 0: a message lost */
+    EQI(st.received, 8);                                  /* "garbage" and the message lost too */
+    mcp_client_free(c);
+
+    /* over HTTP the sentence does not quote the text */
+    c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mem_msg("<html>");
+    mcp_client_poll(c, 0);
+    CHECKF(strstr(logs, "Dropped a message from the server that is not JSON (") == logs && !strstr(logs, "<html>"),
+           "on_log: %s", logs);
+    mcp_client_free(c);
+}
+
+static void t_failed(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call = send_ping(c);
+    mcp_tev *ev;
+    mem_ops_clear();
+    mem_event(MCP_TEV_FAILED, 2, MCP_ERR_IO, "Could not send the request: Connection reset by peer");
+    mem_last_event()->sys_errno = 104;
+    EQST(outcome(call, &err), MCP_ERR_IO, err);
+    EQS(err.message, "Could not send the request: Connection reset by peer");
+    EQI(err.sys_errno, 104); EQI(err.http_status, 0); EQI(err.rpc_code, 0);
+    EQS(mem.ops, "abandon 2;");
+    mcp_call_free(call);
+    /* an HTTP error whose body is a JSON-RPC error */
+    call = send_ping(c);
+    mem_event(MCP_TEV_FAILED, 3, MCP_ERR_HTTP, "HTTP 400 Bad Request");
+    ev = mem_last_event();
+    ev->http_status = 400;
+    mem_event_body("{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"Invalid params: x\"}}");
+    EQST(outcome(call, &err), MCP_ERR_HTTP, err);
+    EQS(err.message, "HTTP 400: MCP error -32602: Invalid params: x");
+    EQI(err.http_status, 400); EQI(err.rpc_code, -32602); EQI(err.sys_errno, 0);
+    mcp_call_free(call);
+    /* a body that is not JSON: the transport's sentence stands */
+    call = send_ping(c);
+    mem_event(MCP_TEV_FAILED, 4, MCP_ERR_HTTP, "HTTP 503 Service Unavailable: Down for maintenance");
+    mem_last_event()->http_status = 503;
+    mem_event_body("<html><title>Down for maintenance</title></html>");
+    EQST(outcome(call, &err), MCP_ERR_HTTP, err);
+    EQS(err.message, "HTTP 503 Service Unavailable: Down for maintenance");
+    EQI(err.http_status, 503); EQI(err.rpc_code, 0);
+    mcp_call_free(call);
+    /* FAILED for a request no longer in flight: nothing happens */
+    mem_event(MCP_TEV_FAILED, 4, MCP_ERR_HTTP, "late");
+    EQI(mcp_client_poll(c, 0), MCP_OK);
+    EQI(ncloses, 0);
+    mcp_client_free(c);
+}
+
+static void t_session_lost(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_client_stats st;
+    mcp_call *call = send_ping(c);
+    mem_ops_clear();
+    mem_event(MCP_TEV_SESSION_LOST, 2, MCP_ERR_HTTP, "HTTP 404 Not Found");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 4);
+    EQS(mem_msg_at(3), INITIALIZE(3));                    /* a new session */
+    EQI(mem_at(3)->how, MCP_SEND_REPEATABLE);
+    mcp_client_get_stats(c, &st);
+    EQI(st.reinits, 1);
+    EQS(mem.ops, "");                                     /* the request waits */
+    answer(3, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"mem\",\"version\":\"9\"}}");
+    mcp_client_poll(c, 0);
+    EQS(mem_msg_at(4), INITIALIZED);
+    EQS(mem.ops, "resume 2;");
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    answer(2, "{}");
+    EQST(outcome(call, &err), MCP_OK, err);
+    mcp_call_free(call);
+
+    /* two requests meet the 404 together: one initialize; then it fails */
+    {
+        mcp_call *a = send_ping(c), *b = send_ping(c);   /* 4 and 5 */
+        mem_ops_clear();
+        mem_event(MCP_TEV_SESSION_LOST, 4, MCP_ERR_HTTP, "HTTP 404 Not Found");
+        mem_event(MCP_TEV_SESSION_LOST, 5, MCP_ERR_HTTP, "HTTP 404 Not Found");
+        mcp_client_poll(c, 0);
+        EQI(mem.nsent, 8);
+        EQS(mem_msg_at(7), INITIALIZE(6));
+        mcp_client_get_stats(c, &st);
+        EQI(st.reinits, 2);
+        answer_err(6, -32603, "no sessions today");
+        EQST(outcome(a, &err), MCP_ERR_HTTP, err);
+        EQS(err.message, "HTTP 404: the session expired and a new one could not be started");
+        EQI(err.http_status, 404);
+        EQST(outcome(b, &err), MCP_ERR_HTTP, err);
+        EQS(err.message, "HTTP 404: the session expired and a new one could not be started");
+        EQS(mem.ops, "abandon 6;abandon 5;abandon 5;abandon 4;abandon 4;");
+        EQI(mem.nsent, 8);                                /* no notifications/initialized */
+        mcp_call_free(a); mcp_call_free(b);
+    }
+    mcp_client_free(c);
+}
+
+static void t_broken(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call = send_ping(c);
+    int i;
+    char want[600];
+    mem_ops_clear();
+    for (i = 0; i < 5; i++) {                             /* resumable: resumed, 5 times */
+        mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the connection closed");
+        mem_last_event()->resumable = 1;
+        mcp_client_poll(c, 0);
+    }
+    EQS(mem.ops, "resume 2;resume 2;resume 2;resume 2;resume 2;");
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the connection closed");
+    mem_last_event()->resumable = 1;
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 2: its event stream ended (the connection closed) and 5 "
+                     "attempts to resume it failed");
+    EQS(mem.ops, "resume 2;resume 2;resume 2;resume 2;resume 2;abandon 2;abandon 2;");
+    mcp_call_free(call);
+    /* not resumable: fails at once */
+    call = send_ping(c);
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 3, MCP_ERR_PROTOCOL, "the stream ended");
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 3: its event stream ended (the stream ended) without an "
+                     "event id to resume it from");
+    EQS(mem.ops, "abandon 3;abandon 3;");
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* 2026-07-28: the request goes again under a new id, once */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    call = send_ping(c);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{" META "}}");
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" META "}}");
+    EQS(mem_at(2)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: ping\n");
+    EQI(mcp_call_id(call), 3);
+    mem_event(MCP_TEV_BROKEN, 3, MCP_ERR_PROTOCOL, "the stream ended");
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 3 (the stream broke twice)");
+    EQS(mem.ops, "abandon 2;abandon 3;abandon 3;");
+    EQI(mem.nsent, 3);
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* BROKEN id -1: the connection is gone, the client closes */
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    call = send_ping(c);
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_IO, "Reading from the server failed: Input/output error");
+    EQI(mcp_client_poll(c, 0), MCP_ERR_CLOSED);
+    EQI(ncloses, 1);
+    EQI(close_status, MCP_ERR_IO);
+    EQS(close_why, "Reading from the server failed: Input/output error");
+    EQS(mem.ops, "close 0;abandon 2;");
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CLOSED, err);
+    snprintf(want, sizeof want, "Transport closed (%s)", close_why);
+    EQS(err.message, want);
+    mcp_call_free(call);
+    EQI(mcp_client_send(c, "ping", NULL, NULL, &err) == NULL, 1);
+    EQS(err.message, "Transport closed");
+    mcp_client_free(c);
+    EQI(ncloses, 1);                                      /* once */
+    EQS(mem.ops, "close 0;abandon 2;free;");
+}
+
+/* CLOSED: the sentence of how the server ended, its detail and stderr quote */
+static void t_closed(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call = send_ping(c);
+    mem.close_text = "the server exited with status 3";
+    mem.close_detail = "exited with status 3";
+    mem.close_body = "Error: config.json not found";
+    mem.close_server_ended = 1;
+    mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_CLOSED, "");   /* "": CLOSED says how it ended */
+    EQI(mcp_client_poll(c, 0), MCP_ERR_CLOSED);
+    EQS(close_why, "the server exited with status 3: Error: config.json not found");
+    EQI(close_status, MCP_ERR_CLOSED);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CLOSED, err);
+    EQS(err.message, "Transport closed (the server exited with status 3: Error: config.json not found)");
+    mcp_call_free(call);
+    mcp_client_free(c);
+    EQI(ncloses, 1);
+
+    /* the same during initialize */
+    {
+        mcp_client_desc d;
+        mcp_status st;
+        mem_reset(); ncloses = 0;
+        memset(&d, 0, sizeof d);
+        d.transport = MCP_CUSTOM; d.custom = &mem_transport; d.protocol_version = "2025-11-25";
+        d.on_close = on_close;
+        c = mcp_client_new(&d, &err);
+        mem.close_text = "the server exited with status 3";
+        mem.close_detail = "exited with status 3";
+        mem.close_body = "Error: config.json not found";
+        mem.close_server_ended = 1;
+        mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_CLOSED, "");
+        st = mcp_client_connect(c, &err);
+        EQST(st, MCP_ERR_CLOSED, err);
+        EQS(err.message, "Server exited with status 3 during initialize: Error: config.json not found");
+        EQI(ncloses, 1);
+        mcp_client_free(c);
+    }
+    /* the client's close, in steps */
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mem.close_steps = 2;
+    mem.close_text = "the server exited with status 0";
+    mem.close_server_ended = 1;
+    EQI(mcp_client_close_begin(c), MCP_AGAIN);
+    EQI(mem.close_calls, 2);                              /* begun, and one step */
+    EQI(mcp_client_next_timeout(c), 0);                   /* due: the close goes on */
+    EQI(mcp_client_poll(c, 0), MCP_ERR_CLOSED);
+    EQI(mem.close_calls, 3);
+    EQI(ncloses, 1);
+    EQS(close_why, "the client closed the connection");
+    mcp_client_free(c);
+    EQI(mem.close_calls, 3);
+    EQI(ncloses, 1);
+}
+
+/* ---- timeouts and cancels ---------------------------------------------------------------------- */
+
+static void t_cancel(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call_opts o;
+    mcp_call *call;
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = 30;
+    call = mcp_client_send(c, "ping", NULL, &o, &err);
+    mem_ops_clear();
+    EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 30ms");
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 4);
+    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
+                       "\"reason\":\"Request timeout after 30ms\"}}");
+    EQI(mem_at(3)->id, -1); EQI(mem_at(3)->how, MCP_SEND_NOW);
+    mcp_call_free(call);
+    /* its late answer is noise, said so */
+    logs[0] = 0;
+    answer(2, "{}");
+    mcp_client_poll(c, 0);
+    EQS(logs, "Ignored a late response to request 2, which was cancelled or timed out.\n");
+    call = send_ping(c);
+    mem_ops_clear();
+    EQI(mcp_call_cancel(call, "user asked"), MCP_OK);
+    EQS(mem.ops, "abandon 3;");
+    EQS(mem_msg_at(5), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3,"
+                       "\"reason\":\"user asked\"}}");
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user asked");
+    mcp_call_free(call);
+    /* freeing a call in flight cancels it, without a reason */
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_free(call);
+    EQS(mem.ops, "abandon 4;");
+    EQS(mem_msg_at(7), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4}}");
+    mcp_client_free(c);
+
+    /* 2026-07-28 over a plain transport: notifications/cancelled goes */
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_cancel(call, "stop");
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
+                       "\"reason\":\"stop\"}}");
+    mcp_call_free(call);
+    mcp_client_free(c);
+    /* ... over MCP_TRANSPORT_HTTP: closing the stream (abandon) says it, nothing is sent */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_cancel(call, "stop");
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 2);
+    mcp_call_free(call);
+    call = mcp_client_send(c, "ping", NULL, &o, &err);
+    mem_ops_clear();
+    EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
+    EQS(mem.ops, "abandon 3;");
+    EQI(mem.nsent, 3);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- input_required (2026-07-28) --------------------------------------------------------------- */
+
+static char asked[512];
+static void on_request(void *u, mcp_client *c, mcp_request *req)
+{
+    char *p = mcp_json_dump(mcp_request_params(req), 0, NULL);
+    (void)u; (void)c;
+    snprintf(asked, sizeof asked, "%s %s", nn(mcp_request_method(req)), nn(p));
+    mcp_free(p);
+    mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL);
+}
+
+static void t_mrtr(void)
+{
+    mcp_client *c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    mcp_json_doc *d = NULL;
+    mcp_call *call;
+    mcp_client_free(c);
+    {   /* a client that answers elicitations */
+        mcp_client_desc desc;
+        mem_reset(); era = ERA_MODERN; mem.respond = handshake; asked[0] = 0;
+        memset(&desc, 0, sizeof desc);
+        desc.transport = MCP_CUSTOM; desc.custom = &mem_transport;
+        desc.client_name = "t"; desc.client_version = "1";
+        desc.on_request = on_request; desc.capabilities = MCP_CAP_ELICITATION;
+        c = mcp_client_new(&desc, &err);
+        EQST(mcp_client_connect(c, &err), MCP_OK, err);
+        mem.respond = NULL;
+    }
+#define EMETA "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+              "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}}}," \
+              "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}"
+    call = mcp_client_send_tool(c, "ask", "{\"q\":1}", NULL, &err);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\","
+                       "\"arguments\":{\"q\":1}," EMETA "}}");
+    answer(2, "{\"resultType\":\"input_required\",\"inputRequests\":{\"who\":{\"method\":\"elicitation/create\","
+              "\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}},"
+              "\"requestState\":\"opaque-\\u00e9-1\"}");
+    mcp_client_poll(c, 0);
+    EQS(asked, "elicitation/create {\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\","
+                       "\"arguments\":{\"q\":1},\"inputResponses\":{\"who\":{\"action\":\"accept\",\"content\":"
+                       "{\"name\":\"Ada\"}}},\"requestState\":\"opaque-\xc3\xa9-1\"," EMETA "}}");
+    EQI(mem_at(2)->id, 3);
+    EQI(mcp_call_id(call), 3);
+    answer(3, "{\"content\":[{\"type\":\"text\",\"text\":\"Hello Ada\"}]}");
+    mcp_call_wait(call, 3000);
+    EQST(mcp_call_result(call, &d, &err), MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(d), "content"), 0), "text")), "Hello Ada");
+    mcp_json_free(d);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- -32020 on tools/call: tools/list again, every page, then the call with its headers ------- */
+
+static void t_header_mismatch(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    mcp_call *call = mcp_client_send_tool(c, "echo", "{\"text\":\"hi\",\"region\":\"eu-west\",\"n\":5}", NULL, &err);
+    EQS(mem_at(1)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n");
+    answer_err(2, -32020, "Mcp-Param-Region is missing");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META "}}");
+    EQS(mem_at(2)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/list\n");
+    EQS(logs, "The server reported MCP error -32020 for a tools/call; reading tools/list again for its headers.\n");
+    answer(3, "{\"tools\":[{\"name\":\"other\",\"inputSchema\":{\"type\":\"object\"}}],\"nextCursor\":\"page-2\"}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 4);
+    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"cursor\":\"page-2\"," META "}}");
+    answer(4, "{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+              "\"text\":{\"type\":\"string\"},\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+              "\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}}}]}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 5);
+    EQS(mem_msg_at(4), "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                       "\"arguments\":{\"text\":\"hi\",\"region\":\"eu-west\",\"n\":5}," META "}}");
+    EQS(mem_at(4)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n"
+                            "Mcp-Param-Region: eu-west\nMcp-Param-N: 5\n");
+    answer(5, "{\"content\":[]}");
+    EQST(outcome(call, &err), MCP_OK, err);
+    mcp_call_free(call);
+    /* once only: a second -32020 fails the call */
+    call = mcp_client_send_tool(c, "echo", "{\"region\":\"x\"}", NULL, &err);
+    EQS(mem_at(5)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n"
+                            "Mcp-Param-Region: x\n");
+    answer_err(6, -32020, "still wrong");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 7);                                    /* tools/list again: a new call, a new chance */
+    answer(7, "{\"tools\":[]}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 8);
+    answer_err(8, -32020, "still wrong");
+    EQST(outcome(call, &err), MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (still wrong)");
+    EQI(err.rpc_code, -32020);
+    EQI(mem.nsent, 8);
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* over a plain transport -32020 is only an error */
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    call = mcp_client_send_tool(c, "echo", "{}", NULL, &err);
+    answer_err(2, -32020, "no");
+    EQST(outcome(call, &err), MCP_ERR_RPC, err);
+    EQI(mem.nsent, 2);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- subscriptions/listen ---------------------------------------------------------------------- */
+
+static void t_listen(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    char note[300];
+    mcp_call *call = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(call != NULL, "listen: %s", err.message);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+                       "{\"toolsListChanged\":true}," META "}}");
+    EQI(mem_at(1)->how, MCP_SEND_STREAM);
+    EQS(mem_at(1)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: subscriptions/listen\n");
+    EQI(mcp_client_next_timeout(c), -1);                  /* a stream: no timeout */
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 2, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQS(mem.ops, "abandon 2;");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+                       "{\"toolsListChanged\":true}," META "}}");
+    EQI(mem_at(2)->how, MCP_SEND_STREAM);
+    /* acknowledged: listening again, so a later break re-listens too */
+    snprintf(note, sizeof note, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":"
+             "{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3}}}");
+    mem_msg(note);
+    mem_event(MCP_TEV_BROKEN, 3, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 4);
+    EQI(mem_at(3)->id, 4);
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    /* not acknowledged this time: the second break ends it */
+    mem_event(MCP_TEV_BROKEN, 4, MCP_ERR_PROTOCOL, "the stream ended");
+    EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
+    EQS(err.message, "No response received for request ID 4 (the stream broke twice)");
+    EQI(mem.nsent, 4);
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+/* ---- MCP_CUSTOM itself -------------------------------------------------------------------------- */
+
+static void noop_io(void *t, int w) { (void)t; (void)w; }
+
+static void t_custom(void)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mcp_call *call;
+    mcp_pollfd fds[4];
+    mcp_client_stats st;
+    const char *fb = "x";
+    mcp_transport partial = mem_transport;
+    int nt;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM;
+    c = mcp_client_new(&d, &err);
+    CHECK(c == NULL);
+    EQI(err.status, MCP_ERR_INVALID);
+    EQS(err.message, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, due, io, close and free.");
+    partial.io = NULL;
+    d.custom = &partial;
+    CHECK(mcp_client_new(&d, &err) == NULL);
+    EQS(err.message, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, due, io, close and free.");
+    partial.io = noop_io; partial.abandon = NULL; partial.resume = NULL; partial.ready = NULL; partial.stats = NULL;
+    c = mcp_client_new(&d, &err);                         /* the optional ones may be NULL */
+    CHECKF(c != NULL, "%s", err.message);
+    mcp_client_free(c);
+
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    EQI(mcp_client_transport(c, &fb), MCP_CUSTOM);
+    CHECK(fb == NULL);
+    EQI(mcp_client_transport(c, NULL), MCP_CUSTOM);
+    EQI(mcp_client_pollfds(c, fds, 4), 0);
+    EQI(mcp_client_pollfd_count(c), 0);
+    EQI(mcp_client_pid(c), 0);                            /* no pid operation */
+    EQI(mcp_client_next_timeout(c), -1);                  /* nothing due */
+    mem.add_resent = 7;
+    mcp_client_get_stats(c, &st);
+    EQI(st.resent, 7);                                    /* the transport's counters added */
+    EQI(st.sent, 2);
+    {
+        mcp_call_opts o;
+        memset(&o, 0, sizeof o);
+        o.timeout_ms = 5000;
+        call = mcp_client_send(c, "ping", NULL, &o, &err);
+    }
+    nt = mcp_client_next_timeout(c);
+    CHECKF(nt > 4000 && nt <= 5000, "next_timeout %d", nt);
+    answer(2, "{}");
+    EQI(mcp_client_next_timeout(c), 0);                   /* something queued: io now */
+    EQI(mcp_client_poll(c, 0), MCP_OK);
+    EQI(mcp_call_status(call), MCP_OK);
+    EQI(mem.idle_waits, 0);
+    mcp_call_free(call);
+    EQI(mcp_client_next_timeout(c), -1);
+    mcp_client_free(c);
+    EQI(mem.freed, 1);
+    EQI(mem.opened, 1);
+}
+
+/* ---- the less common cases ------------------------------------------------------------------------ */
+
+static void t_more(void)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_LEGACY, "2025-11-25", 0);
+    mcp_error err;
+    mcp_call *call, *a, *b;
+    mcp_client_desc d;
+    /* SESSION_LOST for no request (a notification's POST): resumed after the new session */
+    mem_ops_clear();
+    mem_event(MCP_TEV_SESSION_LOST, -1, MCP_ERR_HTTP, "HTTP 404 Not Found");
+    mcp_client_poll(c, 0);
+    EQS(mem_msg_at(2), INITIALIZE(2));
+    answer(2, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}");
+    mcp_client_poll(c, 0);
+    EQS(mem_msg_at(3), INITIALIZED);
+    EQS(mem.ops, "resume -1;");
+    /* SESSION_LOST and BROKEN for a request no longer in flight: its exchange is dropped */
+    mem_ops_clear();
+    mem_event(MCP_TEV_SESSION_LOST, 40, MCP_ERR_HTTP, "HTTP 404 Not Found");
+    mem_event(MCP_TEV_BROKEN, 41, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQS(mem.ops, "abandon 40;abandon 41;");
+    EQI(mem.nsent, 4);
+    /* a batch: each message on its own */
+    a = send_ping(c); b = send_ping(c);                   /* 3 and 4 */
+    mem_msg("[{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}]");
+    mcp_client_poll(c, 0);
+    EQI(mcp_call_status(a), MCP_OK); EQI(mcp_call_status(b), MCP_OK);
+    mcp_call_free(a); mcp_call_free(b);
+    /* a request from the server: ping is answered, others get -32601 without on_request */
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 8);
+    EQS(mem_msg_at(6), "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"result\":{}}");
+    EQI(mem_at(6)->id, -1); EQI(mem_at(6)->how, MCP_SEND_NOW);
+    EQS(mem_msg_at(7), "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}");
+    /* close_now: the close begins without the polite waits */
+    mem_ops_clear();
+    EQI(mcp_client_close_now(c), MCP_OK);
+    EQS(mem.ops, "close 1;");
+    mcp_client_free(c);
+
+    /* BROKEN id -1 during the connect: the connect fails with the transport's sentence */
+    mem_reset(); ncloses = 0;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = &mem_transport_http; d.on_close = on_close;
+    c = mcp_client_new(&d, &err);
+    mem_event(MCP_TEV_BROKEN, -1, MCP_ERR_IO, "Could not connect to 127.0.0.1:1: Connection refused");
+    mem_last_event()->sys_errno = 111;
+    EQST(mcp_client_connect(c, &err), MCP_ERR_IO, err);
+    EQS(err.message, "Could not connect to 127.0.0.1:1: Connection refused");
+    EQI(err.sys_errno, 111);
+    EQI(ncloses, 1);
+    EQS(close_why, "the connect failed");                 /* the connect's own words (the call has the why) */
+    EQS(mem.ops, "abandon 1;close 0;");
+    mcp_client_free(c);
+
+    /* -32020 in an HTTP 400's body (FAILED) re-reads tools/list too */
+    c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    call = mcp_client_send_tool(c, "echo", "{}", NULL, &err);
+    mem_event(MCP_TEV_FAILED, 2, MCP_ERR_HTTP, "HTTP 400 Bad Request");
+    mem_last_event()->http_status = 400;
+    mem_event_body("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32020,\"message\":\"header mismatch\"}}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META "}}");
+    mem_event(MCP_TEV_FAILED, 3, MCP_ERR_IO, "Connection reset");
+    EQST(outcome(call, &err), MCP_ERR_IO, err);
+    EQS(err.message, "The tools/call got MCP error -32020 (its HTTP headers did not match), and reading tools/list "
+                     "again failed: Connection reset");
+    mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc; (void)argv;
+    t_connect();
+    t_message();
+    t_failed();
+    t_session_lost();
+    t_broken();
+    t_closed();
+    t_cancel();
+    t_mrtr();
+    t_header_mismatch();
+    t_listen();
+    t_custom();
+    t_more();
+    mem_reset();
+    return TEST_DONE();
+}
