@@ -7105,9 +7105,9 @@ static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extr
 #define MCP__BUILT 2                 /* mcp__start: the params are in c->w, after the head of the
                                         request for the next id (mcp__start_kv) */
 
-/* Starts a request. params: a JSON object as text, already checked (or NULL), copied after
-   the call: a separate buffer kept for the call's life made glibc's heap shrink and regrow
-   (brk, page faults) with many large calls in flight, 3x slower at 64 x 16 KB. */
+/* Starts a request. params: a JSON object as text, already checked (or NULL), copied into
+   the call's own allocation: a second buffer per call, freed at its end, makes the heap
+   shrink and regrow under many large calls in flight (bench/rpc_bench.c measures it). */
 static mcp_call *mcp__start(mcp_client *c, const char *method, const char *params, size_t plen, int how,
                             const mcp_call_opts *o, int role, mcp_error *err)
 {
@@ -8279,8 +8279,7 @@ static void mcp__reinit_done(mcp_client *c, int ok)
         if (!call->parked || call->status != MCP_AGAIN) continue;
         call->parked = 0;
         if (ok && c->tp->resume) { c->tp->resume(c->t, call->id); continue; }
-        mcp__tp_abandon(c, call->id);
-        call->http_status = 404;
+        call->http_status = 404;                         /* (failing it abandons it) */
         mcp__call_fail(call, MCP_ERR_HTTP, "HTTP 404: the session expired and a new one could not be started");
     }
     if (c->parked_notes) {
@@ -8295,18 +8294,17 @@ static void mcp__on_broken(mcp_client *c, mcp_call *call, const mcp_tev *ev)
 {
     if (!call) { mcp__tp_abandon(c, ev->id); return; }
     if (c->modern) {
-        mcp__tp_abandon(c, ev->id);
-        if (call->reissued) {
+        if (call->reissued) {                            /* (failing it abandons it) */
             mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld (the stream "
                            "broke twice)", (long long)call->id);
             return;
         }
         call->reissued = 1;
+        mcp__tp_abandon(c, ev->id);                      /* the old id's exchange */
         mcp__call_reissue(c, call, call->role, NULL, NULL, NULL, NULL);
         return;
     }
     if (!ev->resumable || call->resumes >= 5 || !c->tp->resume) {
-        mcp__tp_abandon(c, ev->id);
         mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld: its event stream "
                        "ended (%.200s) %s", (long long)call->id, ev->text, ev->resumable ? "and 5 attempts to resume "
                        "it failed" : "without an event id to resume it from");
