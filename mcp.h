@@ -4640,6 +4640,10 @@ static void mcp__call_due(mcp_call *call)
 
    Every fd is close-on-exec and non-blocking on our side. */
 
+/* The built-in tables' own flags, beside MCP_TRANSPORT_HTTP: */
+#define MCP__TRANSPORT_FALLBACK 0x100    /* Streamable HTTP: initialize refused, try HTTP+SSE */
+#define MCP__TRANSPORT_LEGACY 0x200      /* HTTP+SSE: the 2024-11-05 handshake only */
+
 #define MCP__RBUF 32768                  /* bytes read at a time (a 16 KB answer in one read) */
 #define MCP__OUT_BATCH 16384             /* queued request bytes that are written at once */
 #define MCP__OUT_MAX ((size_t)64 << 20)  /* mcp_client_desc.max_queued by default */
@@ -5322,6 +5326,14 @@ static long mcp__stdio_pid(void *tp)
 static void mcp__stdio_stats(void *tp, mcp_client_stats *st)
 {
     st->stderr_bytes += ((const mcp__stdio *)tp)->stderr_bytes;
+}
+
+/* What it needs of a description, asked by mcp_client_new before anything starts. */
+static int mcp__stdio_check(const mcp_client_desc *d, mcp_error *err)
+{
+    if (d->command && *d->command) return 1;
+    mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs desc.command, the server to run.");
+    return 0;
 }
 
 static const mcp_transport mcp__stdio_transport = {
@@ -6615,8 +6627,33 @@ static void mcp__ht_stats(void *tp, mcp_client_stats *st)
     st->redirects += t->st_redirects;
 }
 
+/* What the HTTP transports need of a description: a URL they can use, a TLS hook for https,
+   headers that are headers. */
+static int mcp__ht_check(const mcp_client_desc *d, mcp_error *err)
+{
+    mcp_http_url url;
+    const char *const *h;
+    int tls;
+    if (!d->url) {
+        mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports need desc.url, the server's MCP endpoint.");
+        return 0;
+    }
+    memset(&url, 0, sizeof url);
+    if (mcp_http_url_parse(&url, d->url, err) != MCP_OK) return 0;
+    tls = !url.https || (d->tls && d->tls->open && d->tls->read && d->tls->write);
+    mcp_http_url_free(&url);                             /* open parses it again */
+    if (!tls) {
+        mcp__fail(err, MCP_ERR_INVALID, "https:// URLs need a TLS hook in desc.tls, because libc has no "
+                  "TLS; examples/tls_openssl.c shows one on OpenSSL.");
+        return 0;
+    }
+    for (h = d->headers; h && *h; h++)
+        if (!mcp__check_header(*h, err)) return 0;
+    return 1;
+}
+
 static const mcp_transport mcp__http_transport = {
-    MCP_TRANSPORT_HTTP, mcp__ht_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
+    MCP_TRANSPORT_HTTP | MCP__TRANSPORT_FALLBACK, mcp__ht_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
     mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
 };
 
@@ -6624,10 +6661,28 @@ static const mcp_transport mcp__http_transport = {
    whose first event, "endpoint", names where the POSTs go (mcp__sse_endpoint); the answers
    come on that stream, and its end is the transport's. */
 static const mcp_transport mcp__sse_transport = {
-    MCP_TRANSPORT_HTTP, mcp__sse_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
+    MCP_TRANSPORT_HTTP | MCP__TRANSPORT_LEGACY, mcp__sse_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
     mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
 };
 #endif /* MCP_NO_HTTP */
+
+/* The built-in transports by mcp_transport_kind, each with what it needs of a description. */
+static const struct mcp__builtin_s {
+    const mcp_transport *t;                             /* NULL: left out of this build */
+    int (*check)(const mcp_client_desc *d, mcp_error *err);
+    const char *missing;
+} mcp__builtin[] = {
+#ifndef MCP_NO_STDIO
+    { &mcp__stdio_transport, mcp__stdio_check, NULL },
+#else
+    { NULL, NULL, "no stdio transport (MCP_NO_STDIO)" },
+#endif
+#ifndef MCP_NO_HTTP
+    { &mcp__http_transport, mcp__ht_check, NULL }, { &mcp__sse_transport, mcp__ht_check, NULL }
+#else
+    { NULL, NULL, "no HTTP transports (MCP_NO_HTTP)" }, { NULL, NULL, "no HTTP transports (MCP_NO_HTTP)" }
+#endif
+};
 
 /* ============================================================================================
    >>client
@@ -8487,7 +8542,7 @@ static int mcp__fall_back(mcp_client *c, mcp_call *call)
 {
 #ifndef MCP_NO_HTTP
     mcp_error e;
-    if (call->status != MCP_ERR_HTTP || c->d.transport != MCP_HTTP || c->tried_sse ||
+    if (call->status != MCP_ERR_HTTP || !(c->tp->flags & MCP__TRANSPORT_FALLBACK) || c->tried_sse ||
         (c->d.protocol_version && strcmp(c->d.protocol_version, "2024-11-05")) ||
         (call->http_status != 400 && call->http_status != 404 && call->http_status != 405) ||
         mcp__modern_error(call->rpc_code))
@@ -8635,7 +8690,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     c->init_params = text;                               /* kept: a new session needs it again */
     c->init_id = c->rpc.next_id + 1;
     if (!text) call = NULL;
-    else if ((pv && mcp__version_known(pv)) || c->d.transport == MCP_SSE) {   /* legacy only */
+    else if ((pv && mcp__version_known(pv)) || (c->tp->flags & MCP__TRANSPORT_LEGACY)) {   /* legacy only */
         call = mcp__start(c, "initialize", text, len, 0, NULL, MCP__ROLE_INIT, err);
     } else {
         /* 2026-07-28 first: server/discover tells a modern server (a result, or a modern
@@ -8692,43 +8747,23 @@ static void mcp__desc_defaults(mcp_client_desc *d)
 }
 
 /* The transport's operations for desc.transport (the one place the client asks which kind),
-   with what it needs checked now rather than at connect. */
+   once the transport has checked what it needs of the description. */
 static const mcp_transport *mcp__transport_of(const mcp_client_desc *desc, mcp_error *err)
 {
     const mcp_transport *t = desc->custom;
-    switch (desc->transport) {
-    case MCP_STDIO:
-#ifdef MCP_NO_STDIO
-        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no stdio transport (MCP_NO_STDIO).");
+    if (desc->transport == MCP_CUSTOM) {
+        if (t && t->open && t->send && t->pollfds && t->due && t->io && t->close && t->free) return t;
+        mcp__fail(err, MCP_ERR_INVALID, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, "
+                  "due, io, close and free.");
         return NULL;
-#else
-        if (!desc->command || !*desc->command) {
-            mcp__fail(err, MCP_ERR_INVALID, "The stdio transport needs desc.command, the server to run.");
-            return NULL;
-        }
-        return &mcp__stdio_transport;
-#endif
-    case MCP_HTTP: case MCP_SSE:
-#ifdef MCP_NO_HTTP
-        mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has no HTTP transports (MCP_NO_HTTP).");
-        return NULL;
-#else
-        if (!desc->url) {
-            mcp__fail(err, MCP_ERR_INVALID, "The HTTP transports need desc.url, the server's MCP endpoint.");
-            return NULL;
-        }
-        return desc->transport == MCP_SSE ? &mcp__sse_transport : &mcp__http_transport;
-#endif
-    case MCP_CUSTOM:
-        if (!t || !t->open || !t->send || !t->pollfds || !t->due || !t->io || !t->close || !t->free) {
-            mcp__fail(err, MCP_ERR_INVALID, "MCP_CUSTOM needs desc.custom, a transport with open, send, pollfds, "
-                      "due, io, close and free.");
-            return NULL;
-        }
-        return t;
     }
-    mcp__fail(err, MCP_ERR_INVALID, "desc.transport is not MCP_STDIO, MCP_HTTP, MCP_SSE or MCP_CUSTOM.");
-    return NULL;
+    if ((unsigned)desc->transport >= sizeof mcp__builtin / sizeof mcp__builtin[0]) {
+        mcp__fail(err, MCP_ERR_INVALID, "desc.transport is not MCP_STDIO, MCP_HTTP, MCP_SSE or MCP_CUSTOM.");
+        return NULL;
+    }
+    t = mcp__builtin[desc->transport].t;
+    if (!t) mcp__fail(err, MCP_ERR_INVALID, "This build of mcp.h has %s.", mcp__builtin[desc->transport].missing);
+    return t && mcp__builtin[desc->transport].check(desc, err) ? t : NULL;
 }
 
 MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
@@ -8738,10 +8773,6 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     mcp__cp cp;
     mcp_client_desc copy;
     mcp_json_doc *caps;
-#ifndef MCP_NO_HTTP
-    mcp_http_url url;
-    memset(&url, 0, sizeof url);
-#endif
     if (!desc) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_new needs a description."); return NULL; }
     if (!(tp = mcp__transport_of(desc, err))) return NULL;
     if (desc->protocol_version && !mcp__version_known(desc->protocol_version) &&
@@ -8750,7 +8781,7 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
                   "(2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).", desc->protocol_version);
         return NULL;
     }
-    if (desc->protocol_version && mcp__modern_known(desc->protocol_version) && desc->transport == MCP_SSE) {
+    if (desc->protocol_version && mcp__modern_known(desc->protocol_version) && (tp->flags & MCP__TRANSPORT_LEGACY)) {
         mcp__fail(err, MCP_ERR_INVALID, "Protocol version %s does not run over the HTTP+SSE transport of "
                   "2024-11-05: use MCP_HTTP (Streamable HTTP) or stdio.", desc->protocol_version);
         return NULL;
@@ -8764,21 +8795,6 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
         }
         mcp_json_free(caps);
     }
-#ifndef MCP_NO_HTTP
-    if (desc->transport == MCP_HTTP || desc->transport == MCP_SSE) {
-        const char *const *h;
-        if (mcp_http_url_parse(&url, desc->url, err) != MCP_OK) return NULL;
-        if (url.https && !(desc->tls && desc->tls->open && desc->tls->read && desc->tls->write)) {
-            mcp_http_url_free(&url);
-            mcp__fail(err, MCP_ERR_INVALID, "https:// URLs need a TLS hook in desc.tls, because libc has no "
-                      "TLS; examples/tls_openssl.c shows one on OpenSSL.");
-            return NULL;
-        }
-        mcp_http_url_free(&url);                         /* the transport parses it again */
-        for (h = desc->headers; h && *h; h++)
-            if (!mcp__check_header(*h, err)) return NULL;
-    }
-#endif
     c = (mcp_client *)MCP_MALLOC(sizeof *c, NULL);
     if (c) {
         memset(c, 0, sizeof *c);
