@@ -4450,62 +4450,42 @@ bad:
 /* The engine's bookkeeping: calls in flight by id (chained hash, O(1)), and their deadlines
    (a binary min-heap). Deadlines are milliseconds of mcp_time_ms(); the caller passes now. */
 
-struct mcp_call {
-    mcp_client *c;                       /* NULL once the client is gone */
+/* A request in flight as the engine sees it: its id and deadlines. A client's call
+   (struct mcp__pending, >>client.calls) begins with one. */
+typedef struct mcp__pending {
     int64_t id;
-    mcp_status status;                   /* MCP_AGAIN while in flight */
-    char *msg;                           /* the failure's sentence: allocated only then */
-    long rpc_code; int http_status, sys_errno;   /* its details (set before mcp__call_fail) */
-    mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
     int64_t due;                         /* next deadline, -1: none */
     int64_t deadline, hard;              /* timeout and maximum total, -1: none */
-    int timeout_ms, reset_on_progress, role, hard_ms;   /* role: MCP__ROLE_*, in >>client.connect */
-    void (*on_progress)(void *user, mcp_call *call, double progress, double total, const char *message);
-    void *user;
-    mcp_call *hnext;                     /* hash chain */
+    struct mcp__pending *hnext;          /* hash chain */
     size_t heap_i;                       /* position in the heap, or MCP__NOWHERE */
-    mcp_call *next, *prev;               /* every call attached to the client */
-    int token;                           /* sends a progressToken (its current id) */
-    char *method, *params;               /* kept when the request may go again (2026-07-28,
-                                            connect): a new id each time */
-    size_t plen;
-    char *own;                           /* method and params when replaced (else after the call) */
-    int rounds, reissued;                /* input_required rounds; re-sent after a broken stream */
-    mcp_json_doc *errdoc;                /* a JSON-RPC error: its object, for its data */
-    struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
-    struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
-    int refreshed;                       /* the tools/list refresh happened (once per call) */
-    int parked;                          /* its session was lost: waits for the new one */
-    int answered;                        /* its id got an answer: nothing to abandon */
-    int resumes;                         /* its event stream resumed after breaking */
-};
+} mcp__pending;
 
 #define MCP__NOWHERE ((size_t)-1)
 
 typedef struct mcp__rpc {
     int64_t next_id;
-    mcp_call **bucket; size_t nbucket, count;
-    mcp_call **heap; size_t nheap, heapcap;
+    mcp__pending **bucket; size_t nbucket, count;
+    mcp__pending **heap; size_t nheap, heapcap;
 } mcp__rpc;
 
 static size_t mcp__hash_id(int64_t id, size_t n) { return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15u >> 32) & (n - 1); }
 
-static mcp_call *mcp__rpc_find(const mcp__rpc *r, int64_t id)
+static mcp__pending *mcp__rpc_find(const mcp__rpc *r, int64_t id)
 {
-    mcp_call *k;
+    mcp__pending *k;
     if (!r->nbucket) return NULL;
     for (k = r->bucket[mcp__hash_id(id, r->nbucket)]; k; k = k->hnext)
         if (k->id == id) return k;
     return NULL;
 }
 
-static int mcp__rpc_insert(mcp__rpc *r, mcp_call *call)
+static int mcp__rpc_insert(mcp__rpc *r, mcp__pending *call)
 {
     size_t i, h;
-    mcp_call **nb, *k, *next;
+    mcp__pending **nb, *k, *next;
     if (r->count >= r->nbucket) {            /* grow and rehash at load 1 */
         size_t n = r->nbucket ? r->nbucket * 2 : 64;
-        nb = (mcp_call **)MCP_MALLOC(n * sizeof *nb, NULL);
+        nb = (mcp__pending **)MCP_MALLOC(n * sizeof *nb, NULL);
         if (!nb) return 0;
         memset(nb, 0, n * sizeof *nb);
         for (i = 0; i < r->nbucket; i++)
@@ -4522,26 +4502,26 @@ static int mcp__rpc_insert(mcp__rpc *r, mcp_call *call)
     return 1;
 }
 
-static void mcp__rpc_unlink(mcp__rpc *r, mcp_call *call)
+static void mcp__rpc_unlink(mcp__rpc *r, mcp__pending *call)
 {
-    mcp_call **pp;
+    mcp__pending **pp;
     if (!r->nbucket) return;
     for (pp = &r->bucket[mcp__hash_id(call->id, r->nbucket)]; *pp; pp = &(*pp)->hnext)
         if (*pp == call) { *pp = call->hnext; call->hnext = NULL; r->count--; return; }
 }
 
-static void mcp__heap_set(mcp__rpc *r, size_t i, mcp_call *call) { r->heap[i] = call; call->heap_i = i; }
+static void mcp__heap_set(mcp__rpc *r, size_t i, mcp__pending *call) { r->heap[i] = call; call->heap_i = i; }
 
 static void mcp__heap_up(mcp__rpc *r, size_t i)
 {
-    mcp_call *x = r->heap[i];
+    mcp__pending *x = r->heap[i];
     while (i > 0 && r->heap[(i - 1) / 2]->due > x->due) { mcp__heap_set(r, i, r->heap[(i - 1) / 2]); i = (i - 1) / 2; }
     mcp__heap_set(r, i, x);
 }
 
 static void mcp__heap_down(mcp__rpc *r, size_t i)
 {
-    mcp_call *x = r->heap[i];
+    mcp__pending *x = r->heap[i];
     size_t k;
     for (;;) {
         k = 2 * i + 1;
@@ -4553,10 +4533,10 @@ static void mcp__heap_down(mcp__rpc *r, size_t i)
     mcp__heap_set(r, i, x);
 }
 
-static void mcp__heap_remove(mcp__rpc *r, mcp_call *call)
+static void mcp__heap_remove(mcp__rpc *r, mcp__pending *call)
 {
     size_t i = call->heap_i;
-    mcp_call *last;
+    mcp__pending *last;
     if (i == MCP__NOWHERE) return;
     call->heap_i = MCP__NOWHERE;
     if (--r->nheap == i) return;
@@ -4567,7 +4547,7 @@ static void mcp__heap_remove(mcp__rpc *r, mcp_call *call)
 }
 
 /* (Re)files a call under its current due time; calls without one leave the heap. */
-static int mcp__heap_update(mcp__rpc *r, mcp_call *call)
+static int mcp__heap_update(mcp__rpc *r, mcp__pending *call)
 {
     mcp__heap_remove(r, call);
     if (call->due < 0) return 1;
@@ -4586,7 +4566,7 @@ static void mcp__rpc_free(mcp__rpc *r)
 }
 
 /* A call's next deadline: the timeout, capped by the maximum total. */
-static void mcp__call_due(mcp_call *call)
+static void mcp__call_due(mcp__pending *call)
 {
     call->due = call->deadline;
     if (call->hard >= 0 && (call->due < 0 || call->hard < call->due)) call->due = call->hard;
@@ -4601,7 +4581,8 @@ static void mcp__call_due(mcp_call *call)
    table (struct mcp_transport, public: a program may bring its own) is the whole boundary:
 
      open      starts the connection (spawns the server, resolves the host) and returns the
-               transport's state, or NULL with err set. Nothing is reported from inside open.
+               transport's state, or NULL with err set. Like every operation it may report
+               events: they wait in the client's queue, in order.
      send      one message: its JSON text (no newline), the request id it carries (-1: a
                notification or a reply), its extra headers ("Name: value\0...\0", or NULL)
                and MCP_SEND_* flags. MCP_OK once it is queued; an error only when it cannot
@@ -4626,7 +4607,8 @@ static void mcp__call_due(mcp_call *call)
      MESSAGE       text is a JSON-RPC message (or batch); id the request whose exchange
                    carried it. mcp_transport_report returns 1 when it answered request id
                    (id -1: any request in flight), so an exchange knows it is done.
-     STDERR, LOG   a line of the server's diagnostics; a sentence for desc.on_log.
+     STDERR, LOG   a line of the server's diagnostics; a sentence for desc.on_log (status
+                   < 0: it tells of a message lost, counted in stats.dropped).
      FAILED        request id failed below MCP: status, sentence, http_status, sys_errno,
                    and body, the start of an HTTP error body (it may hold a JSON-RPC error).
      SESSION_LOST  request id (or -1) met an expired session (HTTP 404); the transport keeps
@@ -6746,6 +6728,35 @@ struct mcp_request {
     mcp_request *next, *prev;
 };
 
+struct mcp_call {
+    mcp__pending p;                      /* first: its id and deadlines, for >>rpc */
+    mcp_client *c;                       /* NULL once the client is gone */
+    mcp_status status;                   /* MCP_AGAIN while in flight */
+    char *msg;                           /* the failure's sentence: allocated only then */
+    long rpc_code; int http_status, sys_errno;   /* its details (set before mcp__call_fail) */
+    mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
+    int timeout_ms, reset_on_progress, role, hard_ms;   /* role: MCP__ROLE_*, in >>client.connect */
+    void (*on_progress)(void *user, mcp_call *call, double progress, double total, const char *message);
+    void *user;
+    mcp_call *next, *prev;               /* every call attached to the client */
+    int token;                           /* sends a progressToken (its current id) */
+    char *method, *params;               /* kept when the request may go again (2026-07-28,
+                                            connect): a new id each time */
+    size_t plen;
+    char *own;                           /* method and params when replaced (else after the call) */
+    int rounds, reissued;                /* input_required rounds; re-sent after a broken stream */
+    mcp_json_doc *errdoc;                /* a JSON-RPC error: its object, for its data */
+    struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
+    struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
+    int refreshed;                       /* the tools/list refresh happened (once per call) */
+    int parked;                          /* its session was lost: waits for the new one */
+    int answered;                        /* its id got an answer: nothing to abandon */
+    int resumes;                         /* its event stream resumed after breaking */
+};
+
+/* The engine files calls by their first member. */
+#define MCP__CALL(pend) ((mcp_call *)(void *)(pend))
+
 struct mcp_client {
     mcp_client_desc d;                   /* a deep copy: strings live in `strings` */
     char *strings;
@@ -7090,7 +7101,7 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
     va_list ap;
     mcp_client *c = call->c;
     if (call->status != MCP_AGAIN) return;
-    if (c) { mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call); }
+    if (c) { mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p); }
     if (call->mrtr) {                                    /* answers still coming: not needed now */
         mcp__mrtr *m = call->mrtr;
         mcp_request *r;
@@ -7109,7 +7120,7 @@ static void mcp__call_fail(mcp_call *call, mcp_status st, const char *fmt, ...)
                       "and reading tools/list again failed: %.380s", was);
         MCP_FREE(was, NULL);
     }
-    if (c && c->t && c->tp->abandon && !call->answered) c->tp->abandon(c->t, call->id);   /* drop its exchange */
+    if (c && c->t && c->tp->abandon && !call->answered) c->tp->abandon(c->t, call->p.id);   /* drop its exchange */
     call->parked = 0;
     if (call->role && c) mcp__init_finish(c, call);
 }
@@ -7143,15 +7154,15 @@ static mcp_status mcp__call_send(mcp_client *c, mcp_call *call, const char *extr
     const char *meta = mcp__call_meta(c, call->role);
     mcp_buf hdrs;
     mcp_status st;
-    mcp__msg_head(c, call->id, call->method);
+    mcp__msg_head(c, call->p.id, call->method);
     if (call->params || call->token || meta || extra) {
         MCP__KEY(&c->w, "\"params\":");
-        mcp__write_params(&c->w, call->params, call->plen, call->token ? call->id : 0, meta, extra, extra_keys);
+        mcp__write_params(&c->w, call->params, call->plen, call->token ? call->p.id : 0, meta, extra, extra_keys);
     }
     mcp_jw_obj_end(&c->w);
     memset(&hdrs, 0, sizeof hdrs);
     if (meta && (c->tp->flags & MCP_TRANSPORT_HTTP)) mcp__modern_headers(c, call->method, call->params, call->plen, &hdrs);
-    st = mcp__send_built(c, call->id, mcp__send_how(call->method), hdrs.data, err);
+    st = mcp__send_built(c, call->p.id, mcp__send_how(call->method), hdrs.data, err);
     mcp_buf_free(&hdrs);
     return st;
 }
@@ -7182,7 +7193,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     call = (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1 + (params ? plen + 1 : 0), NULL);
     if (!call) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
     memset(call, 0, sizeof *call);
-    call->c = c; call->status = MCP_AGAIN; call->heap_i = MCP__NOWHERE; call->role = role;
+    call->c = c; call->status = MCP_AGAIN; call->p.heap_i = MCP__NOWHERE; call->role = role;
     call->method = (char *)(call + 1);                   /* method and params live after it */
     memcpy(call->method, method, ml + 1);
     if (params) {
@@ -7191,21 +7202,21 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     }
     if (params && (how & MCP__FLATTEN)) mcp__one_line(call->params, plen);
     call->plen = params ? plen : 0;
-    call->id = ++c->rpc.next_id;
+    call->p.id = ++c->rpc.next_id;
     tmo = o && o->timeout_ms ? o->timeout_ms : c->d.timeout_ms;
     call->timeout_ms = tmo;
-    call->deadline = tmo > 0 ? now + tmo : -1;
-    call->hard = -1;
+    call->p.deadline = tmo > 0 ? now + tmo : -1;
+    call->p.hard = -1;
     if (o) {
         call->reset_on_progress = o->reset_on_progress;
         call->on_progress = o->on_progress; call->user = o->user;
         call->token = token;
         call->hard_ms = o->max_total_ms > 0 ? o->max_total_ms : tmo > 0 && o->reset_on_progress ? 10 * tmo : 0;
-        if (call->hard_ms > 0) call->hard = now + call->hard_ms;
+        if (call->hard_ms > 0) call->p.hard = now + call->hard_ms;
     }
-    mcp__call_due(call);
-    if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {
-        mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+    mcp__call_due(&call->p);
+    if (!mcp__rpc_insert(&c->rpc, &call->p) || !mcp__heap_update(&c->rpc, &call->p)) {
+        mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);
         MCP_FREE(call, NULL);
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request.");
         return NULL;
@@ -7215,7 +7226,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     c->calls = call;
     if (as_built) {
         mcp_jw_obj_end(&c->w);                           /* the request as it was built */
-        st = mcp__send_built(c, call->id, mcp__send_how(method), NULL, err);
+        st = mcp__send_built(c, call->p.id, mcp__send_how(method), NULL, err);
     } else st = mcp__call_send(c, call, NULL, NULL, err);
     if (st != MCP_OK) {
         call->role = MCP__ROLE_CALL;
@@ -7248,16 +7259,16 @@ static void mcp__call_reissue(mcp_client *c, mcp_call *call, int role, const cha
         MCP_FREE(call->own, NULL);
         call->own = own; call->method = own; call->params = params ? own + ml + 1 : NULL; call->plen = pl;
     }
-    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+    mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);
     mcp_json_free(call->doc); call->doc = NULL;
     mcp_json_free(call->errdoc); call->errdoc = NULL;
     mcp__call_clear(call);
-    call->id = ++c->rpc.next_id;
+    call->p.id = ++c->rpc.next_id;
     call->answered = 0;
-    if (role == MCP__ROLE_INIT || role == MCP__ROLE_PROBE) c->init_id = call->id;   /* the connect's call, found by it */
-    call->deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
-    mcp__call_due(call);
-    if (!mcp__rpc_insert(&c->rpc, call) || !mcp__heap_update(&c->rpc, call)) {
+    if (role == MCP__ROLE_INIT || role == MCP__ROLE_PROBE) c->init_id = call->p.id;   /* the connect's call, found by it */
+    call->p.deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;
+    mcp__call_due(&call->p);
+    if (!mcp__rpc_insert(&c->rpc, &call->p) || !mcp__heap_update(&c->rpc, &call->p)) {
         mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory sending a request again.");
         return;
     }
@@ -7337,7 +7348,7 @@ MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *
 }
 
 MCPDEF mcp_status mcp_call_status(const mcp_call *call) { return call ? call->status : MCP_ERR_INVALID; }
-MCPDEF int64_t mcp_call_id(const mcp_call *call) { return call ? call->id : 0; }
+MCPDEF int64_t mcp_call_id(const mcp_call *call) { return call ? call->p.id : 0; }
 
 MCPDEF mcp_status mcp_call_result(mcp_call *call, mcp_json_doc **result, mcp_error *err)
 {
@@ -7367,7 +7378,7 @@ MCPDEF mcp_status mcp_call_cancel(mcp_call *call, const char *reason)
     if (!call) return MCP_ERR_INVALID;
     if (call->status != MCP_AGAIN) return call->status;
     if (call->role) return MCP_ERR_INVALID;          /* the spec forbids cancelling initialize */
-    c = call->c; id = call->id;
+    c = call->c; id = call->p.id;
     gathering = call->mrtr != NULL;                      /* answered input_required: nothing in flight */
     if (reason) mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled: %.400s", reason);
     else mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled");
@@ -7501,7 +7512,7 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
     const char *rt;
     int64_t id = 0;
     int have = mcp_json_int64(mcp_json_get(m, "id"), &id);
-    mcp_call *call = have ? mcp__rpc_find(&c->rpc, id) : NULL;
+    mcp_call *call = have ? MCP__CALL(mcp__rpc_find(&c->rpc, id)) : NULL;
     if (!call) {
         c->stats.unknown_ids++;
         if (have && mcp__is_late(c, id))
@@ -7541,7 +7552,7 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         return;
     }
     if (call->rf) { mcp__refresh_page(c, call, doc); return; }
-    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);
+    mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);
     doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
     call->doc = doc;
     call->status = MCP_OK;
@@ -7669,11 +7680,11 @@ static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
     mcp_call *call;
     mcp_request *r;
     if (!strcmp(method, "notifications/progress") && mcp_json_int64(mcp_json_get(p, "progressToken"), &tok) &&
-        (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
+        (call = MCP__CALL(mcp__rpc_find(&c->rpc, tok))) != NULL) {
         if (call->reset_on_progress && call->timeout_ms > 0) {
-            call->deadline = mcp_time_ms() + call->timeout_ms;
-            mcp__call_due(call);
-            mcp__heap_update(&c->rpc, call);
+            call->p.deadline = mcp_time_ms() + call->timeout_ms;
+            mcp__call_due(&call->p);
+            mcp__heap_update(&c->rpc, &call->p);
         }
         if (call->on_progress) {
             const mcp_json *t = mcp_json_get(p, "total");
@@ -7685,7 +7696,7 @@ static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
             if (mcp_json_equal(r->id, mcp_json_get(p, "requestId"))) r->cancelled = 1;
     } else if (!strcmp(method, "notifications/subscriptions/acknowledged") &&
                mcp_json_int64(mcp_json_get(mcp_json_get(p, "_meta"), "io.modelcontextprotocol/subscriptionId"), &tok) &&
-               (call = mcp__rpc_find(&c->rpc, tok)) != NULL) {
+               (call = MCP__CALL(mcp__rpc_find(&c->rpc, tok))) != NULL) {
         call->reissued = 0;                              /* listening again: a later break may re-listen */
     }
     if (c->d.on_notification) c->d.on_notification(c->d.user, c, method, p);
@@ -7757,10 +7768,10 @@ static void mcp__expire(mcp_client *c, int64_t now)
     int hard, was_init;
     char why[80];
     while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
-        call = c->rpc.heap[0];
-        id = call->id;
+        call = MCP__CALL(c->rpc.heap[0]);
+        id = call->p.id;
         was_init = call->role;                /* initialize is never cancelled (and may be freed) */
-        hard = call->hard >= 0 && call->due == call->hard && (call->deadline < 0 || call->hard < call->deadline);
+        hard = call->p.hard >= 0 && call->p.due == call->p.hard && (call->p.deadline < 0 || call->p.hard < call->p.deadline);
         if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
         else snprintf(why, sizeof why, "Request timeout after %dms", call->timeout_ms);
         mcp__call_fail(call, MCP_ERR_TIMEOUT, "%s", why);
@@ -7852,7 +7863,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     mcp_request *req, *first = NULL;
     size_t i, n = mcp_json_len(reqs);
     const char *method;
-    mcp__rpc_unlink(&c->rpc, call); mcp__heap_remove(&c->rpc, call);   /* paused */
+    mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);   /* paused */
     if (++call->rounds > 8) {
         mcp_json_free(doc);
         mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server asked for more input 8 times in a row; the request "
@@ -8181,7 +8192,7 @@ MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
         }
         m = mcp_json_root(doc);
         if ((mcp_json_get(m, "result") || mcp_json_get(m, "error")) && mcp_json_int64(mcp_json_get(m, "id"), &id))
-            answered = ev->id >= 0 ? id == ev->id : mcp__rpc_find(&c->rpc, id) != NULL;
+            answered = ev->id >= 0 ? id == ev->id : MCP__CALL(mcp__rpc_find(&c->rpc, id)) != NULL;
         mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
         return answered;
     }
@@ -8333,7 +8344,7 @@ static void mcp__reinit_done(mcp_client *c, int ok)
         next = call->next;
         if (!call->parked || call->status != MCP_AGAIN) continue;
         call->parked = 0;
-        if (ok && c->tp->resume) { c->tp->resume(c->t, call->id); continue; }
+        if (ok && c->tp->resume) { c->tp->resume(c->t, call->p.id); continue; }
         call->http_status = 404;                         /* (failing it abandons it) */
         mcp__call_fail(call, MCP_ERR_HTTP, "HTTP 404: the session expired and a new one could not be started");
     }
@@ -8351,7 +8362,7 @@ static void mcp__on_broken(mcp_client *c, mcp_call *call, const mcp_tev *ev)
     if (c->modern) {
         if (call->reissued) {                            /* (failing it abandons it) */
             mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld (the stream "
-                           "broke twice)", (long long)call->id);
+                           "broke twice)", (long long)call->p.id);
             return;
         }
         call->reissued = 1;
@@ -8361,7 +8372,7 @@ static void mcp__on_broken(mcp_client *c, mcp_call *call, const mcp_tev *ev)
     }
     if (!ev->resumable || call->resumes >= 5 || !c->tp->resume) {
         mcp__call_fail(call, MCP_ERR_PROTOCOL, "No response received for request ID %lld: its event stream "
-                       "ended (%.200s) %s", (long long)call->id, ev->text, ev->resumable ? "and 5 attempts to resume "
+                       "ended (%.200s) %s", (long long)call->p.id, ev->text, ev->resumable ? "and 5 attempts to resume "
                        "it failed" : "without an event id to resume it from");
         return;
     }
@@ -8374,7 +8385,7 @@ static void mcp__on_gone(mcp_client *c, const mcp_tev *ev)
 {
     mcp_call *call;
     if (c->state == MCP__CONNECTING && ev->len && ev->status != MCP_ERR_CLOSED && ev->status != MCP_ERR_LIMIT &&
-        (call = mcp__rpc_find(&c->rpc, c->init_id)) != NULL) {
+        (call = MCP__CALL(mcp__rpc_find(&c->rpc, c->init_id))) != NULL) {
         call->sys_errno = ev->sys_errno; call->http_status = ev->http_status;
         mcp__call_fail(call, ev->status, "%s", ev->text);
     }
@@ -8383,7 +8394,7 @@ static void mcp__on_gone(mcp_client *c, const mcp_tev *ev)
 
 static void mcp__on_transport(mcp_client *c, const mcp_tev *ev)
 {
-    mcp_call *call = ev->id >= 0 ? mcp__rpc_find(&c->rpc, ev->id) : NULL;
+    mcp_call *call = ev->id >= 0 ? MCP__CALL(mcp__rpc_find(&c->rpc, ev->id)) : NULL;
     switch (ev->kind) {
     case MCP_TEV_FAILED: mcp__on_failed(c, call, ev); break;
     case MCP_TEV_SESSION_LOST: mcp__on_session_lost(c, call, ev); break;
@@ -8442,10 +8453,10 @@ static int mcp__modern_error(long code) { return code == -32020 || code == -3202
 static void mcp__connect_deadline(mcp_client *c, mcp_call *call)
 {
     int64_t end = c->connect_at + call->timeout_ms;
-    if (call->status != MCP_AGAIN || call->timeout_ms <= 0 || call->deadline <= end) return;
-    call->deadline = end;
-    mcp__call_due(call);
-    mcp__heap_update(&c->rpc, call);
+    if (call->status != MCP_AGAIN || call->timeout_ms <= 0 || call->p.deadline <= end) return;
+    call->p.deadline = end;
+    mcp__call_due(&call->p);
+    mcp__heap_update(&c->rpc, &call->p);
 }
 
 static void mcp__to_legacy(mcp_client *c, mcp_call *call)
