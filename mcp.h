@@ -6956,7 +6956,8 @@ MCP__UNUSED static mcp_status mcp__once_run(mcp__once *o, const char *method, co
                                             mcp_error *err)
 {
     mcp_status st = mcp__once_start(o, method, url, headers, body, body_len, tls, timeout_ms, lim, err);
-    while (st == MCP_OK && (st = mcp__once_io(o, -1, err)) == MCP_AGAIN) {}
+    if (st == MCP_OK)
+        while ((st = mcp__once_io(o, -1, err)) == MCP_AGAIN) {}
     return st;
 }
 
