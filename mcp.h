@@ -6631,8 +6631,8 @@ static const mcp_transport mcp__sse_transport = {
 
 /* ---- >>transport.once  a one-shot HTTP exchange and a loopback listener ----------------------
    What the authorization layer needs from the network, built on the pieces above (the URL
-   parser, the request writer, the response parser, the socket helpers, the TLS hook used as
-   >>transport.http uses it), so there is one HTTP stack:
+   parser, the request writer, the response parser, the socket helpers, and the TLS hook as
+   the Streamable HTTP transport uses it), so there is one HTTP stack:
      mcp__once  one request to any URL (authorization-server metadata, the token and the
                 registration endpoints) on its own connection ("Connection: close"), and its
                 whole answer: status, headers, a bounded body. Redirects are not followed: the
