@@ -6691,6 +6691,7 @@ static mcp_status mcp__once_end(mcp__once *o, mcp_status st, int sys, const char
     return st;
 }
 
+/* After start (a failed one too); twice does no harm. */
 MCP__UNUSED static void mcp__once_free(mcp__once *o)
 {
     mcp__once_end(o, o->result, 0, NULL);
@@ -7070,6 +7071,7 @@ typedef struct mcp__loop {
     mcp__loop_head head;
 } mcp__loop;
 
+/* After open (a failed one too); twice does no harm. */
 MCP__UNUSED static void mcp__loop_free(mcp__loop *l)
 {
     if (l->cfd >= 0) close(l->cfd);
@@ -7192,7 +7194,7 @@ static void mcp__loop_write(mcp__loop *l)
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         break;                                            /* it went away: the reply is moot */
     }
-    if (l->head.st == MCP_OK && l->sent == l->out_len) {  /* keep the target past the drop */
+    if (l->head.st == MCP_OK) {             /* the code came, answered or not: keep the target */
         l->done = 1;
         l->target = l->head.target;
         shutdown(l->cfd, SHUT_WR); close(l->cfd);

@@ -227,7 +227,8 @@ TEST_CASE(listener_client_gone)
     setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(fd);
     for (i = 0; i < 50 && mcp__loop_io(&l, 20, NULL) == MCP_AGAIN; i++) {}
-    CHECK(l.cfd < 0);                                     /* taken and done with, either way */
+    CHECK(mcp__loop_io(&l, 0, NULL) == MCP_OK);           /* the code came: that is what counts */
+    CHECK(l.cfd < 0 && l.target && !strcmp(l.target, "/callback?code=z"));
     mcp__loop_free(&l);
 }
 
@@ -462,6 +463,67 @@ TEST_CASE(exchange_refuses_before_connecting)
     CHECK(mcp__once_start(&o, "GET", "http://h/x", bad_hdr, NULL, 0, NULL, 5000, NULL, &err) == MCP_ERR_INVALID);
     CHECK(mcp__once_start(&o, "GET", "http://no-such-host.invalid/x", NULL, NULL, 0, NULL, 5000, NULL, &err) == MCP_ERR_IO);
     CHECKF(!strncmp(err.message, "Could not resolve no-such-host.invalid: ", 40), "%s", err.message);
+}
+
+/* ---- https:// through the TLS hook: an identity "TLS" (plain bytes) against the listener --- */
+
+static int fake_opened, fake_closed, fake_blocking, fake_fail;
+
+static void *fake_open(void *user, int fd, const char *host, mcp_error *err)
+{
+    int *s;
+    (void)user;
+    fake_blocking = !(fcntl(fd, F_GETFL) & O_NONBLOCK);   /* the handshake runs blocking */
+    if (fake_fail || strcmp(host, "127.0.0.1")) {
+        snprintf(err->message, sizeof err->message, "certificate verify failed");
+        return NULL;
+    }
+    if (!(s = (int *)malloc(sizeof *s))) return NULL;
+    *s = fd;
+    fake_opened++;
+    return s;
+}
+
+static long fake_read(void *s, void *buf, size_t len)
+{
+    long r = (long)recv(*(int *)s, buf, len > 7 ? 7 : len, 0);    /* small reads: more rounds */
+    return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? MCP_TLS_WANT_READ : r;
+}
+
+static long fake_write(void *s, const void *buf, size_t len)
+{
+    long r = (long)send(*(int *)s, buf, len > 5 ? 5 : len, MSG_NOSIGNAL);
+    return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? MCP_TLS_WANT_WRITE : r;
+}
+
+static void fake_close(void *s) { free(s); fake_closed++; }
+
+TEST_CASE(exchange_https_through_the_hook)
+{
+    mcp_tls tls = { NULL, fake_open, fake_read, fake_write, fake_close };
+    mcp__loop l;
+    mcp__once o;
+    mcp_error err;
+    char url[128], want[200];
+    CHECK(mcp__loop_open(&l, 0, &err) == MCP_OK);
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/callback?code=t", mcp__loop_port(&l));
+    CHECK(mcp__once_start(&o, "GET", url, NULL, NULL, 0, &tls, 5000, NULL, &err) == MCP_OK);
+    CHECKF(drive(&o, NULL, &l, &err) == MCP_OK && o.status == 200, "%s", err.message);
+    CHECK(l.target && !strcmp(l.target, "/callback?code=t"));
+    CHECK(fake_opened == 1 && fake_closed == 1 && fake_blocking);
+    mcp__once_free(&o);
+    mcp__loop_free(&l);
+    fake_fail = 1;                                        /* a handshake that fails */
+    CHECK(mcp__loop_open(&l, 0, &err) == MCP_OK);
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/x", mcp__loop_port(&l));
+    CHECK(mcp__once_start(&o, "GET", url, NULL, NULL, 0, &tls, 5000, NULL, &err) == MCP_OK);
+    CHECK(drive(&o, NULL, &l, &err) == MCP_ERR_IO);
+    snprintf(want, sizeof want, "TLS handshake with 127.0.0.1:%u failed: certificate verify failed", mcp__loop_port(&l));
+    CHECKF(!strcmp(err.message, want), "%s", err.message);
+    CHECK(fake_closed == 1);
+    mcp__once_free(&o);
+    mcp__loop_free(&l);
+    fake_fail = 0;
 }
 
 /* ---- the request head, sans I/O ---------------------------------------------------------------- */
