@@ -1238,11 +1238,13 @@ long syscall(long number, ...);
 #define MCP__INLINE __inline__ __attribute__((always_inline))
 #define MCP__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MCP__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define MCP__UNUSED __attribute__((unused))   /* a static function nothing may call yet */
 #else
 #define MCP__LIKELY(x) (x)
 #define MCP__INLINE
 #define MCP__UNLIKELY(x) (x)
 #define MCP__PRINTF(f, a)
+#define MCP__UNUSED
 #endif
 
 #ifdef __cplusplus
@@ -6646,6 +6648,622 @@ static const mcp_transport mcp__sse_transport = {
     MCP_TRANSPORT_HTTP | MCP__TRANSPORT_LEGACY, mcp__sse_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
     mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
 };
+
+/* ---- >>transport.once  a one-shot HTTP exchange and a loopback listener ----------------------
+   What the authorization layer needs from the network, built on the pieces above (the URL
+   parser, the request writer, the response parser, the socket helpers, and the TLS hook as
+   the Streamable HTTP transport uses it), so there is one HTTP stack:
+     mcp__once  one request to any URL (authorization-server metadata, the token and the
+                registration endpoints) on its own connection ("Connection: close"), and its
+                whole answer: status, headers, a bounded body. Redirects are not followed: the
+                endpoints it talks to answer directly, and a 3xx is handed back as it is.
+     mcp__loop  a listener on 127.0.0.1 (never another address) for the browser coming back
+                from the authorization page: it answers one GET with a short page and hands
+                back the request target ("/callback?code=...&state=...").
+   Both are non-blocking state machines a poll loop drives (pollfd(s), due, io), with a
+   blocking convenience each. A URL's query and a body may hold codes or tokens, so no
+   sentence here ever shows them: host:port and the path only. Nothing in the library calls
+   these yet (MCP__UNUSED); a program that does not use them does not grow. */
+
+#define MCP__ONCE_MAX_BODY ((size_t)1 << 20)    /* the body's limit by default: 1 MiB */
+#define MCP__ONCE_TIMEOUT_MS 30000              /* the whole exchange, by default */
+enum { MCP__O_CONNECT = 1, MCP__O_WRITE, MCP__O_READ, MCP__O_DONE };
+
+typedef struct mcp__once_limits {
+    size_t max_head;                 /* the answer's status line and headers; 0: 64 KiB */
+    size_t max_body;                 /* its body (dechunked); 0: 1 MiB; past it: MCP_ERR_LIMIT */
+} mcp__once_limits;
+
+typedef struct mcp__once {
+    /* the answer, once io returned MCP_OK */
+    int status;                      /* the HTTP status: 200, 404, ... (not an error here) */
+    mcp_http_resp resp;              /* its headers: mcp_http_resp_header(&o->resp, name, 0) */
+    mcp_buf body;                    /* its body, NUL-terminated (the NUL not in body.len) */
+    /* private */
+    int fd, state, want;             /* want: the poll events the next step waits for */
+    const mcp_tls *tls;
+    void *ts;                        /* the hook's session, or NULL */
+    struct addrinfo *ai, *next;      /* the host's addresses; the next one to try */
+    mcp_http_url url;
+    mcp_buf req;                     /* the request, as sent */
+    size_t sent, max_body;
+    int64_t due;
+    int timeout_ms;
+    mcp_status result;               /* MCP_AGAIN until the exchange is over */
+    mcp_error err;                   /* why it failed */
+    char hp[300], what[200];         /* "host:port" and "GET /path": what sentences may show */
+} mcp__once;
+
+static mcp_status mcp__once_end(mcp__once *o, mcp_status st, int sys, const char *fmt, ...) MCP__PRINTF(4, 5);
+static mcp_status mcp__once_end(mcp__once *o, mcp_status st, int sys, const char *fmt, ...)
+{
+    va_list ap;
+    if (o->ts) { o->tls->close(o->ts); o->ts = NULL; }
+    if (o->fd >= 0) { close(o->fd); o->fd = -1; }
+    o->state = MCP__O_DONE; o->result = st;
+    if (fmt) {
+        memset(&o->err, 0, sizeof o->err);
+        o->err.status = st; o->err.sys_errno = sys;
+        va_start(ap, fmt);
+        vsnprintf(o->err.message, sizeof o->err.message, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+/* After start (a failed one too); twice does no harm. */
+MCP__UNUSED static void mcp__once_free(mcp__once *o)
+{
+    mcp__once_end(o, o->result, 0, NULL);
+    if (o->ai) freeaddrinfo(o->ai);
+    o->ai = o->next = NULL;
+    mcp_http_url_free(&o->url);
+    mcp_buf_free(&o->req); mcp_buf_free(&o->body);
+    mcp_http_resp_free(&o->resp);
+}
+
+/* Connects to the next address that takes a connect (e: why the last one failed). */
+static void mcp__once_connect(mcp__once *o, int e)
+{
+    const struct addrinfo *a;
+    if (o->fd >= 0) { close(o->fd); o->fd = -1; }
+    while ((a = o->next) != NULL) {
+        o->next = a->ai_next;
+        if ((o->fd = mcp__sock_connect(a)) >= 0) { o->state = MCP__O_CONNECT; o->want = POLLOUT; return; }
+        e = errno;
+    }
+    mcp__once_end(o, MCP_ERR_IO, e, "Could not connect to %s: %s.", o->hp, strerror(e));
+}
+
+/* The URL parser's sentence quotes the URL; one with a query (a code, a token) is told
+   without it: the part before the '?' alone, or what is wrong with the query. */
+static mcp_status mcp__once_url(mcp__once *o, const char *url, mcp_error *err)
+{
+    const char *q = url ? strpbrk(url, "?#") : NULL;
+    char head[400];
+    mcp_http_url u;
+    if (mcp_http_url_parse(&o->url, url, err) == MCP_OK) return MCP_OK;
+    if (!q) return err ? err->status : MCP_ERR_INVALID;
+    snprintf(head, sizeof head, "%.*s", (int)(q - url < 390 ? q - url : 390), url);
+    if (mcp_http_url_parse(&u, head, err) != MCP_OK) return MCP_ERR_INVALID;
+    mcp_http_url_free(&u);
+    return mcp__fail(err, MCP_ERR_INVALID, "Invalid URL \"%s?...\": its query or fragment has a space, a control "
+                     "character, a bad %%-escape or another character that must be percent-encoded.", head);
+}
+
+/* Starts the exchange: resolves the host (getaddrinfo blocks) and begins the connect.
+   headers: "Name: value", NULL-ended (or NULL); body (body_len bytes) may be NULL; tls is
+   needed for https://; timeout_ms bounds the whole exchange (<= 0: 30 s); lim may be NULL.
+   MCP_OK: drive it with io. An error: err says why; o needs no free (it does no harm). */
+MCP__UNUSED static mcp_status mcp__once_start(mcp__once *o, const char *method, const char *url,
+                                              const char *const *headers, const char *body, size_t body_len,
+                                              const mcp_tls *tls, int timeout_ms, const mcp__once_limits *lim,
+                                              mcp_error *err)
+{
+    static const char *const close_hdr[] = { "Connection: close", NULL };
+    struct addrinfo hints;
+    char port[16];
+    const char *q;
+    int r;
+    memset(o, 0, sizeof *o);
+    o->fd = -1; o->result = MCP_AGAIN; o->tls = tls;
+    o->timeout_ms = timeout_ms > 0 ? timeout_ms : MCP__ONCE_TIMEOUT_MS;
+    o->max_body = lim && lim->max_body ? lim->max_body : MCP__ONCE_MAX_BODY;
+    o->resp.max_head = lim ? lim->max_head : 0;
+    if (mcp__once_url(o, url, err) != MCP_OK) return err ? err->status : MCP_ERR_INVALID;
+    snprintf(o->hp, sizeof o->hp, "%s%s%s:%u", o->url.ipv6 ? "[" : "", o->url.host, o->url.ipv6 ? "]" : "", o->url.port);
+    q = strchr(o->url.target, '?');
+    snprintf(o->what, sizeof o->what, "%.20s %.*s", method ? method : "", (int)(q ? q - o->url.target : 160),
+             o->url.target);
+    if (o->url.https && !tls) {
+        mcp__fail(err, MCP_ERR_INVALID, "Could not %s on %s: https:// needs a TLS hook (mcp_tls), and none was given.",
+                  o->what, o->hp);
+        mcp__once_free(o);
+        return MCP_ERR_INVALID;
+    }
+    if (mcp_http_write_request(&o->req, method, &o->url, headers, close_hdr, body, body_len, err) != MCP_OK) {
+        mcp__once_free(o);
+        return err ? err->status : MCP_ERR_INVALID;
+    }
+    o->resp.head_request = !strcmp(method, "HEAD");
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC; hints.ai_socktype = SOCK_STREAM; hints.ai_flags = AI_NUMERICSERV;
+    snprintf(port, sizeof port, "%u", o->url.port);
+    if ((r = getaddrinfo(o->url.host, port, &hints, &o->ai)) != 0) {
+        o->ai = NULL;
+        mcp__fail(err, MCP_ERR_IO, "Could not resolve %.260s: %s.", o->url.host, gai_strerror(r));
+        mcp__once_free(o);
+        return MCP_ERR_IO;
+    }
+    o->due = mcp_time_ms() + o->timeout_ms;
+    o->next = o->ai;
+    mcp__once_connect(o, 0);
+    if (o->result != MCP_AGAIN) {              /* no address took a connect */
+        if (err) *err = o->err;
+        mcp__once_free(o);
+        return MCP_ERR_IO;
+    }
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+/* The answer's events: the head (a Content-Length over the limit fails at once), the body
+   (bounded), the end. Returns 0 once the exchange is over. */
+static int mcp__once_events(mcp__once *o)
+{
+    mcp_http_event ev;
+    while (mcp_http_resp_next(&o->resp, &ev) == MCP_OK) {
+        if (ev.type == MCP_HTTP_HEAD) o->status = o->resp.status;
+        if ((ev.type == MCP_HTTP_HEAD && o->resp.framing == MCP_HTTP_LENGTH && o->resp.content_length > o->max_body) ||
+            (ev.type == MCP_HTTP_BODY && ev.len > o->max_body - o->body.len)) {
+            mcp__once_end(o, MCP_ERR_LIMIT, 0, "The answer from %s to %s has a body larger than the limit of %lu bytes.",
+                          o->hp, o->what, (unsigned long)o->max_body);
+            return 0;
+        }
+        if ((ev.type == MCP_HTTP_BODY && mcp_buf_append(&o->body, ev.data, ev.len) != MCP_OK) ||
+            (ev.type == MCP_HTTP_END && mcp_buf_reserve(&o->body, 1) != MCP_OK)) {
+            mcp__once_end(o, MCP_ERR_NOMEM, 0, "Out of memory reading the answer from %s.", o->hp);
+            return 0;
+        }
+        if (ev.type == MCP_HTTP_END) {
+            o->body.data[o->body.len] = 0;
+            mcp__once_end(o, MCP_OK, 0, NULL);
+            mcp__ok(&o->err);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void mcp__once_bad(mcp__once *o, mcp_status st)
+{
+    if (st == MCP_ERR_CLOSED)
+        mcp__once_end(o, st, 0, "The connection to %s closed before an answer to %s arrived.", o->hp, o->what);
+    else
+        mcp__once_end(o, st, 0, "The answer from %s to %s is not usable HTTP: %s.", o->hp, o->what,
+                      o->resp.what ? o->resp.what : "the connection was cut short");
+}
+
+static int mcp__once_feed(mcp__once *o, const char *p, size_t n)   /* 0: the exchange is over */
+{
+    size_t used;
+    mcp_status st;
+    for (;;) {
+        st = mcp_http_resp_feed(&o->resp, p, n, &used);
+        p += used; n -= used;
+        if (st < 0) { mcp__once_bad(o, st); return 0; }
+        if (!mcp__once_events(o)) return 0;
+        if (!n || (st == MCP_AGAIN && !used)) return 1;
+    }
+}
+
+/* The connect is over (the socket is writable): next address, or the TLS handshake, which
+   the hook does blocking, bounded by the exchange's time left (as in mcp__conn_connected). */
+static void mcp__once_connected(mcp__once *o)
+{
+    int e = 0;
+    socklen_t l = sizeof e;
+    mcp_error te;
+    struct timeval tv;
+    int64_t left;
+    getsockopt(o->fd, SOL_SOCKET, SO_ERROR, &e, &l);
+    if (e) { mcp__once_connect(o, e); return; }
+    if (o->url.https) {
+        left = o->due - mcp_time_ms();
+        if (left < 1) left = 1;
+        tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
+        fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK);
+        setsockopt(o->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(o->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        memset(&te, 0, sizeof te);
+        o->ts = o->tls->open(o->tls->user, o->fd, o->url.host, &te);
+        mcp__nonblock(o->fd);
+        if (!o->ts) {
+            mcp__once_end(o, te.status < 0 ? te.status : MCP_ERR_IO, te.sys_errno, "TLS handshake with %s failed%s%s",
+                          o->hp, te.message[0] ? ": " : ".", te.message);
+            return;
+        }
+    }
+    o->state = MCP__O_WRITE; o->want = POLLOUT;
+}
+
+static void mcp__once_write(mcp__once *o)
+{
+    long r;
+    int e;
+    while (o->sent < o->req.len) {
+        r = o->ts ? o->tls->write(o->ts, o->req.data + o->sent, o->req.len - o->sent)
+                  : mcp__sock_send(o->fd, o->req.data + o->sent, o->req.len - o->sent);
+        if (r > 0) { o->sent += (size_t)r; continue; }
+        if (!o->ts && r < 0 && errno == EINTR) continue;
+        if (o->ts ? r == MCP_TLS_WANT_WRITE : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { o->want = POLLOUT; return; }
+        if (o->ts && r == MCP_TLS_WANT_READ) { o->want = POLLIN; return; }
+        e = o->ts || r == 0 ? 0 : errno;
+        mcp__once_end(o, MCP_ERR_IO, e, "Could not send %s to %s: %s.", o->what, o->hp,
+                      e ? strerror(e) : "the TLS layer failed");
+        return;
+    }
+    o->state = MCP__O_READ; o->want = POLLIN;
+}
+
+static void mcp__once_read(mcp__once *o)
+{
+    char buf[8192];
+    long r;
+    mcp_status st;
+    for (;;) {
+        r = o->ts ? o->tls->read(o->ts, buf, sizeof buf) : (long)recv(o->fd, buf, sizeof buf, 0);
+        if (r > 0) {
+            if (!mcp__once_feed(o, buf, (size_t)r)) return;
+            if (!o->ts && (size_t)r < sizeof buf) return;   /* a TLS library may hold more */
+            continue;
+        }
+        if (!o->ts && r < 0 && errno == EINTR) continue;
+        if (o->ts ? r == MCP_TLS_WANT_READ : r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { o->want = POLLIN; return; }
+        if (o->ts && r == MCP_TLS_WANT_WRITE) { o->want = POLLOUT; return; }
+        /* the end: EOF completes a body read until close; a reset or TLS failure never does */
+        st = r == 0 ? mcp_http_resp_finish(&o->resp) : MCP_ERR_CLOSED;
+        if (st == MCP_OK && !mcp__once_events(o)) return;
+        mcp__once_bad(o, st == MCP_OK ? MCP_ERR_PARSE : st);
+        return;
+    }
+}
+
+/* The descriptor to wait for now and its events (POLLIN, POLLOUT): 1, or 0 once it is over. */
+MCP__UNUSED static int mcp__once_pollfd(const mcp__once *o, mcp_pollfd *pf)
+{
+    if (o->result != MCP_AGAIN) return 0;
+    pf->fd = o->fd; pf->events = (short)o->want;
+    return 1;
+}
+
+MCP__UNUSED static int64_t mcp__once_due(const mcp__once *o) { return o->result == MCP_AGAIN ? o->due : -1; }
+
+/* Waits at most wait_ms (-1: until something happens, 0: not at all) and does what is ready.
+   MCP_AGAIN: not over yet. MCP_OK: the answer is in status, resp and body (any status: a 404
+   is an answer). An error: err says why (the same each time it is asked again). */
+MCP__UNUSED static mcp_status mcp__once_io(mcp__once *o, int wait_ms, mcp_error *err)
+{
+    struct pollfd pf;
+    int64_t left;
+    if (o->result == MCP_AGAIN) {
+        left = o->due - mcp_time_ms();
+        if (left < 0) left = 0;
+        if (wait_ms < 0 || wait_ms > left) wait_ms = (int)left;
+        pf.fd = o->fd; pf.events = (short)o->want; pf.revents = 0;
+        if (poll(&pf, 1, wait_ms) > 0) {
+            if (o->state == MCP__O_CONNECT) mcp__once_connected(o);
+            if (o->state == MCP__O_WRITE) mcp__once_write(o);
+            if (o->state == MCP__O_READ) mcp__once_read(o);
+        }
+        if (o->result == MCP_AGAIN && mcp_time_ms() >= o->due) {
+            if (o->state == MCP__O_CONNECT)
+                mcp__once_end(o, MCP_ERR_TIMEOUT, ETIMEDOUT, "Could not connect to %s: no answer within %d ms.",
+                              o->hp, o->timeout_ms);
+            else
+                mcp__once_end(o, MCP_ERR_TIMEOUT, ETIMEDOUT, "%s gave no answer to %s within %d ms.", o->hp,
+                              o->what, o->timeout_ms);
+        }
+    }
+    if (o->result < 0 && err) *err = o->err;
+    else mcp__ok(err);
+    return o->result;
+}
+
+/* The blocking convenience: start and io until it is over. Free o after (it holds the answer). */
+MCP__UNUSED static mcp_status mcp__once_run(mcp__once *o, const char *method, const char *url,
+                                            const char *const *headers, const char *body, size_t body_len,
+                                            const mcp_tls *tls, int timeout_ms, const mcp__once_limits *lim,
+                                            mcp_error *err)
+{
+    mcp_status st = mcp__once_start(o, method, url, headers, body, body_len, tls, timeout_ms, lim, err);
+    if (st == MCP_OK)
+        while ((st = mcp__once_io(o, -1, err)) == MCP_AGAIN) {}
+    return st;
+}
+
+/* ---- the loopback listener ---- */
+
+#define MCP__LOOP_HEAD 8192              /* a browser's request head, at most */
+#define MCP__LOOP_IDLE_MS 10000          /* a connection with no whole head by then is dropped */
+
+/* The request head, sans I/O: fed whole or in pieces, it finds the blank line that ends the
+   head (within MCP__LOOP_HEAD bytes, no allocation), then checks the request line,
+   "GET <target> HTTP/1.x" with an origin-form target, and that every header line is
+   "Name: value". Bytes after the head are not taken (*used). */
+typedef struct mcp__loop_head {
+    char buf[MCP__LOOP_HEAD + 1];
+    size_t len, line;                    /* bytes held; where the current line begins */
+    mcp_status st;                       /* MCP_AGAIN until the head is in, then its verdict */
+    const char *target;                  /* MCP_OK: the target, NUL-terminated, in buf */
+    const char *what;                    /* an error: what is wrong, a phrase */
+} mcp__loop_head;
+
+static void mcp__loop_head_reset(mcp__loop_head *h)
+{
+    h->len = h->line = 0; h->st = MCP_AGAIN; h->target = NULL; h->what = NULL;
+}
+
+static mcp_status mcp__loop_head_bad(mcp__loop_head *h, mcp_status st, const char *what)
+{
+    h->st = st; h->what = what;
+    return st;
+}
+
+/* A header line (n bytes, no CR LF): a token, ':', then field-value characters only. */
+static int mcp__loop_field(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && mcp__tchar((unsigned char)p[i])) i++;
+    if (!i || i == n || p[i] != ':') return 0;
+    for (i++; i < n; i++)
+        if (!mcp__vchar((unsigned char)p[i])) return 0;
+    return 1;
+}
+
+/* The whole head is in buf (len bytes, ending in a blank line). */
+static mcp_status mcp__loop_head_check(mcp__loop_head *h)
+{
+    char *p = h->buf, *end = h->buf + h->len, *t, *eol;
+    size_t n;
+    if (h->len < 4 || memcmp(p, "GET ", 4))
+        return mcp__loop_head_bad(h, MCP_ERR_PARSE, "the request is not a GET (the line must be \"GET <target> HTTP/1.x\")");
+    for (t = p += 4; p < end && *p != ' ' && *p != '\r' && *p != '\n'; p++)
+        if ((unsigned char)*p < 0x21 || (unsigned char)*p > 0x7E)
+            return mcp__loop_head_bad(h, MCP_ERR_PARSE, "the request target has a control character or a non-ASCII byte");
+    if (p == t || *t != '/')
+        return mcp__loop_head_bad(h, MCP_ERR_PARSE, "the request target does not begin with '/'");
+    if (end - p < 10 || memcmp(p, " HTTP/1.", 8) || (p[8] != '0' && p[8] != '1') ||
+        (p[9] == '\r' ? p[10] != '\n' : p[9] != '\n'))
+        return mcp__loop_head_bad(h, MCP_ERR_PARSE, "the request line does not end in \" HTTP/1.0\" or \" HTTP/1.1\"");
+    *p = 0;                                              /* the target's end */
+    for (p += p[9] == '\r' ? 11 : 10; ; p = eol + 1) {
+        eol = (char *)memchr(p, '\n', (size_t)(end - p));  /* found: the head ends in a blank line */
+        n = (size_t)(eol - p);
+        if (n && p[n - 1] == '\r') n--;
+        if (!n) break;
+        if (!mcp__loop_field(p, n))
+            return mcp__loop_head_bad(h, MCP_ERR_PARSE, "a header line is not \"Name: value\"");
+    }
+    h->target = t;
+    h->st = MCP_OK;
+    return MCP_OK;
+}
+
+MCP__UNUSED static mcp_status mcp__loop_head_feed(mcp__loop_head *h, const char *data, size_t n, size_t *used)
+{
+    size_t i;
+    for (i = 0; i < n && h->st == MCP_AGAIN; i++) {
+        if (h->len == MCP__LOOP_HEAD) {
+            mcp__loop_head_bad(h, MCP_ERR_LIMIT, "the request head is larger than 8192 bytes");
+            break;
+        }
+        h->buf[h->len++] = data[i];
+        if (data[i] == 0) mcp__loop_head_bad(h, MCP_ERR_PARSE, "the request head has a NUL byte");
+        else if (data[i] == '\n') {
+            size_t ll = h->len - 1 - h->line;                /* the line's length, without LF */
+            if (ll == 0 || (ll == 1 && h->buf[h->line] == '\r')) {
+                if (h->line == 0) mcp__loop_head_bad(h, MCP_ERR_PARSE, "the request begins with a blank line");
+                else mcp__loop_head_check(h);
+            }
+            h->line = h->len;
+        }
+    }
+    if (used) *used = i;
+    return h->st;
+}
+
+/* The listener: one connection at a time. A malformed request gets a 400 and the listener
+   goes on (a stray client must not end a sign-in; what was wrong is kept in what); a good
+   GET gets the page and ends it, whatever its path: the caller checks the path and state.
+   A connection that has sent nothing yields to the next one waiting (a browser may open a
+   spare one and send on another), and one that sends no whole head in 10 s is dropped. */
+typedef struct mcp__loop {
+    const char *target;                  /* after io returned MCP_OK: the request target */
+    const char *what;                    /* the last refused request's problem, or NULL */
+    /* private */
+    int fd, cfd;                         /* the listening socket; the connection (-1: none) */
+    unsigned port;
+    int64_t cdue;                        /* the connection's head is due by then */
+    int done;
+    char out[400];                       /* the reply being sent */
+    size_t out_len, sent;
+    mcp__loop_head head;
+} mcp__loop;
+
+/* After open (a failed one too); twice does no harm. */
+MCP__UNUSED static void mcp__loop_free(mcp__loop *l)
+{
+    if (l->cfd >= 0) close(l->cfd);
+    if (l->fd >= 0) close(l->fd);
+    l->fd = l->cfd = -1;
+}
+
+/* Listens on 127.0.0.1:port (0: a free port the system picks; mcp__loop_port tells). */
+MCP__UNUSED static mcp_status mcp__loop_open(mcp__loop *l, unsigned port, mcp_error *err)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    int one = 1, e;
+    memset(l, 0, sizeof *l);
+    l->cfd = -1;
+    mcp__loop_head_reset(&l->head);
+#ifdef SOCK_CLOEXEC
+    l->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+#else
+    if ((l->fd = socket(AF_INET, SOCK_STREAM, 0)) >= 0) fcntl(l->fd, F_SETFD, FD_CLOEXEC);
+#endif
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((unsigned short)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);      /* 127.0.0.1 only: never INADDR_ANY */
+    if (port > 65535) { errno = EINVAL; goto fail; }
+    if (l->fd < 0) goto fail;
+    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);   /* a port in TIME_WAIT */
+    if (bind(l->fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(l->fd, 8) < 0 ||
+        getsockname(l->fd, (struct sockaddr *)&sa, &sl) < 0) goto fail;
+    mcp__nonblock(l->fd);
+    l->port = ntohs(sa.sin_port);
+    mcp__ok(err);
+    return MCP_OK;
+fail:
+    e = errno;
+    mcp__loop_free(l);
+    mcp__fail(err, MCP_ERR_IO, "Could not listen on 127.0.0.1:%u: %s.", port, strerror(e));
+    if (err) err->sys_errno = e;
+    return MCP_ERR_IO;
+}
+
+MCP__UNUSED static unsigned mcp__loop_port(const mcp__loop *l) { return l->port; }
+
+/* The descriptors to wait for now (fds has room for 2): the listening socket while a new
+   connection could be taken, the connection while it is read or written. */
+MCP__UNUSED static int mcp__loop_pollfds(const mcp__loop *l, mcp_pollfd *fds)
+{
+    int n = 0;
+    if (l->done) return 0;
+    if (l->cfd < 0 || (!l->head.len && !l->out_len)) { fds[n].fd = l->fd; fds[n++].events = POLLIN; }
+    if (l->cfd >= 0) { fds[n].fd = l->cfd; fds[n++].events = (short)(l->out_len ? POLLOUT : POLLIN); }
+    return n;
+}
+
+MCP__UNUSED static int64_t mcp__loop_due(const mcp__loop *l) { return l->cfd >= 0 && !l->done ? l->cdue : -1; }
+
+static void mcp__loop_drop(mcp__loop *l)
+{
+    if (l->cfd >= 0) { shutdown(l->cfd, SHUT_WR); close(l->cfd); }
+    l->cfd = -1; l->out_len = l->sent = 0;
+    mcp__loop_head_reset(&l->head);
+}
+
+static void mcp__loop_reply(mcp__loop *l, int ok)
+{
+    char page[200];
+    int n = snprintf(page, sizeof page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>mcp.h</title>"
+                     "</head><body><p>%s</p></body></html>\n", ok ? "The program has its answer. You can close "
+                     "this window." : "This is not a request the program expected.");
+    int r = snprintf(l->out, sizeof l->out, "HTTP/1.1 %s\r\nContent-Type: text/html; charset=utf-8\r\n"
+                     "Content-Length: %d\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n%s",
+                     ok ? "200 OK" : "400 Bad Request", n, page);
+    l->out_len = r > 0 && (size_t)r < sizeof l->out ? (size_t)r : 0;
+}
+
+/* Takes the next connection (the current one, which has sent nothing, gives way): 0, or errno. */
+static int mcp__loop_accept(mcp__loop *l)
+{
+    int fd;
+#ifdef SO_NOSIGPIPE
+    int one = 1;
+#endif
+    if ((fd = accept(l->fd, NULL, NULL)) < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED ? 0 : errno;
+    if (l->cfd >= 0) mcp__loop_drop(l);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);                       /* neither is inherited from the listener */
+    mcp__nonblock(fd);
+#ifdef SO_NOSIGPIPE
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+    l->cfd = fd;
+    l->cdue = mcp_time_ms() + MCP__LOOP_IDLE_MS;
+    return 0;
+}
+
+static void mcp__loop_read(mcp__loop *l)
+{
+    char buf[2048];
+    long r;
+    mcp_status st = MCP_AGAIN;
+    while (st == MCP_AGAIN) {
+        r = (long)recv(l->cfd, buf, sizeof buf, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (r <= 0) { mcp__loop_drop(l); return; }       /* it went away before its head */
+        st = mcp__loop_head_feed(&l->head, buf, (size_t)r, NULL);
+    }
+    if (st != MCP_OK) l->what = l->head.what;
+    mcp__loop_reply(l, st == MCP_OK);
+}
+
+static void mcp__loop_write(mcp__loop *l)
+{
+    long r;
+    while (l->sent < l->out_len) {
+        r = mcp__sock_send(l->cfd, l->out + l->sent, l->out_len - l->sent);
+        if (r > 0) { l->sent += (size_t)r; continue; }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        break;                                            /* it went away: the reply is moot */
+    }
+    if (l->head.st == MCP_OK) {             /* the code came, answered or not: keep the target */
+        l->done = 1;
+        l->target = l->head.target;
+        shutdown(l->cfd, SHUT_WR); close(l->cfd);
+        l->cfd = -1;
+        return;
+    }
+    mcp__loop_drop(l);
+}
+
+/* Waits at most wait_ms (-1: until something happens) and does what is ready: MCP_AGAIN, or
+   MCP_OK once a GET was answered (its target in l->target, valid until mcp__loop_free), or
+   MCP_ERR_IO when connections cannot be taken at all (out of descriptors). */
+MCP__UNUSED static mcp_status mcp__loop_io(mcp__loop *l, int wait_ms, mcp_error *err)
+{
+    mcp_pollfd f[2];
+    struct pollfd pf[2];
+    int n, i, e;
+    int64_t left = l->cdue - mcp_time_ms();
+    if (l->done) { mcp__ok(err); return MCP_OK; }
+    n = mcp__loop_pollfds(l, f);
+    for (i = 0; i < n; i++) { pf[i].fd = f[i].fd; pf[i].events = f[i].events; pf[i].revents = 0; }
+    if (l->cfd >= 0 && (wait_ms < 0 || wait_ms > left)) wait_ms = left < 0 ? 0 : (int)left;
+    if (poll(pf, (nfds_t)n, wait_ms) < 0) pf[0].revents = 0;              /* EINTR: nothing ready */
+    if (l->cfd >= 0 && !l->out_len) mcp__loop_read(l);       /* first: it may hold the request */
+    if (pf[0].fd == l->fd && pf[0].revents && (l->cfd < 0 || (!l->head.len && !l->out_len))) {
+        if ((e = mcp__loop_accept(l)) != 0) {
+            mcp__fail(err, MCP_ERR_IO, "Could not take a connection on 127.0.0.1:%u: %s.", l->port, strerror(e));
+            if (err) err->sys_errno = e;
+            return MCP_ERR_IO;
+        }
+        if (l->cfd >= 0) mcp__loop_read(l);
+    }
+    if (l->cfd >= 0 && l->out_len) mcp__loop_write(l);
+    if (l->cfd >= 0 && mcp_time_ms() >= l->cdue) { l->what = "a connection sent no whole request in 10 s"; mcp__loop_drop(l); }
+    mcp__ok(err);
+    return l->done ? MCP_OK : MCP_AGAIN;
+}
+
+/* The blocking convenience: io until a GET came (MCP_OK) or timeout_ms passed. */
+MCP__UNUSED static mcp_status mcp__loop_wait(mcp__loop *l, int timeout_ms, mcp_error *err)
+{
+    int64_t end = mcp_time_ms() + timeout_ms, left;
+    mcp_status st;
+    while ((st = mcp__loop_io(l, (int)((left = end - mcp_time_ms()) < 0 ? 0 : left), err)) == MCP_AGAIN)
+        if (mcp_time_ms() >= end)
+            return mcp__fail(err, MCP_ERR_TIMEOUT, "No browser came back to http://127.0.0.1:%u/ within %d ms%s%s.",
+                             l->port, timeout_ms, l->what ? "; a request was refused: " : "", l->what ? l->what : "");
+    return st;
+}
 #endif /* MCP_NO_HTTP */
 
 /* The built-in transports by mcp_transport_kind, each with what it needs of a description. */
