@@ -162,6 +162,7 @@
    |   |  .stdio     |   the server as a child process, JSON lines over pipes          |
    |   |  .http      |   Streamable HTTP: connections, exchanges, session, redirects   |
    |   |  .sse       |   HTTP+SSE (2024-11-05), on the same exchanges; TLS via a hook  |
+   |   |  .once      |   a one-shot HTTP exchange, a loopback listener (for sign-in)   |
    | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
    |   |             | (the stateless era), both at once:                              |
    |   |  .send      |   building and sending messages                                 |
