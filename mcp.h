@@ -5434,6 +5434,18 @@ static int mcp__sock_connect(const struct addrinfo *a)
     return fd;
 }
 
+/* The addresses of a URL's host (getaddrinfo, which blocks): 0, or getaddrinfo's error. */
+static int mcp__resolve(const mcp_http_url *u, struct addrinfo **ai)
+{
+    struct addrinfo hints;
+    char port[16];
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC; hints.ai_socktype = SOCK_STREAM; hints.ai_flags = AI_NUMERICSERV;
+    snprintf(port, sizeof port, "%u", u->port);
+    *ai = NULL;
+    return getaddrinfo(u->host, port, &hints, ai);
+}
+
 static long mcp__sock_send(int fd, const char *p, size_t n)
 {
 #ifdef MSG_NOSIGNAL
@@ -5973,8 +5985,7 @@ static int mcp__x_redirect(mcp__ht *t, mcp__conn *k, mcp__xfer *x, char *msg, si
     mcp_http_url u;
     mcp_buf abs;
     mcp_error e;
-    struct addrinfo hints, *ai = NULL;
-    char port[16];
+    struct addrinfo *ai = NULL;
     int cross, r;
     if (!loc || (x->kind == MCP__X_POST && t->sse)) return 0;   /* HTTP+SSE's POSTs: no */
     if (mcp__url_resolve(base, loc, strlen(loc), &abs, &u, &e) != MCP_OK) {
@@ -5994,10 +6005,7 @@ static int mcp__x_redirect(mcp__ht *t, mcp__conn *k, mcp__xfer *x, char *msg, si
         return 0;
     }
     if (cross) {                                          /* the new host's addresses */
-        memset(&hints, 0, sizeof hints);
-        hints.ai_family = AF_UNSPEC; hints.ai_socktype = SOCK_STREAM; hints.ai_flags = AI_NUMERICSERV;
-        snprintf(port, sizeof port, "%u", u.port);
-        if ((r = getaddrinfo(u.host, port, &hints, &ai)) != 0) {
+        if ((r = mcp__resolve(&u, &ai)) != 0) {
             snprintf(msg, n, "HTTP %d: the server redirects to %.200s, and %.100s could not be resolved: %s",
                      x->status, abs.data, u.host, gai_strerror(r));
             mcp_http_url_free(&u); mcp_buf_free(&abs);
@@ -6500,6 +6508,14 @@ static int64_t mcp__ht_due(void *tp)
     return mcp__ht_due0(t);
 }
 
+/* Every exchange and connection, gone. */
+static void mcp__ht_drop_all(mcp__ht *t)
+{
+    mcp__xfer *x;
+    while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
+    while (t->conns) mcp__conn_close(t, t->conns);
+}
+
 /* The close, one step at a time: what was already sent without an answer to wait for
    (notifications, replies: a cancellation, say) gets up to a second to arrive (SENT); then
    the session is DELETEd, failure ignored (DELETE, within the same second); the streams end,
@@ -6515,8 +6531,7 @@ static void mcp__ht_close_next(mcp__ht *t)
             mcp__x_start(t, x);
     }
     if (t->step == MCP__HC_DELETE && (!mcp__ht_going(t, 1) || left <= 0)) {
-        while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
-        while (t->conns) mcp__conn_close(t, t->conns);
+        mcp__ht_drop_all(t);
         t->step = MCP__HC_DONE;
         mcp__tell(t->c, NULL, MCP_TEV_CLOSED, -1, MCP_ERR_CLOSED, NULL);
     }
@@ -6550,10 +6565,8 @@ static int mcp__ht_close(void *tp, int now, int wait)
 static void mcp__ht_free(void *tp)
 {
     mcp__ht *t = (mcp__ht *)tp;
-    mcp__xfer *x;
     if (!t) return;
-    while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
-    while (t->conns) mcp__conn_close(t, t->conns);
+    mcp__ht_drop_all(t);
     mcp_http_url_free(&t->url);
     mcp_http_url_free(&t->post);
     if (t->ai) freeaddrinfo(t->ai);
@@ -6568,8 +6581,7 @@ static void mcp__ht_free(void *tp)
    endpoint event). */
 static void *mcp__ht_open_as(mcp_client *c, const mcp_client_desc *d, int sse, mcp_error *err)
 {
-    struct addrinfo hints;
-    char port[16], hp[300];
+    char hp[300];
     int r;
     mcp__ht *t = (mcp__ht *)MCP_MALLOC(sizeof *t, NULL);
     mcp__xfer *x;
@@ -6577,12 +6589,7 @@ static void *mcp__ht_open_as(mcp_client *c, const mcp_client_desc *d, int sse, m
     memset(t, 0, sizeof *t);
     t->c = c; t->d = d; t->sse = sse;
     if (mcp_http_url_parse(&t->url, d->url, err) != MCP_OK) { MCP_FREE(t, NULL); return NULL; }
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    snprintf(port, sizeof port, "%u", t->url.port);
-    if ((r = getaddrinfo(t->url.host, port, &hints, &t->ai)) != 0) {
+    if ((r = mcp__resolve(&t->url, &t->ai)) != 0) {
         mcp__host_port(t, hp, sizeof hp);
         t->ai = NULL;
         mcp__fail(err, MCP_ERR_IO, "Could not resolve %s: %s.", hp, gai_strerror(r));
@@ -8815,13 +8822,11 @@ MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
         mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
         return answered;
     }
-    if (ev->kind == MCP_TEV_STDERR) {
-        if (c->d.on_stderr) mcp__enqueue(c, MCP__EV_STDERR, NULL, tl ? ev->text : "", tl);
-        return 0;
-    }
-    if (ev->kind == MCP_TEV_LOG) {
-        if (ev->status < 0) { c->stats.received++; c->stats.dropped++; }   /* a message lost */
-        if (c->d.on_log) mcp__enqueue(c, MCP__EV_LOG, NULL, tl ? ev->text : "", tl);
+    if (ev->kind == MCP_TEV_STDERR || ev->kind == MCP_TEV_LOG) {
+        int log = ev->kind == MCP_TEV_LOG;
+        if (log && ev->status < 0) { c->stats.received++; c->stats.dropped++; }   /* a message lost */
+        if (log ? c->d.on_log != NULL : c->d.on_stderr != NULL)
+            mcp__enqueue(c, log ? MCP__EV_LOG : MCP__EV_STDERR, NULL, ev->text, tl);
         return 0;
     }
     if (ev->kind == MCP_TEV_CLOSED) c->closed_seen = 1;
