@@ -1163,7 +1163,8 @@ struct mcp_transport {
     void       (*stats)(void *t, mcp_client_stats *add);
     void *user;                          /* open's first argument */
 };
-/* Reports an event; MESSAGE returns 1 when the message answered request id (-1: any). */
+/* Reports an event; MESSAGE returns how many requests it answered: request id, or (id -1)
+   any in flight, each counted once. */
 MCPAPI int mcp_transport_report(mcp_client *c, const mcp_tev *ev);
 #endif /* a transport */
 
@@ -4608,8 +4609,9 @@ static void mcp__call_due(mcp__pending *call)
 
    Events (mcp_tev), reported in the order things happened, and acted on in that order:
      MESSAGE       text is a JSON-RPC message (or batch); id the request whose exchange
-                   carried it. mcp_transport_report returns 1 when it answered request id
-                   (id -1: any request in flight), so an exchange knows it is done.
+                   carried it. mcp_transport_report returns how many requests it answered:
+                   request id, or (id -1) any in flight, each once; so an exchange knows it
+                   is done, and stdio how many requests are still waiting.
      STDERR, LOG   a line of the server's diagnostics; a sentence for desc.on_log (status
                    < 0: it tells of a message lost, counted in stats.dropped).
      FAILED        request id failed below MCP: status, sentence, http_status, sys_errno,
@@ -5037,9 +5039,11 @@ static void mcp__stdio_read_err(mcp__stdio *s)
 static void mcp__stdio_line(mcp__stdio *s, const char *line, size_t len)
 {
     mcp_tev ev;
+    unsigned n;
     memset(&ev, 0, sizeof ev);
     ev.text = line; ev.len = len;
-    if (mcp__tell(s->c, &ev, MCP_TEV_MESSAGE, -1, MCP_OK, NULL) && s->inflight) s->inflight--;
+    n = (unsigned)mcp__tell(s->c, &ev, MCP_TEV_MESSAGE, -1, MCP_OK, NULL);   /* the answers in it */
+    s->inflight -= n < s->inflight ? n : s->inflight;
 }
 
 /* Returns 1 if it read anything (or found the end), 0 if there was nothing to read. */
@@ -5574,8 +5578,11 @@ static void mcp__x_fail(mcp__ht *t, mcp__xfer *x, mcp_status st, int sys, const 
     va_end(ap);
     mcp__x_drop(t, x, 0);
     mcp__x_free(x);
-    if (kind == MCP__X_SSE_GET) mcp__ht_broken(t, st, 0, sys, msg);
-    else if (kind == MCP__X_LISTEN) MCP__TP_LOG(t->c, t->d, "The GET event stream failed: %s", msg);
+    if (kind == MCP__X_SSE_GET) {                        /* before the endpoint: its requests */
+        for (x = t->xfers; x && !t->have_post; x = x->next)   /* (initialize) say why, */
+            if (x->kind == MCP__X_POST && x->id >= 0) mcp__ht_failed(t, x->id, st, 0, sys, NULL, msg);
+        mcp__ht_broken(t, MCP_ERR_CLOSED, 0, sys, msg);   /* and the transport ends */
+    } else if (kind == MCP__X_LISTEN) MCP__TP_LOG(t->c, t->d, "The GET event stream failed: %s", msg);
     else if (id >= 0) mcp__ht_failed(t, id, st, 0, sys, NULL, msg);
     else if (kind == MCP__X_POST) MCP__TP_LOG(t->c, t->d, "A message could not be delivered to the server: %s", msg);
 }
@@ -6598,6 +6605,20 @@ static void *mcp__ht_open_as(mcp_client *c, const mcp_client_desc *d, int sse, m
     }
     if (sse && (x = mcp__x_new(t, MCP__X_SSE_GET, -1)) != NULL) mcp__x_start(t, x);
     return t;
+}
+
+/* Streamable HTTP becomes HTTP+SSE (the client's fallback, mcp__fall_back): what is under way
+   is dropped and the GET stream opens on the endpoint as it is now. 0 when a session began
+   (a Streamable HTTP server after all: no fallback). */
+static int mcp__ht_as_sse(void *tp)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x;
+    if (t->session) return 0;
+    while (t->xfers) { x = t->xfers; mcp__x_drop(t, x, 0); mcp__x_free(x); }
+    t->sse = 1;
+    if ((x = mcp__x_new(t, MCP__X_SSE_GET, -1)) != NULL) mcp__x_start(t, x);
+    return 1;
 }
 
 static void *mcp__ht_open(void *user, mcp_client *c, const mcp_client_desc *d, mcp_error *err)
@@ -8790,6 +8811,21 @@ static const char *mcp__put(char **p, const char *s, size_t n)
     return d;
 }
 
+/* Does message m answer request want (-1: any request in flight, each once)? Its call is
+   then answered: it has nothing left to abandon. */
+static int mcp__answers(mcp_client *c, const mcp_json *m, int64_t want)
+{
+    int64_t id;
+    mcp_call *call;
+    if ((!mcp_json_get(m, "result") && !mcp_json_get(m, "error")) || !mcp_json_int64(mcp_json_get(m, "id"), &id) ||
+        (want >= 0 && id != want))
+        return 0;
+    call = MCP__CALL(mcp__rpc_find(&c->rpc, id));
+    if (want < 0 && (!call || call->answered)) return 0;
+    if (call) call->answered = 1;
+    return 1;
+}
+
 MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
 {
     mcp_json_opts o;
@@ -8798,8 +8834,7 @@ MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
     mcp__ev *e;
     mcp_tev *t;
     const mcp_json *m;
-    int64_t id;
-    size_t tl, bl, dl;
+    size_t tl, bl, dl, i;
     char *p;
     int answered = 0;
     if (!c || !ev) return 0;
@@ -8817,8 +8852,8 @@ MCPDEF int mcp_transport_report(mcp_client *c, const mcp_tev *ev)
             return 0;
         }
         m = mcp_json_root(doc);
-        if ((mcp_json_get(m, "result") || mcp_json_get(m, "error")) && mcp_json_int64(mcp_json_get(m, "id"), &id))
-            answered = ev->id >= 0 ? id == ev->id : MCP__CALL(mcp__rpc_find(&c->rpc, id)) != NULL;
+        if (mcp_json_typeof(m) != MCP_JSON_ARRAY) answered = mcp__answers(c, m, ev->id);
+        else for (i = 0; i < mcp_json_len(m); i++) answered += mcp__answers(c, mcp_json_at(m, i), ev->id);
         mcp__enqueue(c, MCP__EV_MSG, doc, NULL, 0);
         return answered;
     }
@@ -8871,8 +8906,8 @@ static void mcp__transport_down(mcp_client *c, mcp_status st, const char *fmt, .
     va_end(ap);
     c->down_st = st;
     c->state = MCP__CLOSING;
-    mcp__close_step(c, 0);                               /* begins */
-    while (c->state == MCP__CLOSING && !c->close_async) mcp__close_step(c, -1);
+    if (c->close_async) mcp__close_step(c, 0);           /* begins; the polls go on with it */
+    else while (c->state == MCP__CLOSING) mcp__close_step(c, -1);
 }
 
 /* CLOSED: why it ended, in c->why (the client's reason first, else the transport's, and the
@@ -8964,6 +8999,11 @@ static void mcp__reinit_done(mcp_client *c, int ok)
 {
     mcp_call *call, *next;
     c->reiniting = 0;
+    if (!ok && MCP__GOING(c)) {                          /* the close fails them, as closed */
+        for (call = c->calls; call; call = call->next) call->parked = 0;
+        c->parked_notes = 0;
+        return;
+    }
     for (call = c->calls; call; call = next) {
         next = call->next;
         if (!call->parked || call->status != MCP_AGAIN) continue;
@@ -9172,26 +9212,21 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
 }
 
 /* Streamable HTTP refused initialize (400, 404, 405 without a modern error): an HTTP+SSE
-   server (2024-11-05) perhaps. The transport is replaced, and initialize goes again there. */
+   server (2024-11-05) perhaps. The transport goes on as HTTP+SSE (the endpoint a redirect
+   left, its addresses, its counters), and initialize goes again there. */
 static int mcp__fall_back(mcp_client *c, mcp_call *call)
 {
 #ifndef MCP_NO_HTTP
-    mcp_error e;
     if (call->status != MCP_ERR_HTTP || !(c->tp->flags & MCP__TRANSPORT_FALLBACK) || c->tried_sse ||
         (c->d.protocol_version && strcmp(c->d.protocol_version, "2024-11-05")) ||
         (call->http_status != 400 && call->http_status != 404 && call->http_status != 405) ||
         mcp__modern_error(call->rpc_code))
         return 0;
+    if (!mcp__ht_as_sse(c->t)) return 0;                 /* a session began: not an HTTP+SSE server */
     c->tried_sse = 1;
     c->d.transport = MCP_SSE;
+    c->tp = &mcp__sse_transport;                         /* the same state, its HTTP+SSE table */
     snprintf(c->fallback, sizeof c->fallback, "POST answered %d", call->http_status);
-    c->tp->free(c->t);
-    c->tp = &mcp__sse_transport;
-    if (!(c->t = c->tp->open(c->tp->user, c, &c->d, &e))) {
-        c->state = MCP__CLOSED; c->why = e;
-        mcp__call_restate(call, e.status, "%s", e.message);
-        return 1;
-    }
     mcp__call_reissue(c, call, MCP__ROLE_INIT, NULL, NULL, NULL, NULL);     /* waits for the endpoint */
     mcp__connect_deadline(c, call);
     return 1;
