@@ -5450,6 +5450,24 @@ static int mcp__resolve(const mcp_http_url *u, struct addrinfo **ai)
     return getaddrinfo(u->host, port, &hints, ai);
 }
 
+/* The TLS hook's handshake on a connected socket: it blocks, so the socket blocks for it,
+   bounded by deadline (mcp_time_ms()), and is non-blocking again after. NULL: failed (te). */
+static void *mcp__tls_open(const mcp_tls *tls, int fd, const char *host, int64_t deadline, mcp_error *te)
+{
+    struct timeval tv;
+    int64_t left = deadline - mcp_time_ms();
+    void *session;
+    if (left < 1) left = 1;
+    tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    memset(te, 0, sizeof *te);
+    session = tls->open(tls->user, fd, host, te);
+    mcp__nonblock(fd);
+    return session;
+}
+
 static long mcp__sock_send(int fd, const char *p, size_t n)
 {
 #ifdef MSG_NOSIGNAL
@@ -5755,8 +5773,6 @@ static void mcp__conn_connected(mcp__ht *t, mcp__conn *k)
     socklen_t l = sizeof e;
     char hp[300];
     mcp_error te;
-    struct timeval tv;
-    int64_t left;
     getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &e, &l);
     if (e) {
         mcp__host_port(t, hp, sizeof hp);
@@ -5764,15 +5780,7 @@ static void mcp__conn_connected(mcp__ht *t, mcp__conn *k)
         return;
     }
     if (t->url.https) {         /* the hook's handshake blocks, bounded by the connect time */
-        left = k->deadline - mcp_time_ms();
-        if (left < 1) left = 1;
-        tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
-        fcntl(k->fd, F_SETFL, fcntl(k->fd, F_GETFL) & ~O_NONBLOCK);
-        setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        setsockopt(k->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-        memset(&te, 0, sizeof te);
-        k->tls = t->d->tls->open(t->d->tls->user, k->fd, t->url.host, &te);
-        mcp__nonblock(k->fd);
+        k->tls = mcp__tls_open(t->d->tls, k->fd, t->url.host, k->deadline, &te);
         if (!k->tls) {
             mcp__host_port(t, hp, sizeof hp);
             mcp__x_fail(t, k->x, te.status < 0 ? te.status : MCP_ERR_IO, te.sys_errno,
@@ -6893,20 +6901,10 @@ static void mcp__once_connected(mcp__once *o)
     int e = 0;
     socklen_t l = sizeof e;
     mcp_error te;
-    struct timeval tv;
-    int64_t left;
     getsockopt(o->fd, SOL_SOCKET, SO_ERROR, &e, &l);
     if (e) { mcp__once_connect(o, e); return; }
     if (o->url.https) {
-        left = o->due - mcp_time_ms();
-        if (left < 1) left = 1;
-        tv.tv_sec = (long)(left / 1000); tv.tv_usec = (long)(left % 1000) * 1000;
-        fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK);
-        setsockopt(o->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        setsockopt(o->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-        memset(&te, 0, sizeof te);
-        o->ts = o->tls->open(o->tls->user, o->fd, o->url.host, &te);
-        mcp__nonblock(o->fd);
+        o->ts = mcp__tls_open(o->tls, o->fd, o->url.host, o->due, &te);
         if (!o->ts) {
             mcp__once_end(o, te.status < 0 ? te.status : MCP_ERR_IO, te.sys_errno, "TLS handshake with %s failed%s%s",
                           o->hp, te.message[0] ? ": " : ".", te.message);
