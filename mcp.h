@@ -2298,14 +2298,18 @@ static MCP__INLINE uint64_t mcp__special8(const unsigned char *p, int ascii_only
     (defined(__AVX2__) || defined(__clang__) || __GNUC__ >= 8)
 /* x86-64 machines with AVX2 (nearly all since 2013) scan 32 bytes a vector: the function is
    built for AVX2 whatever the compiler flags and called only where the CPU has it. The check
-   (__builtin_cpu_supports) reads the CPU model kept by libgcc or compiler-rt; toolchains that
-   cannot link it into a shared library (GCC before 8, some cross linkers) need MCP_NO_AVX2. */
+   reads the CPU features glibc (2.33 on) found at start-up, else the CPU model of libgcc or
+   compiler-rt (__builtin_cpu_supports, 4.5 KB of code in a static libgcc); toolchains that
+   cannot link that into a shared library (GCC before 8, some cross linkers) need MCP_NO_AVX2. */
 #define MCP__AVX2 1
 typedef signed char mcp__i8x32 __attribute__((vector_size(32)));
 typedef char mcp__c8x32 __attribute__((vector_size(32)));     /* what pmovmskb takes */
 #define MCP__TARGET_AVX2 __attribute__((target("avx2")))
 #ifdef __AVX2__
 #define MCP__HAS_AVX2() 1
+#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <sys/platform/x86.h>
+#define MCP__HAS_AVX2() CPU_FEATURE_ACTIVE(AVX2)
 #else
 #define MCP__HAS_AVX2() __builtin_cpu_supports("avx2")
 #endif
@@ -3147,7 +3151,7 @@ static int mcp__jw_room(mcp_jw *w, size_t n)
     return 1;
 }
 
-static void mcp__jw_put(mcp_jw *w, const char *s, size_t n)
+static MCP__INLINE void mcp__jw_put(mcp_jw *w, const char *s, size_t n)
 {
     if (mcp__jw_room(w, n)) { memcpy(w->buf + w->len, s, n); w->len += n; }
 }
@@ -7539,13 +7543,20 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, unsigned how, const
 /* How a request goes: read-only ones may be sent twice if a connection dropped them (HTTP's
    idempotent methods, initialize: a session nobody uses); subscriptions/listen's answer is a
    stream that lives as long as the subscription. */
-static unsigned mcp__send_how(const char *method)
+static unsigned mcp__send_how(const char *m)
 {
-    static const char *const safe[] = { "tools/list", "prompts/list", "resources/list", "resources/templates/list",
-        "resources/read", "prompts/get", "completion/complete", "ping", "server/discover", "initialize", NULL };
-    int i;
-    for (i = 0; safe[i]; i++) if (!strcmp(method, safe[i])) return MCP_SEND_REPEATABLE;
-    return strcmp(method, "subscriptions/listen") ? 0 : MCP_SEND_STREAM;
+    switch (m[0]) {                        /* on every request: the first byte picks the names */
+    case 't': return !strcmp(m, "tools/list") ? MCP_SEND_REPEATABLE : 0;
+    case 'p': return !strcmp(m, "prompts/list") || !strcmp(m, "prompts/get") || !strcmp(m, "ping") ?
+                     MCP_SEND_REPEATABLE : 0;
+    case 'r': return !strcmp(m, "resources/list") || !strcmp(m, "resources/templates/list") ||
+                     !strcmp(m, "resources/read") ? MCP_SEND_REPEATABLE : 0;
+    case 'c': return !strcmp(m, "completion/complete") ? MCP_SEND_REPEATABLE : 0;
+    case 's': return !strcmp(m, "server/discover") ? MCP_SEND_REPEATABLE :
+                     !strcmp(m, "subscriptions/listen") ? MCP_SEND_STREAM : 0;
+    case 'i': return !strcmp(m, "initialize") ? MCP_SEND_REPEATABLE : 0;
+    default: return 0;
+    }
 }
 
 /* CR and LF, which valid JSON holds only as whitespace, become spaces: the text of a call's
@@ -8813,11 +8824,18 @@ static const char *mcp__put(char **p, const char *s, size_t n)
    then answered: it has nothing left to abandon. */
 static int mcp__answers(mcp_client *c, const mcp_json *m, int64_t want)
 {
+    const mcp_json *idv = NULL;
+    const char *k;
+    size_t i, kl, n = mcp_json_typeof(m) == MCP_JSON_OBJECT ? mcp_json_len(m) : 0;
+    int reply = 0;
     int64_t id;
     mcp_call *call;
-    if ((!mcp_json_get(m, "result") && !mcp_json_get(m, "error")) || !mcp_json_int64(mcp_json_get(m, "id"), &id) ||
-        (want >= 0 && id != want))
-        return 0;
+    for (i = 0; i < n; i++) {              /* one pass over the members: runs on every message */
+        k = mcp_json_key_at(m, i, &kl);
+        if (kl == 2 && !memcmp(k, "id", 2)) { if (!idv) idv = mcp_json_at(m, i); }
+        else if ((kl == 6 && !memcmp(k, "result", 6)) || (kl == 5 && !memcmp(k, "error", 5))) reply = 1;
+    }
+    if (!reply || !mcp_json_int64(idv, &id) || (want >= 0 && id != want)) return 0;
     call = MCP__CALL(mcp__rpc_find(&c->rpc, id));
     if (want < 0 && (!call || call->answered)) return 0;
     if (call) call->answered = 1;

@@ -63,6 +63,7 @@ OLD_SPEC=$(abs_if_file "$OLD_SPEC"); NEW_SPEC=$(abs_if_file "$NEW_SPEC")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 B=${B:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
 AB=$B/ab
 CC=${CC:-cc}
 WARN="-Wall -Wextra -Wpedantic -Wshadow -Werror"
@@ -127,8 +128,8 @@ BUILD_FAILS=""
 for f in "$AB"/old/*.log "$AB"/new/*.log "$AB"/srv/*.log; do
     [ -x "${f%.log}" ] || { BUILD_FAILS="$BUILD_FAILS ${f%.log}"; FAILED=1; note "build failed: ${f%.log} (see $f)"; }
 done
-export MCP_TEST_SERVER=$ROOT/$AB/srv/test_server
-export MCP_TEST_HTTP_SERVER=$ROOT/$AB/srv/http_server
+export MCP_TEST_SERVER=$AB/srv/test_server
+export MCP_TEST_HTTP_SERVER=$AB/srv/http_server
 
 # ---- awk: parse a benchmark's output into records  VARIANT \t KIND \t LABEL \t METRIC \t VALUE --
 cat > "$AB/parse.awk" <<'EOF'
@@ -261,6 +262,7 @@ runbench() {   # BENCH VARIANT ROUND
     [ -x "$bin" ] || return 0
     LOADS[$1.$2]="${LOADS[$1.$2]:-} $(cut -d' ' -f1 /proc/loadavg 2>/dev/null)"
     "$bin" tests/data $BENCH_ARGS > "$out.txt" 2>&1 || { RUN_FAILS="$RUN_FAILS $1.$2.$3"; FAILED=1; note "$bin failed (see $out.txt)"; }
+    if grep -q 'skipped' "$out.txt"; then RUN_FAILS="$RUN_FAILS $1.$2.$3"; FAILED=1; note "$bin skipped: $(head -1 "$out.txt")"; fi
     awk -v variant="$2" -v bench="$1" -f "$AB/parse.awk" "$out.txt" > "$out.tsv"
 }
 T0=$(date +%s)
