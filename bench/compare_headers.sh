@@ -31,6 +31,8 @@
 #     warm-up and exit left out). STRACE_REPS repetitions (default 3), interleaved, median. Skipped when strace is missing or
 #     cannot trace here. Whether a call needs a poll() depends on timing (is the answer there at
 #     the first read?), so read/poll per call move a little between runs; write per call not.
+#   - instructions per call: the client's user-space instructions per blocking call (stdio_loop
+#     under callgrind, N=3000 minus N=1000): a figure the machine's load does not move.
 #   - allocations per call: rpc_bench's and http_bench's own column (MCP_MALLOC hooks), and
 #     stdio_loop's count (the library's malloc+realloc during the loop only).
 #   - footprint: examples/minimal.c with gcc -Os against each header: .text (size -A) and size's
@@ -316,6 +318,29 @@ for rep in $(seq 1 "$STRACE_REPS"); do
     done
 done
 
+# ---- instructions per blocking stdio call: callgrind, deterministic where timing is not ------
+# The client's user-space instructions per call: stdio_loop with N=1000 and N=3000 under
+# callgrind (this process only, not the server), (I3 - I1) / 2000, so connect, warm-up and exit
+# cancel out. The same loop the system calls are counted on; it does not move with the machine's
+# load as the timings do (only the few instructions of a poll() that had to wait).
+INSN=""
+cg_insns() {   # BINARY N -> instructions collected
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" "$MCP_TEST_SERVER" "$2" 2>&1 |
+        sed -n 's/.*Collected : *//p'
+}
+if command -v valgrind >/dev/null 2>&1; then
+    for v in old new; do
+        bin=$AB/$v/stdio_loop
+        [ -x "$bin" ] && [ -x "$MCP_TEST_SERVER" ] || continue
+        note "callgrind: stdio_loop $v"
+        i1=$(cg_insns "$bin" 1000); i3=$(cg_insns "$bin" 3000)
+        if [ -n "$i1" ] && [ -n "$i3" ]; then eval "INSN_$v=$(( (i3 - i1) / 2000 ))"
+        else RUN_FAILS="$RUN_FAILS callgrind.$v"; FAILED=1; note "callgrind of $bin failed"; fi
+    done
+else
+    INSN="not measured: valgrind is not installed"
+fi
+
 # ---- footprint, lines, functions ------------------------------------------------------------
 text_size() { [ -x "$1" ] && size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 berkeley() { [ -x "$1" ] && size "$1" | awk 'NR == 2 { print $1 " " $2 " " $3 }'; }
@@ -382,6 +407,12 @@ echo
 echo "== system calls per blocking stdio call (strace, the client process only, the N=$STRACE_N calls of the loop"
 echo "   between two getppid() markers, / N; median of $STRACE_REPS runs; new/old: the difference)"
 if [ -n "$STRACE_STATE" ]; then echo "  $STRACE_STATE"; else table "sys"; fi
+echo
+echo "== client instructions per blocking stdio call (callgrind: stdio_loop N=3000 minus N=1000, / 2000)"
+if [ -n "$INSN" ]; then echo "  $INSN"
+elif [ -n "${INSN_old:-}" ] && [ -n "${INSN_new:-}" ]; then
+    printf "  old %d  new %d  new/old %+.1f%%\n" "$INSN_old" "$INSN_new" "$(awk -v a="$INSN_old" -v b="$INSN_new" 'BEGIN { print 100 * (b - a) / a }')"
+else echo "  not measured (see RUN FAILED above)"; fi
 echo
 echo "== allocations per call (the library's MCP_MALLOC + MCP_REALLOC; new/old: the difference)"
 table "loop"
