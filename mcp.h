@@ -201,6 +201,8 @@
    MCP_ERR_PROTOCOL   the server broke the protocol: an unsupported protocol version, a
                       stream that ended without the answer, a wrong content type, a bad or
                       cross-origin endpoint event
+   MCP_ERR_AUTH       authorization failed, was declined, timed out waiting for the browser,
+                      or needs the user: what a program shows a "sign in" button for
    MCP_ERR_PARSE      malformed bytes where a message had to be: invalid JSON, bad HTTP
                       framing; for mcp_json_parse, malformed input text
    MCP_ERR_LIMIT      a size or depth limit: message, line, headers, nesting
@@ -619,7 +621,8 @@ typedef enum mcp_status {
     MCP_ERR_IO = -5, MCP_ERR_CLOSED = -6,       /* OS error (errno kept); transport closed */
     MCP_ERR_TIMEOUT = -7, MCP_ERR_CANCELLED = -8,
     MCP_ERR_HTTP = -9, MCP_ERR_RPC = -10,       /* non-2xx status; JSON-RPC error object */
-    MCP_ERR_PROTOCOL = -11                      /* peer broke the protocol */
+    MCP_ERR_PROTOCOL = -11,                     /* peer broke the protocol */
+    MCP_ERR_AUTH = -12                          /* authorization failed or needs the user */
 } mcp_status;
 
 typedef struct mcp_error {
@@ -1003,6 +1006,58 @@ MCPAPI mcp_msg_kind mcp_rpc_classify(const mcp_json *msg, const char **why);
 
 #if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
 /* ============================================================================================
+   >>auth  the MCP authorization flow (OAuth 2.1, PKCE) for HTTP servers that answer 401
+   ============================================================================================
+   A program that sets desc.auth lets the client answer a server's 401 itself: it finds the
+   authorization server (RFC 9728, RFC 8414, OpenID Connect discovery), gets a client identity
+   (pre-registered, a client ID metadata document, or RFC 7591 registration), sends the user's
+   browser to the authorization page (PKCE S256, state, resource), redeems the code, and puts
+   "Authorization: Bearer ..." on every request to that server. The program supplies what only
+   it can: showing the URL, the place the tokens are kept, and for private_key_jwt a signature. */
+typedef enum mcp_auth_grant {
+    MCP_AUTH_CODE = 0,                   /* a user signs in through a browser */
+    MCP_AUTH_CLIENT_CREDENTIALS = 1      /* the program itself, with pre-registered credentials */
+} mcp_auth_grant;
+
+/* Credentials registered beforehand with one authorization server (never sent to another). */
+typedef struct mcp_auth_client {
+    const char *issuer;                  /* that server's issuer, exactly as its metadata says;
+                                            NULL: whichever the server names (a program that
+                                            knows its server has exactly one) */
+    const char *client_id;
+    const char *client_secret;           /* NULL: a public client */
+    const char *auth_method;             /* at the token endpoint: "none", "client_secret_basic",
+                                            "client_secret_post", "private_key_jwt"; NULL: the
+                                            first the server supports that these credentials can */
+} mcp_auth_client;
+
+typedef struct mcp_auth {
+    mcp_auth_grant grant;
+    const char *client_name;             /* registration and consent page; NULL: "mcp.h" */
+    const char *redirect_uri;            /* NULL: the loopback receiver's, http://127.0.0.1:PORT/callback */
+    unsigned short port;                 /* the loopback receiver's port; 0: any free one */
+    const char *scope;                   /* scopes wanted beyond what the server asks, space-separated */
+    int offline_access;                  /* ask for a refresh token (offline_access) where offered */
+    const char *client_id_metadata_url;  /* an https:// URL where the program hosts its client
+                                            ID metadata document; used where the server takes it */
+    const mcp_auth_client *clients;      /* pre-registered credentials, nclients of them */
+    size_t nclients;
+    int timeout_ms;                      /* the wait for the browser; 0: 300000 (5 minutes) */
+    void *user;                          /* passed to the callbacks */
+    /* Show the user the authorization URL: open a browser, print it, put it in the UI. */
+    void (*open_url)(void *user, const char *url);
+    /* Storage, optional (without it tokens live as long as the client): load fills value with
+       what save was given for key and returns 1, or returns 0; save with value NULL deletes.
+       Keys name what they hold and for which server; values hold secrets: keep them safe. */
+    int (*load)(void *user, const char *key, mcp_buf *value);
+    void (*save)(void *user, const char *key, const char *value);
+    /* private_key_jwt: append the signature of input (a JWS signing input) to sig and return
+       MCP_OK; alg names the algorithm used ("RS256", "ES256", ...). */
+    mcp_status (*sign)(void *user, const char *input, size_t len, mcp_buf *sig, mcp_error *err);
+    const char *sign_alg;
+} mcp_auth;
+
+/* ============================================================================================
    >>client  the MCP client: connect, calls, callbacks, blocking and non-blocking use
    ============================================================================================ */
 
@@ -1074,6 +1129,8 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
                                             running; 0: 16. Long-lived streams (the GET stream,
                                             HTTP+SSE's, mcp_client_listen's) have 8 of their own */
     const mcp_transport *custom;         /* MCP_CUSTOM: the program's own transport */
+    const mcp_auth *auth;                /* HTTP: answer 401 with the authorization flow (>>auth);
+                                            NULL: a 401 fails the request (MCP_ERR_HTTP) */
 } mcp_client_desc;
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
@@ -1083,6 +1140,10 @@ MCPAPI mcp_status  mcp_client_request(mcp_client *c, const char *method, const c
 MCPAPI mcp_status  mcp_client_notify(mcp_client *c, const char *method, const char *params_json,
                                      mcp_error *err);
 MCPAPI mcp_status  mcp_client_close(mcp_client *c);   /* graceful; in-flight calls fail "Transport closed" */
+/* The browser came back from the authorization page to the program's own redirect URI
+   (desc.auth->redirect_uri): url is where it landed (or just its query). MCP_OK: the flow
+   goes on in the polls; an error: the flow failed, and the requests waiting for it. */
+MCPAPI mcp_status  mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_error *err);
 /* Closes without the polite waits, for a server being abandoned (after a timeout, Ctrl-C):
    stdio sends SIGTERM to the server's group at once (SIGKILL after close_timeout_ms, then
    reaps); HTTP neither waits for what was queued nor DELETEs the session. */
@@ -1224,7 +1285,11 @@ typedef enum mcp_tev_kind {
     MCP_TEV_SESSION_LOST,                /* request id met an expired session: resume it later */
     MCP_TEV_BROKEN,                      /* id >= 0: its answer's stream broke (resumable?);
                                             id -1: the connection is gone (status, text) */
-    MCP_TEV_CLOSED                       /* the close is over: how the server ended */
+    MCP_TEV_CLOSED,                      /* the close is over: how the server ended */
+    MCP_TEV_UNAUTHORIZED                 /* request id (-1: a message or stream of its own) met
+                                            HTTP 401 or 403 and waits: text the sentence, body the
+                                            WWW-Authenticate values, one per line; resume it once
+                                            authorized, or abandon it (only with desc.auth) */
 } mcp_tev_kind;
 
 typedef struct mcp_tev {                 /* zero-initialised, then what the kind uses */
@@ -1264,6 +1329,7 @@ struct mcp_transport {
     long       (*pid)(void *t);
     void       (*stats)(void *t, mcp_client_stats *add);
     void *user;                          /* open's first argument */
+    void       (*authorize)(void *t, const char *authorization);   /* optional */
 };
 /* Reports an event; MESSAGE returns how many requests it answered: request id, or (id -1)
    any in flight, each counted once. */
@@ -1375,6 +1441,7 @@ MCPDEF const char *mcp_status_str(mcp_status s)
     case MCP_ERR_HTTP: return "MCP_ERR_HTTP: HTTP error status";
     case MCP_ERR_RPC: return "MCP_ERR_RPC: JSON-RPC error response";
     case MCP_ERR_PROTOCOL: return "MCP_ERR_PROTOCOL: the peer broke the protocol";
+    case MCP_ERR_AUTH: return "MCP_ERR_AUTH: authorization failed or needs the user";
     }
     return "unknown mcp_status";
 }
@@ -5242,7 +5309,8 @@ static void mcp__call_due(mcp__pending *call)
    Optional (NULL: not supported): resume (go on with a request after MCP_TEV_SESSION_LOST
    or a resumable MCP_TEV_BROKEN), ready (the protocol version agreed, and whether it is
    2026-07-28's), busy (messages sent are still on their way: a notification's POST), pid,
-   stats (adds the transport's counters).
+   stats (adds the transport's counters), authorize (from now on every HTTP request to the
+   server carries "Authorization: <value>"; NULL: none; never sent to another origin).
 
    Events (mcp_tev), reported in the order things happened, and acted on in that order:
      MESSAGE       text is a JSON-RPC message (or batch); id the request whose exchange
@@ -5255,6 +5323,9 @@ static void mcp__call_due(mcp__pending *call)
                    and body, the start of an HTTP error body (it may hold a JSON-RPC error).
      SESSION_LOST  request id (or -1) met an expired session (HTTP 404); the transport keeps
                    it for resume (after a new session) or abandon.
+     UNAUTHORIZED  request id (or -1: a notification, a stream) met HTTP 401 or 403 (only when
+                   desc.auth is set): text the sentence, body the WWW-Authenticate values one
+                   per line; kept for resume (once authorized: it goes again) or abandon.
      BROKEN        id >= 0: its response stream ended before the answer, resumable when the
                    transport can go on from the last event; id -1: the connection is gone
                    (status, sentence; the client then closes the transport).
@@ -5964,7 +6035,7 @@ static int mcp__stdio_check(const mcp_client_desc *d, mcp_error *err)
 
 static const mcp_transport mcp__stdio_transport = {
     0, mcp__stdio_open, mcp__stdio_send, mcp__stdio_pollfds, mcp__stdio_due, mcp__stdio_io, mcp__stdio_abandon,
-    mcp__stdio_close, mcp__stdio_free, NULL, NULL, NULL, mcp__stdio_pid, mcp__stdio_stats, NULL
+    mcp__stdio_close, mcp__stdio_free, NULL, NULL, NULL, mcp__stdio_pid, mcp__stdio_stats, NULL, NULL
 };
 #endif /* MCP_NO_STDIO */
 #ifndef MCP_NO_HTTP
@@ -6008,6 +6079,7 @@ struct mcp__xfer {
     int status, sse, json, bad_ct, got_response, retried, attempts;
     int lost;                            /* answered 404 in its session: reported at its end */
     int parked;                          /* waits for resume or abandon (SESSION_LOST, BROKEN) */
+    int unauth;                          /* parked after 401/403 (UNAUTHORIZED): goes again as it was */
     int repeatable;                      /* MCP_SEND_REPEATABLE: safe to send twice */
     int stream;                          /* long-lived (GET stream, HTTP+SSE, listen): own budget */
     int hops;                            /* redirects followed */
@@ -6041,6 +6113,8 @@ typedef struct mcp__ht {
     struct addrinfo *ai;                 /* the endpoint's addresses, tried in order */
     char *session;                       /* Mcp-Session-Id */
     unsigned sgen;                       /* counts the sessions, so a late 404 is told apart */
+    char *authz;                         /* "Authorization: ..." (authorize), or NULL */
+    int listen_unauth;                   /* the GET stream met 401: it opens again once authorized */
     mcp__conn *conns;
     mcp__xfer *xfers;
     mcp__xfer *listener;
@@ -6268,6 +6342,7 @@ static mcp_status mcp__x_request(mcp__ht *t, mcp__xfer *x, mcp_error *err)
     x->had_session = t->session ? t->sgen : 0;
     if (t->session) { snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", t->session); h[n++] = sid; }
     if (x->last_id) { snprintf(lei, sizeof lei, "Last-Event-ID: %.1000s", x->last_id); h[n++] = lei; }
+    if (t->authz && !t->cross) h[n++] = t->authz;        /* never to another origin */
     h[n] = NULL;
     x->req.len = 0;
     return mcp_http_write_request(&x->req, method, u, h, t->cross ? NULL : t->d->headers, x->body.data,
@@ -6711,6 +6786,34 @@ static void mcp__x_lost(mcp__ht *t, mcp__xfer *x)
     mcp__tell(t->c, &ev, MCP_TEV_SESSION_LOST, x->id, MCP_ERR_HTTP, NULL);
 }
 
+/* 401 or 403 with desc.auth: the client runs the authorization flow. The exchange waits
+   (parked) to go again as it was once authorized; the GET stream opens again then. */
+static void mcp__x_unauthorized(mcp__ht *t, mcp__conn *k, mcp__xfer *x, const char *msg)
+{
+    mcp_buf wa;
+    mcp_tev ev;
+    const char *v;
+    size_t i;
+    memset(&wa, 0, sizeof wa);
+    for (i = 0; (v = mcp_http_resp_header(&k->resp, "www-authenticate", i)) != NULL; i++)
+        if ((wa.len && mcp_buf_append(&wa, "\n", 1) != MCP_OK) || mcp_buf_append(&wa, v, strlen(v)) != MCP_OK) break;
+    memset(&ev, 0, sizeof ev);
+    ev.http_status = x->status;
+    ev.body = wa.data; ev.body_len = wa.len;
+    mcp__x_drop(t, x, 1);
+    if (x->kind == MCP__X_LISTEN) {
+        t->listen_unauth = 1;
+        if (t->listener == x) t->listener = NULL;
+        mcp__x_free(x);
+        x = NULL;
+    } else {
+        x->parked = 1; x->unauth = 1;
+        x->next = t->xfers; t->xfers = x;
+    }
+    mcp__tell(t->c, &ev, MCP_TEV_UNAUTHORIZED, x && x->kind != MCP__X_SSE_GET ? x->id : -1, MCP_ERR_HTTP, "%s", msg);
+    mcp_buf_free(&wa);
+}
+
 /* The response is complete (END), or the connection ended it. */
 static void mcp__x_end(mcp__ht *t, mcp__conn *k)
 {
@@ -6737,6 +6840,10 @@ static void mcp__x_end(mcp__ht *t, mcp__conn *k)
     }
     if (!x->bad_ct) mcp__ht_error_text(t, x, &k->resp, msg, sizeof msg);   /* failures only */
     if ((x->status == 307 || x->status == 308) && mcp__x_redirect(t, k, x, msg, sizeof msg)) return;
+    if ((x->status == 401 || x->status == 403) && t->d->auth && x->kind != MCP__X_DELETE && !t->cross) {
+        mcp__x_unauthorized(t, k, x, msg);
+        return;
+    }
     mcp__x_drop(t, x, 1);
     if (x->kind == MCP__X_LISTEN) {
         if (x->status != 405) MCP__TP_LOG(t->c, t->d, "The server refused the GET event stream: %s", msg);
@@ -7092,9 +7199,14 @@ static void mcp__ht_resume(void *tp, int64_t id)
     mcp__xfer *x, *next;
     for (x = t->xfers; x; x = next) {
         next = x->next;
-        if (!x->parked || x->id != id) continue;
+        if (!x->parked || (x->id != id && !(x->unauth && id < 0 && x->kind == MCP__X_SSE_GET))) continue;
         x->parked = 0;
-        if (x->body.len) { mcp__x_start(t, x); if (id >= 0) return; continue; }   /* the POST again */
+        if (x->unauth || x->body.len) {                 /* the request again, as it was */
+            x->unauth = 0;
+            mcp__x_start(t, x);
+            if (id >= 0) return;
+            continue;
+        }
         x->kind = MCP__X_RESUME;
         x->attempts++;
         x->at = mcp_time_ms() + (int64_t)(x->sp.has_retry ? x->sp.retry_ms : 1000);
@@ -7131,6 +7243,23 @@ static void mcp__ht_ready(void *tp, const char *version, int modern)
     t->version = version; t->modern = modern;
     if (t->d->http_listen < 0 || t->sse || t->listen_off || t->listener || modern) return;
     if ((x = mcp__x_new(t, MCP__X_LISTEN, -1)) != NULL) { t->listener = x; mcp__x_start(t, x); }
+}
+
+/* From now on every request carries this Authorization header (NULL: none). A GET stream that
+   met 401 opens again. */
+static void mcp__ht_authorize(void *tp, const char *authorization)
+{
+    mcp__ht *t = (mcp__ht *)tp;
+    mcp__xfer *x;
+    size_t n = authorization ? strlen(authorization) : 0;
+    if (t->authz) { memset(t->authz, 0, strlen(t->authz)); MCP_FREE(t->authz, NULL); t->authz = NULL; }
+    if (authorization && (t->authz = (char *)MCP_MALLOC(n + 16, NULL)) != NULL) {
+        memcpy(t->authz, "Authorization: ", 15); memcpy(t->authz + 15, authorization, n + 1);
+    }
+    if (t->listen_unauth && t->authz && !t->listener && !t->down) {
+        t->listen_unauth = 0;
+        if ((x = mcp__x_new(t, MCP__X_LISTEN, -1)) != NULL) { t->listener = x; mcp__x_start(t, x); }
+    }
 }
 
 /* Is an exchange of this kind (a notification or reply POST, or the DELETE) still going? */
@@ -7223,6 +7352,7 @@ static void mcp__ht_free(void *tp)
     mcp_http_url_free(&t->post);
     if (t->ai) freeaddrinfo(t->ai);
     MCP_FREE(t->session, NULL);
+    if (t->authz) { memset(t->authz, 0, strlen(t->authz)); MCP_FREE(t->authz, NULL); }
     MCP_FREE(t->rbuf, NULL);
     MCP_FREE(t->pf, NULL);
     MCP_FREE(t->pk, NULL);
@@ -7312,7 +7442,8 @@ static int mcp__ht_check(const mcp_client_desc *d, mcp_error *err)
 
 static const mcp_transport mcp__http_transport = {
     MCP_TRANSPORT_HTTP | MCP__TRANSPORT_FALLBACK, mcp__ht_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
-    mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
+    mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL,
+    mcp__ht_authorize
 };
 
 /* ---- >>transport.sse  HTTP+SSE (2024-11-05): the same exchanges, opened with the GET stream --
@@ -7320,7 +7451,8 @@ static const mcp_transport mcp__http_transport = {
    come on that stream, and its end is the transport's. */
 static const mcp_transport mcp__sse_transport = {
     MCP_TRANSPORT_HTTP | MCP__TRANSPORT_LEGACY, mcp__sse_open, mcp__ht_send, mcp__ht_pollfds, mcp__ht_due, mcp__ht_io, mcp__ht_abandon,
-    mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL
+    mcp__ht_close, mcp__ht_free, mcp__ht_resume, mcp__ht_ready, mcp__ht_busy, NULL, mcp__ht_stats, NULL,
+    mcp__ht_authorize
 };
 
 /* ---- >>transport.once  a one-shot HTTP exchange and a loopback listener ----------------------
@@ -7800,6 +7932,17 @@ fail:
 
 MCP__UNUSED static unsigned mcp__loop_port(const mcp__loop *l) { return l->port; }
 
+/* Waits at most wait_ms (-1: no limit) until one of fds is ready: the client's one wait when
+   the authorization flow's descriptors join the transport's. */
+MCP__UNUSED static void mcp__wait_fds(const mcp_pollfd *fds, int n, int wait_ms)
+{
+    struct pollfd pf[64];
+    int i;
+    if (n > 64) { n = 64; if (wait_ms < 0 || wait_ms > 10) wait_ms = 10; }   /* the rest: soon */
+    for (i = 0; i < n; i++) { pf[i].fd = fds[i].fd; pf[i].events = fds[i].events; pf[i].revents = 0; }
+    (void)poll(pf, (nfds_t)n, wait_ms);
+}
+
 /* The descriptors to wait for now (fds has room for 2): the listening socket while a new
    connection could be taken, the connection while it is read or written. */
 MCP__UNUSED static int mcp__loop_pollfds(const mcp__loop *l, mcp_pollfd *fds)
@@ -7949,6 +8092,1111 @@ static const struct mcp__builtin_s {
 };
 
 /* ============================================================================================
+   >>auth
+   ============================================================================================
+   The authorization flow as a sans-I/O state machine: the client feeds it a challenge (the
+   MCP server's 401 or 403 and its WWW-Authenticate values), then the answer to each HTTP request
+   it asks for, then the browser's redirect; it says what to do next (fetch this, send the user
+   to that URL, done: here is the token, failed: here is why). It never touches a socket: the
+   client performs its requests with >>transport.once and runs the loopback receiver.
+
+     challenge -> PRM (protected resource metadata: the advertised URL, else the well-known
+                  ones) -> ASM (authorization server metadata, in the spec's order) -> client
+                  identity (pre-registered, client ID metadata document, registration) ->
+                  BROWSER (PKCE S256, state, resource) -> TOKEN -> DONE
+     a server with no PRM at all (2025-03-26): ASM at the server's origin, else the default
+                  endpoints /authorize, /token, /register there
+     client_credentials: ... client identity -> TOKEN -> DONE
+     a 401 with a refresh token in hand: REFRESH -> DONE (invalid_grant: the whole flow, once)
+
+   Secrets (tokens, codes, the verifier, client secrets, assertions) go into requests and the
+   store only; no sentence and no log line carries them. */
+#if !defined(MCP_NO_AUTH) && !defined(MCP_NO_HTTP)
+#define MCP__AUTH_MAX_DOC ((size_t)256 << 10)   /* a metadata, registration or token answer */
+#define MCP__AUTH_STEP_UPS 2                    /* re-authorizations for a scope the token holds */
+#define MCP__AUTH_TIMEOUT_MS 300000             /* the wait for the browser */
+#define MCP__AUTH_EARLY_S 30                    /* refresh this long before the token expires */
+
+enum {   /* the flow's states (a->state) */
+    MCP__AU_IDLE = 0, MCP__AU_PRM, MCP__AU_ASM, MCP__AU_REGISTER, MCP__AU_BROWSER,
+    MCP__AU_TOKEN, MCP__AU_REFRESH, MCP__AU_DONE, MCP__AU_FAILED
+};
+enum {   /* what the client is to do (mcp__auth_do.what) */
+    MCP__AD_NOTHING = 0, MCP__AD_FETCH, MCP__AD_BROWSER, MCP__AD_DONE, MCP__AD_FAILED
+};
+enum {   /* token endpoint authentication */
+    MCP__AM_NONE = 0, MCP__AM_BASIC, MCP__AM_POST, MCP__AM_JWT
+};
+#define MCP__AS_S256 1u                         /* code_challenge_methods_supported has S256 */
+#define MCP__AS_ISS 2u                          /* authorization_response_iss_parameter_supported */
+#define MCP__AS_CIMD 4u                         /* client_id_metadata_document_supported */
+#define MCP__AS_DOC 8u                          /* the endpoints came from a metadata document */
+#define MCP__AS_BASIC 16u                       /* token_endpoint_auth_methods_supported: ... */
+#define MCP__AS_POST 32u
+#define MCP__AS_NONE 64u
+#define MCP__AS_JWT 128u
+#define MCP__AS_OFFLINE 256u                    /* scopes_supported has offline_access */
+
+typedef struct mcp__auth_do {
+    int what;                            /* MCP__AD_* */
+    const char *method, *url;            /* FETCH: the request; BROWSER: url to show */
+    const char *const *headers;          /* FETCH: "Name: value", NULL-ended */
+    const char *body; size_t body_len;
+    const char *step;                    /* FETCH: what is being asked, for sentences */
+} mcp__auth_do;
+
+typedef struct mcp__auth {
+    const mcp_auth *d;
+    char *server;                        /* the MCP server's URL */
+    char *resource;                      /* the resource parameter (RFC 8707) */
+    char *version;                       /* MCP-Protocol-Version on discovery requests, or NULL */
+    int state, i, legacy, act;           /* act: MCP__AD_* now due */
+    char *prm_url;                       /* advertised in the challenge, or NULL */
+    char *ch_scope;                      /* the challenge's scope */
+    char *prm_scopes, *as_scopes;        /* scopes_supported, space-separated, or NULL */
+    char *issuer, *authz_ep, *token_ep, *reg_ep;
+    unsigned as;                         /* MCP__AS_* */
+    char *client_id, *client_secret;
+    int method;                          /* MCP__AM_* */
+    char *redirect, *asked;              /* the redirect URI used; the scope asked for */
+    char verifier[48], nonce[24];        /* PKCE code verifier (43 chars), state (22) */
+    char *access, *refresh;
+    int64_t expires;                     /* wall clock, seconds; 0: not said */
+    int step_ups, restarts;
+    mcp_buf url, body, key;              /* the request being asked for; a store key */
+    char *hv[4];                         /* its headers' text */
+    const char *hdrs[5];
+    const char *step;
+    mcp_error err;                       /* why it failed */
+} mcp__auth;
+
+static char *mcp__au_dupn(const char *s, size_t n)
+{
+    char *p = (char *)MCP_MALLOC(n + 1, NULL);
+    if (p) { memcpy(p, s, n); p[n] = 0; }
+    return p;
+}
+
+/* *dst = a copy of s (NULL: none); 0 when out of memory. */
+static int mcp__au_set(char **dst, const char *s)
+{
+    char *p = s ? mcp__au_dupn(s, strlen(s)) : NULL;
+    if (s && !p) return 0;
+    MCP_FREE(*dst, NULL);
+    *dst = p;
+    return 1;
+}
+
+static void mcp__au_forget(char **s)   /* a secret: wiped, then freed */
+{
+    if (*s) { memset(*s, 0, strlen(*s)); MCP_FREE(*s, NULL); *s = NULL; }
+}
+
+static int mcp__au_fail(mcp__auth *a, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+static int mcp__au_fail(mcp__auth *a, mcp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    memset(&a->err, 0, sizeof a->err);
+    a->err.status = st;
+    va_start(ap, fmt);
+    vsnprintf(a->err.message, sizeof a->err.message, fmt, ap);
+    va_end(ap);
+    a->state = MCP__AU_FAILED;
+    return a->act = MCP__AD_FAILED;
+}
+
+static int mcp__au_nomem(mcp__auth *a)
+{
+    return mcp__au_fail(a, MCP_ERR_NOMEM, "Out of memory during the authorization flow.");
+}
+
+/* "scheme://host[:port]" of url into out (lower case; the port only when not the default). */
+static int mcp__au_origin(const char *url, mcp_buf *out)
+{
+    mcp_http_url u;
+    char port[16];
+    size_t i, n;
+    if (mcp_http_url_parse(&u, url, NULL) != MCP_OK) return 0;
+    out->len = 0;
+    n = strlen(u.host);
+    if (mcp_buf_append(out, u.https ? "https://" : "http://", u.https ? 8 : 7) != MCP_OK ||
+        (u.ipv6 && mcp_buf_append(out, "[", 1) != MCP_OK) || mcp_buf_reserve(out, n + 24) != MCP_OK) {
+        mcp_http_url_free(&u); return 0;
+    }
+    for (i = 0; i < n; i++) out->data[out->len++] = (char)mcp__lower((unsigned char)u.host[i]);
+    if (u.ipv6) out->data[out->len++] = ']';
+    if (u.port != (u.https ? 443u : 80u)) {
+        snprintf(port, sizeof port, ":%u", u.port);
+        memcpy(out->data + out->len, port, strlen(port)); out->len += strlen(port);
+    }
+    out->data[out->len] = 0;
+    mcp_http_url_free(&u);
+    return 1;
+}
+
+/* The path of url, without its query and without a trailing '/' ("" for the root). */
+static const char *mcp__au_path(const char *url, size_t *len)
+{
+    const char *p = strstr(url, "://"), *e;
+    p = p ? strchr(p + 3, '/') : NULL;
+    if (!p) { *len = 0; return ""; }
+    for (e = p; *e && *e != '?' && *e != '#'; e++) {}
+    while (e > p && e[-1] == '/') e--;
+    *len = (size_t)(e - p);
+    return p;
+}
+
+/* origin + well + path of base into a->url ("https://h/.well-known/x/path"); append: path + well. */
+static int mcp__au_well(mcp__auth *a, const char *base, const char *well, int append)
+{
+    size_t pl;
+    const char *path = mcp__au_path(base, &pl);
+    if (!mcp__au_origin(base, &a->url)) return 0;
+    if (append && mcp_buf_append(&a->url, path, pl) != MCP_OK) return 0;
+    if (mcp_buf_append(&a->url, well, strlen(well)) != MCP_OK) return 0;
+    if (!append && mcp_buf_append(&a->url, path, pl) != MCP_OK) return 0;
+    return mcp_buf_append(&a->url, "", 1) == MCP_OK;
+}
+
+/* The canonical form of an MCP server's URL (RFC 8707): lower-case scheme and host, no
+   default port, no query or fragment, no trailing '/'. */
+static char *mcp__au_canonical(const char *url)
+{
+    mcp_buf b;
+    size_t pl;
+    const char *path = mcp__au_path(url, &pl);
+    memset(&b, 0, sizeof b);
+    if (!mcp__au_origin(url, &b) || mcp_buf_append(&b, path, pl) != MCP_OK || mcp_buf_append(&b, "", 1) != MCP_OK) {
+        mcp_buf_free(&b); return NULL;
+    }
+    return b.data;
+}
+
+/* RFC 9728 section 3.3 with the prefix rule real servers rely on: the metadata's resource is
+   the server's URL, or a parent of it on the same origin (path prefix at a '/'). */
+static int mcp__au_resource_ok(const char *server, const char *resource)
+{
+    char *s = mcp__au_canonical(server), *r = mcp__au_canonical(resource);
+    size_t rl = r ? strlen(r) : 0;
+    int ok = s && r && !strncmp(s, r, rl) && (s[rl] == 0 || s[rl] == '/');
+    MCP_FREE(s, NULL); MCP_FREE(r, NULL);
+    return ok;
+}
+
+static const char *mcp__au_str(const mcp_json *o, const char *k)
+{
+    return mcp_json_str(mcp_json_get(o, k));
+}
+
+/* A JSON array of strings joined with spaces (NULL: absent or empty); has: the flag when one of
+   them is `want`. */
+static char *mcp__au_join(const mcp_json *arr, const char *want, int *has)
+{
+    mcp_buf b;
+    size_t i;
+    const char *s;
+    memset(&b, 0, sizeof b);
+    for (i = 0; i < mcp_json_len(arr) && mcp_json_typeof(arr) == MCP_JSON_ARRAY; i++) {
+        if (!(s = mcp_json_str(mcp_json_at(arr, i)))) continue;
+        if (want && has && !strcmp(s, want)) *has = 1;
+        if ((b.len && mcp_buf_append(&b, " ", 1) != MCP_OK) || mcp_buf_append(&b, s, strlen(s)) != MCP_OK) {
+            mcp_buf_free(&b); return NULL;
+        }
+    }
+    if (b.len && mcp_buf_append(&b, "", 1) != MCP_OK) { mcp_buf_free(&b); return NULL; }
+    return b.data;
+}
+
+/* Whether the space-separated list holds word. */
+static int mcp__au_has_word(const char *list, const char *word, size_t wl)
+{
+    const char *p = list;
+    while (p && *p) {
+        size_t n;
+        while (*p == ' ') p++;
+        for (n = 0; p[n] && p[n] != ' '; n++) {}
+        if (n && n == wl && !memcmp(p, word, n)) return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* The union of two space-separated scope lists, a's order first (RFC 6749: a set). */
+static char *mcp__au_union(const char *a, const char *b)
+{
+    mcp_buf u;
+    const char *lists[2];
+    int k;
+    memset(&u, 0, sizeof u);
+    lists[0] = a; lists[1] = b;
+    if (mcp_buf_append(&u, "", 1) != MCP_OK) return NULL;
+    u.len = 0;
+    for (k = 0; k < 2; k++) {
+        const char *p = lists[k];
+        while (p && *p) {
+            size_t n;
+            while (*p == ' ') p++;
+            for (n = 0; p[n] && p[n] != ' '; n++) {}
+            if (n && !mcp__au_has_word(u.data, p, n)) {
+                if ((u.len && mcp_buf_append(&u, " ", 1) != MCP_OK) || mcp_buf_append(&u, p, n) != MCP_OK ||
+                    mcp_buf_append(&u, "", 1) != MCP_OK) { mcp_buf_free(&u); return NULL; }
+                u.len--;
+            }
+            p += n;
+        }
+    }
+    return u.data;
+}
+
+/* n random bytes as base64url into out (cap bytes). */
+static int mcp__au_random(char *out, size_t cap, size_t n)
+{
+    unsigned char r[48];
+    if (n > sizeof r || mcp_random(r, n, NULL) != MCP_OK) return 0;
+    mcp_base64url(r, n, out, cap);
+    memset(r, 0, sizeof r);
+    return 1;
+}
+
+/* Store keys: "mcp-auth tokens RESOURCE" (the value names the issuer: a token is used only
+   with the server that issued it), "mcp-auth client ISSUER" (a registration). */
+static const char *mcp__au_key(mcp__auth *a, const char *kind)
+{
+    const char *of = !strcmp(kind, "tokens") ? a->resource : a->issuer ? a->issuer : "";
+    a->key.len = 0;
+    if (mcp_buf_append(&a->key, "mcp-auth ", 9) != MCP_OK || mcp_buf_append(&a->key, kind, strlen(kind)) != MCP_OK ||
+        mcp_buf_append(&a->key, " ", 1) != MCP_OK || mcp_buf_append(&a->key, of, strlen(of) + 1) != MCP_OK)
+        return NULL;
+    return a->key.data;
+}
+
+/* Parses a JSON answer body; NULL with the flow failed (a sentence naming the step). */
+static mcp_json_doc *mcp__au_doc(mcp__auth *a, const char *ctype, const char *body, size_t len)
+{
+    mcp_json_opts o;
+    mcp_json_doc *doc;
+    mcp_error pe;
+    memset(&o, 0, sizeof o);
+    o.max_size = MCP__AUTH_MAX_DOC;
+    if (ctype && !mcp__prefix_ci(ctype, "application/json") && !strstr(ctype, "json")) {
+        mcp__au_fail(a, MCP_ERR_PROTOCOL, "%s answered with content type \"%.60s\", not JSON.", a->step, ctype);
+        return NULL;
+    }
+    if (!(doc = mcp_json_parse_ex(body, len, &o, &pe)) || mcp_json_typeof(mcp_json_root(doc)) != MCP_JSON_OBJECT) {
+        mcp_json_free(doc);
+        mcp__au_fail(a, pe.status == MCP_ERR_LIMIT ? MCP_ERR_LIMIT : MCP_ERR_PROTOCOL,
+                     "%s answered with a body that is not a JSON object (%s).", a->step,
+                     doc ? "another JSON value" : pe.message);
+        return NULL;
+    }
+    return doc;
+}
+
+/* Sets the request to make: method, a->url, the body so far, the headers. */
+static int mcp__au_fetch(mcp__auth *a, const char *step, int form, int json)
+{
+    int n = 0, k;
+    for (k = 0; k < 4; k++) mcp__au_forget(&a->hv[k]);
+    a->hdrs[n++] = "Accept: application/json";
+    if (form) a->hdrs[n++] = "Content-Type: application/x-www-form-urlencoded";
+    if (json) a->hdrs[n++] = "Content-Type: application/json";
+    if (a->version && a->state <= MCP__AU_ASM) {
+        size_t vl = strlen(a->version) + 24;
+        if (!(a->hv[0] = (char *)MCP_MALLOC(vl, NULL))) return mcp__au_nomem(a);
+        snprintf(a->hv[0], vl, "MCP-Protocol-Version: %s", a->version);
+        a->hdrs[n++] = a->hv[0];
+    }
+    a->hdrs[n] = NULL;
+    a->step = step;
+    return a->act = MCP__AD_FETCH;
+}
+
+/* ---- discovery: protected resource metadata, then authorization server metadata ---------- */
+
+static int mcp__au_prm_next(mcp__auth *a)
+{
+    size_t pl;
+    a->state = MCP__AU_PRM;
+    mcp__au_path(a->server, &pl);
+    a->body.len = 0;
+    if (a->prm_url) {                    /* the challenge's word goes: no guessing besides it */
+        if (a->i > 0) return -1;
+        a->url.len = 0;
+        if (mcp_buf_append(&a->url, a->prm_url, strlen(a->prm_url) + 1) != MCP_OK) return mcp__au_nomem(a);
+    } else if (a->i == 0 && pl) {
+        if (!mcp__au_well(a, a->server, "/.well-known/oauth-protected-resource", 0)) return mcp__au_nomem(a);
+    } else if (a->i <= 1) {
+        a->i = 1;
+        if (!mcp__au_well(a, a->server, "/.well-known/oauth-protected-resource", 1) ||
+            (a->url.len = 0, !mcp__au_origin(a->server, &a->url)) ||
+            mcp_buf_append(&a->url, "/.well-known/oauth-protected-resource", 38) != MCP_OK)
+            return mcp__au_nomem(a);
+    } else return -1;
+    return mcp__au_fetch(a, "The MCP server's protected resource metadata", 0, 0);
+}
+
+static int mcp__au_asm_next(mcp__auth *a);
+
+static int mcp__au_prm_answer(mcp__auth *a, const char *ctype, const char *body, size_t len)
+{
+    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    const mcp_json *r, *as;
+    const char *res, *iss;
+    int off = 0;
+    if (!doc) return a->act;
+    r = mcp_json_root(doc);
+    res = mcp__au_str(r, "resource");
+    as = mcp_json_get(r, "authorization_servers");
+    iss = mcp_json_str(mcp_json_at(as, 0));
+    if (!res || !mcp__au_resource_ok(a->server, res)) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server's protected resource metadata names the resource \"%.200s\", "
+                     "which is not %.200s: its tokens would be for another server, so the flow stops here.",
+                     res ? res : "(none)", a->resource);
+    } else if (!iss || mcp_json_typeof(as) != MCP_JSON_ARRAY) {
+        mcp__au_fail(a, MCP_ERR_PROTOCOL, "The MCP server's protected resource metadata lists no "
+                     "authorization_servers.");
+    } else if (!mcp__au_set(&a->resource, res) || !mcp__au_set(&a->issuer, iss)) {
+        mcp__au_nomem(a);
+    } else {
+        MCP_FREE(a->prm_scopes, NULL);
+        a->prm_scopes = mcp__au_join(mcp_json_get(r, "scopes_supported"), NULL, &off);
+        mcp_json_free(doc);
+        a->i = 0;
+        return mcp__au_asm_next(a);
+    }
+    mcp_json_free(doc);
+    return a->act;
+}
+
+/* Authorization server metadata URLs, in the spec's order: with a path, RFC 8414 inserted,
+   OpenID inserted, OpenID appended; without, the two root forms. 2025-03-26 (no resource
+   metadata): the MCP server's origin only, then the default endpoints. */
+static int mcp__au_asm_next(mcp__auth *a)
+{
+    size_t pl;
+    int ok;
+    a->state = MCP__AU_ASM;
+    mcp__au_path(a->issuer, &pl);
+    if (a->legacy) {
+        if (a->i > 0) return -1;
+        ok = mcp__au_well(a, a->issuer, "/.well-known/oauth-authorization-server", 0);
+    } else if (a->i == 0) ok = mcp__au_well(a, a->issuer, "/.well-known/oauth-authorization-server", 0);
+    else if (a->i == 1) ok = mcp__au_well(a, a->issuer, "/.well-known/openid-configuration", 0);
+    else if (a->i == 2 && pl) ok = mcp__au_well(a, a->issuer, "/.well-known/openid-configuration", 1);
+    else return -1;
+    if (!ok) return mcp__au_nomem(a);
+    return mcp__au_fetch(a, "The authorization server's metadata", 0, 0);
+}
+
+static unsigned mcp__au_methods(const mcp_json *list)
+{
+    static const char *const names[] = { "client_secret_basic", "client_secret_post", "none", "private_key_jwt" };
+    unsigned f = 0, k;
+    size_t i;
+    if (!list) return MCP__AS_BASIC;     /* RFC 8414: absent means client_secret_basic */
+    for (i = 0; i < mcp_json_len(list); i++)
+        for (k = 0; k < 4; k++)
+            if (mcp_json_str(mcp_json_at(list, i)) && !strcmp(mcp_json_str(mcp_json_at(list, i)), names[k]))
+                f |= MCP__AS_BASIC << k;
+    return f;
+}
+
+static int mcp__au_client(mcp__auth *a);
+static int mcp__au_register(mcp__auth *a);
+
+static int mcp__au_asm_answer(mcp__auth *a, const char *ctype, const char *body, size_t len)
+{
+    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    const mcp_json *r, *ccm;
+    const char *iss;
+    int s256 = 0, off = 0;
+    if (!doc) return a->act;
+    r = mcp_json_root(doc);
+    iss = mcp__au_str(r, "issuer");
+    ccm = mcp_json_get(r, "code_challenge_methods_supported");
+    MCP_FREE(mcp__au_join(ccm, "S256", &s256), NULL);
+    if (a->legacy && iss && !mcp__au_set(&a->issuer, iss)) {    /* 2025-03-26: the MCP server's own */
+        mcp__au_nomem(a);
+    } else if (!iss || strcmp(iss, a->issuer)) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server's metadata at %.200s names the issuer \"%.200s\", "
+                     "not \"%.200s\" it was fetched for: it must not be used.", a->url.data, iss ? iss : "(none)",
+                     a->issuer);
+    } else if (!s256 && a->d->grant == MCP_AUTH_CODE) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server %.200s does not list S256 in "
+                     "code_challenge_methods_supported: the MCP specification requires PKCE with S256, so "
+                     "the client does not go on.", a->issuer);
+    } else if (!mcp__au_set(&a->authz_ep, mcp__au_str(r, "authorization_endpoint")) ||
+               !mcp__au_set(&a->token_ep, mcp__au_str(r, "token_endpoint")) ||
+               !mcp__au_set(&a->reg_ep, mcp__au_str(r, "registration_endpoint"))) {
+        mcp__au_nomem(a);
+    } else if (!a->token_ep || (a->d->grant == MCP_AUTH_CODE && !a->authz_ep)) {
+        mcp__au_fail(a, MCP_ERR_PROTOCOL, "The authorization server's metadata has no %s.",
+                     a->token_ep ? "authorization_endpoint" : "token_endpoint");
+    } else {
+        a->as = MCP__AS_DOC | (s256 ? MCP__AS_S256 : 0) | mcp__au_methods(mcp_json_get(r, "token_endpoint_auth_methods_supported"));
+        if (mcp_json_is_true(mcp_json_get(r, "authorization_response_iss_parameter_supported"))) a->as |= MCP__AS_ISS;
+        if (mcp_json_is_true(mcp_json_get(r, "client_id_metadata_document_supported"))) a->as |= MCP__AS_CIMD;
+        MCP_FREE(a->as_scopes, NULL);
+        a->as_scopes = mcp__au_join(mcp_json_get(r, "scopes_supported"), "offline_access", &off);
+        if (off) a->as |= MCP__AS_OFFLINE;
+        mcp_json_free(doc);
+        return mcp__au_client(a);
+    }
+    mcp_json_free(doc);
+    return a->act;
+}
+
+/* 2025-03-26 servers without any metadata: the default endpoints at the server's origin. */
+static int mcp__au_defaults(mcp__auth *a)
+{
+    static const char *const paths[] = { "/authorize", "/token", "/register" };
+    char **eps[3];
+    int k;
+    eps[0] = &a->authz_ep; eps[1] = &a->token_ep; eps[2] = &a->reg_ep;
+    for (k = 0; k < 3; k++) {
+        if (!mcp__au_origin(a->server, &a->url) || mcp_buf_append(&a->url, paths[k], strlen(paths[k]) + 1) != MCP_OK ||
+            !mcp__au_set(eps[k], a->url.data))
+            return mcp__au_nomem(a);
+    }
+    a->as = MCP__AS_S256 | MCP__AS_BASIC | MCP__AS_POST | MCP__AS_NONE;
+    return mcp__au_client(a);
+}
+
+/* ---- client identity ---------------------------------------------------------------------- */
+
+static int mcp__au_method_of(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "none")) return MCP__AM_NONE;
+    if (!strcmp(name, "client_secret_basic")) return MCP__AM_BASIC;
+    if (!strcmp(name, "client_secret_post")) return MCP__AM_POST;
+    if (!strcmp(name, "private_key_jwt")) return MCP__AM_JWT;
+    return -1;
+}
+
+/* The method for credentials with or without a secret, among what the server takes. */
+static int mcp__au_pick(const mcp__auth *a, int has_secret)
+{
+    if (a->d->sign && (a->as & MCP__AS_JWT) && !has_secret) return MCP__AM_JWT;
+    if (!has_secret) return MCP__AM_NONE;
+    if (a->as & MCP__AS_BASIC) return MCP__AM_BASIC;
+    if (a->as & MCP__AS_POST) return MCP__AM_POST;
+    return MCP__AM_BASIC;
+}
+
+static int mcp__au_authorize(mcp__auth *a);
+static int mcp__au_token(mcp__auth *a, int refresh, const char *code);
+
+static int mcp__au_identified(mcp__auth *a)
+{
+    return a->d->grant == MCP_AUTH_CLIENT_CREDENTIALS ? mcp__au_token(a, 0, NULL) : mcp__au_authorize(a);
+}
+
+/* Stored registration ({"client_id":...,"client_secret":...,"method":...}) for this issuer. */
+static int mcp__au_load_client(mcp__auth *a)
+{
+    mcp_buf v;
+    mcp_json_doc *doc;
+    const char *key = mcp__au_key(a, "client");
+    int ok = 0;
+    memset(&v, 0, sizeof v);
+    if (!key || !a->d->load || a->d->load(a->d->user, key, &v) != 1) { mcp_buf_free(&v); return 0; }
+    if ((doc = mcp_json_parse(v.data ? v.data : "", v.len, NULL)) != NULL) {
+        const mcp_json *r = mcp_json_root(doc);
+        if (mcp__au_str(r, "client_id") && mcp__au_set(&a->client_id, mcp__au_str(r, "client_id")) &&
+            mcp__au_set(&a->client_secret, mcp__au_str(r, "client_secret"))) {
+            a->method = mcp__au_method_of(mcp__au_str(r, "method"));
+            if (a->method < 0) a->method = mcp__au_pick(a, a->client_secret != NULL);
+            ok = 1;
+        }
+        mcp_json_free(doc);
+    }
+    if (v.data) memset(v.data, 0, v.len);
+    mcp_buf_free(&v);
+    return ok;
+}
+
+static const char *const mcp__au_method_names[] = { "none", "client_secret_basic", "client_secret_post", "private_key_jwt" };
+
+static void mcp__au_save_client(mcp__auth *a)
+{
+    mcp_jw w;
+    char *text;
+    const char *key = mcp__au_key(a, "client");
+    if (!key || !a->d->save) return;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "client_id"); mcp_jw_str(&w, a->client_id);
+    if (a->client_secret) { mcp_jw_key(&w, "client_secret"); mcp_jw_str(&w, a->client_secret); }
+    mcp_jw_key(&w, "method"); mcp_jw_str(&w, mcp__au_method_names[a->method]);
+    mcp_jw_obj_end(&w);
+    if ((text = mcp_jw_finish(&w, NULL, NULL)) != NULL) {
+        a->d->save(a->d->user, key, text);
+        memset(text, 0, strlen(text)); mcp_free(text);
+    }
+}
+
+/* In the spec's order: pre-registered for this issuer; a client ID metadata document where
+   the server takes one; a registration kept from before; dynamic registration. */
+static int mcp__au_client(mcp__auth *a)
+{
+    size_t k;
+    for (k = 0; k < a->d->nclients; k++) {
+        const mcp_auth_client *pc = &a->d->clients[k];
+        if (!pc->client_id || (pc->issuer && strcmp(pc->issuer, a->issuer))) continue;
+        if (!mcp__au_set(&a->client_id, pc->client_id) || !mcp__au_set(&a->client_secret, pc->client_secret))
+            return mcp__au_nomem(a);
+        a->method = mcp__au_method_of(pc->auth_method);
+        if (a->method < 0) a->method = mcp__au_pick(a, pc->client_secret != NULL);
+        return mcp__au_identified(a);
+    }
+    if (a->d->grant == MCP_AUTH_CLIENT_CREDENTIALS)
+        return mcp__au_fail(a, MCP_ERR_AUTH, "The client_credentials grant needs credentials registered with the "
+                            "authorization server %.200s: put them in desc.auth->clients.", a->issuer);
+    if (a->d->client_id_metadata_url && (a->as & MCP__AS_CIMD)) {
+        if (!mcp__au_set(&a->client_id, a->d->client_id_metadata_url) || !mcp__au_set(&a->client_secret, NULL))
+            return mcp__au_nomem(a);
+        a->method = a->d->sign && (a->as & MCP__AS_JWT) ? MCP__AM_JWT : MCP__AM_NONE;
+        return mcp__au_identified(a);
+    }
+    if (mcp__au_load_client(a)) return mcp__au_identified(a);
+    if (!a->reg_ep)
+        return mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server %.200s offers no dynamic client registration%s: "
+                            "the program must supply a client ID registered there (desc.auth->clients)%s.", a->issuer,
+                            a->d->client_id_metadata_url ? " and takes no client ID metadata document" : "",
+                            a->d->client_id_metadata_url ? "" : " or a client ID metadata document URL");
+    return mcp__au_register(a);
+}
+
+/* RFC 7591 registration, as a native application when the redirect is to the loopback. */
+static int mcp__au_register(mcp__auth *a)
+{
+    mcp_jw w;
+    char *text;
+    size_t len;
+    int loop = !a->d->redirect_uri || mcp__prefix_ci(a->d->redirect_uri, "http://127.0.0.1") ||
+               mcp__prefix_ci(a->d->redirect_uri, "http://localhost") || mcp__prefix_ci(a->d->redirect_uri, "http://[::1]");
+    a->state = MCP__AU_REGISTER;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "client_name"); mcp_jw_str(&w, a->d->client_name ? a->d->client_name : "mcp.h");
+    mcp_jw_key(&w, "redirect_uris"); mcp_jw_arr_begin(&w); mcp_jw_str(&w, a->redirect); mcp_jw_arr_end(&w);
+    mcp_jw_key(&w, "grant_types"); mcp_jw_arr_begin(&w);
+    mcp_jw_str(&w, "authorization_code"); mcp_jw_str(&w, "refresh_token"); mcp_jw_arr_end(&w);
+    mcp_jw_key(&w, "response_types"); mcp_jw_arr_begin(&w); mcp_jw_str(&w, "code"); mcp_jw_arr_end(&w);
+    mcp_jw_key(&w, "token_endpoint_auth_method"); mcp_jw_str(&w, "none");
+    mcp_jw_key(&w, "application_type"); mcp_jw_str(&w, loop ? "native" : "web");
+    mcp_jw_obj_end(&w);
+    if (!(text = mcp_jw_finish(&w, &len, NULL))) return mcp__au_nomem(a);
+    a->body.len = 0;
+    a->url.len = 0;
+    if (mcp_buf_append(&a->body, text, len) != MCP_OK || mcp_buf_append(&a->url, a->reg_ep, strlen(a->reg_ep) + 1) != MCP_OK) {
+        mcp_free(text); return mcp__au_nomem(a);
+    }
+    mcp_free(text);
+    return mcp__au_fetch(a, "The authorization server's registration endpoint", 0, 1);
+}
+
+static int mcp__au_register_answer(mcp__auth *a, const char *ctype, const char *body, size_t len)
+{
+    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    const mcp_json *r;
+    if (!doc) return a->act;
+    r = mcp_json_root(doc);
+    if (!mcp__au_str(r, "client_id")) {
+        mcp__au_fail(a, MCP_ERR_PROTOCOL, "The authorization server's registration endpoint answered without a client_id.");
+    } else if (!mcp__au_set(&a->client_id, mcp__au_str(r, "client_id")) ||
+               !mcp__au_set(&a->client_secret, mcp__au_str(r, "client_secret"))) {
+        mcp__au_nomem(a);
+    } else {
+        a->method = mcp__au_method_of(mcp__au_str(r, "token_endpoint_auth_method"));
+        if (a->method < 0 || (a->method != MCP__AM_NONE && a->method != MCP__AM_JWT && !a->client_secret))
+            a->method = mcp__au_pick(a, a->client_secret != NULL);
+        mcp_json_free(doc);
+        mcp__au_save_client(a);
+        return mcp__au_authorize(a);
+    }
+    mcp_json_free(doc);
+    return a->act;
+}
+
+/* ---- the browser ------------------------------------------------------------------------- */
+
+/* The scope to ask for: the challenge's, else the resource's scopes_supported, else none;
+   with the program's own and, where offered and wanted, offline_access; after a step-up the
+   union with what was asked before. */
+static int mcp__au_scope(mcp__auth *a)
+{
+    char *s = mcp__au_union(a->asked, a->ch_scope ? a->ch_scope : a->asked ? NULL : a->prm_scopes), *t;
+    if (!s) return 0;
+    t = mcp__au_union(s, a->d->scope);
+    MCP_FREE(s, NULL);
+    if (!t) return 0;
+    if (a->d->offline_access && (a->as & MCP__AS_OFFLINE)) {
+        s = mcp__au_union(t, "offline_access");
+        MCP_FREE(t, NULL);
+        if (!(t = s)) return 0;
+    }
+    MCP_FREE(a->asked, NULL);
+    a->asked = t;
+    return 1;
+}
+
+static int mcp__au_authorize(mcp__auth *a)
+{
+    unsigned char h[32];
+    char challenge[48];
+    mcp_error e;
+    a->state = MCP__AU_BROWSER;
+    if (!mcp__au_random(a->verifier, sizeof a->verifier, 32) || !mcp__au_random(a->nonce, sizeof a->nonce, 16))
+        return mcp__au_fail(a, MCP_ERR_IO, "Could not read the system's random source for the authorization flow.");
+    mcp_sha256(a->verifier, strlen(a->verifier), h);
+    mcp_base64url(h, sizeof h, challenge, sizeof challenge);
+    if (!mcp__au_scope(a)) return mcp__au_nomem(a);
+    a->url.len = 0;
+    if (mcp_buf_append(&a->url, a->authz_ep, strlen(a->authz_ep)) != MCP_OK ||
+        mcp_buf_append(&a->url, strchr(a->authz_ep, '?') ? "&" : "?", 1) != MCP_OK)
+        return mcp__au_nomem(a);
+    a->body.len = 0;                      /* the query, built as a form, then appended */
+    if (mcp_http_form_append(&a->body, "response_type", "code", &e) != MCP_OK ||
+        mcp_http_form_append(&a->body, "client_id", a->client_id, &e) != MCP_OK ||
+        mcp_http_form_append(&a->body, "redirect_uri", a->redirect, &e) != MCP_OK ||
+        mcp_http_form_append(&a->body, "code_challenge", challenge, &e) != MCP_OK ||
+        mcp_http_form_append(&a->body, "code_challenge_method", "S256", &e) != MCP_OK ||
+        mcp_http_form_append(&a->body, "state", a->nonce, &e) != MCP_OK ||
+        mcp_http_form_append(&a->body, "resource", a->resource, &e) != MCP_OK ||
+        (a->asked && *a->asked && mcp_http_form_append(&a->body, "scope", a->asked, &e) != MCP_OK) ||
+        mcp_buf_append(&a->url, a->body.data, a->body.len) != MCP_OK || mcp_buf_append(&a->url, "", 1) != MCP_OK)
+        return mcp__au_nomem(a);
+    a->body.len = 0;
+    return a->act = MCP__AD_BROWSER;
+}
+
+/* The browser came back to the redirect URI: q is its query (or the whole URL or target). */
+MCP__UNUSED static int mcp__auth_redirect(mcp__auth *a, const char *q)
+{
+    mcp_buf code, st, iss, er;
+    mcp_error e;
+    const char *p = strchr(q, '?');
+    size_t n;
+    int r, has_iss;
+    if (a->state != MCP__AU_BROWSER) return a->act;
+    if (p) q = p + 1;
+    n = strcspn(q, "#");
+    memset(&code, 0, sizeof code); memset(&st, 0, sizeof st); memset(&iss, 0, sizeof iss); memset(&er, 0, sizeof er);
+    if ((r = mcp_http_form_get(q, n, "state", &st, &e)) < 0 || (has_iss = mcp_http_form_get(q, n, "iss", &iss, &e)) < 0 ||
+        mcp_http_form_get(q, n, "code", &code, &e) < 0 || mcp_http_form_get(q, n, "error", &er, &e) < 0) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server's redirect back to the client is malformed: %s", e.message);
+    } else if (!r || strcmp(st.data ? st.data : "", a->nonce)) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The redirect back to the client carries %s state: it is not the answer to "
+                     "this client's authorization request, and is ignored.", r ? "the wrong" : "no");
+    } else if ((has_iss || (a->as & MCP__AS_ISS)) && (!has_iss || strcmp(iss.data ? iss.data : "", a->issuer))) {
+        /* RFC 9207: a mix-up; whatever error it carries is not to be believed */
+        mcp__au_fail(a, MCP_ERR_AUTH, "The redirect back to the client %s: it may come from another server, "
+                     "so it is not used.", has_iss ? "names another issuer than the authorization server asked" :
+                     "lacks the iss parameter its authorization server promises");
+    } else if (er.data) {
+        mcp_buf d;
+        memset(&d, 0, sizeof d);
+        if (mcp_http_form_get(q, n, "error_description", &d, &e) < 0) d.len = 0;
+        mcp__au_fail(a, MCP_ERR_AUTH, "The authorization was refused: %.100s%s%.300s", er.data,
+                     d.len ? ": " : ".", d.len ? d.data : "");
+        mcp_buf_free(&d);
+    } else if (!code.data || !code.len) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The redirect back to the client carries no authorization code.");
+    } else {
+        mcp__au_token(a, 0, code.data);
+    }
+    if (code.data) memset(code.data, 0, code.len);
+    mcp_buf_free(&code); mcp_buf_free(&st); mcp_buf_free(&iss); mcp_buf_free(&er);
+    return a->act;
+}
+
+/* ---- the token endpoint ------------------------------------------------------------------- */
+
+/* A client assertion (RFC 7523) signed by the program: header.claims.signature. */
+static int mcp__au_assertion(mcp__auth *a, mcp_error *e)
+{
+    mcp_jw w;
+    mcp_buf in, sig;
+    char *h, *c, jti[24], *enc;
+    size_t hl, cl, el;
+    int64_t now = (int64_t)time(NULL);
+    int ok = 0;
+    memset(&in, 0, sizeof in); memset(&sig, 0, sizeof sig);
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "alg"); mcp_jw_str(&w, a->d->sign_alg ? a->d->sign_alg : "RS256");
+    mcp_jw_key(&w, "typ"); mcp_jw_str(&w, "JWT");
+    mcp_jw_obj_end(&w);
+    h = mcp_jw_finish(&w, &hl, NULL);
+    if (!mcp__au_random(jti, sizeof jti, 16)) { mcp_free(h); return 0; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "iss"); mcp_jw_str(&w, a->client_id);
+    mcp_jw_key(&w, "sub"); mcp_jw_str(&w, a->client_id);
+    mcp_jw_key(&w, "aud"); mcp_jw_str(&w, a->issuer);
+    mcp_jw_key(&w, "iat"); mcp_jw_int(&w, now);
+    mcp_jw_key(&w, "exp"); mcp_jw_int(&w, now + 300);
+    mcp_jw_key(&w, "jti"); mcp_jw_str(&w, jti);
+    mcp_jw_obj_end(&w);
+    c = mcp_jw_finish(&w, &cl, NULL);
+    if (h && c && mcp_buf_reserve(&in, mcp_base64url(NULL, hl, NULL, 0) + mcp_base64url(NULL, cl, NULL, 0) + 4) == MCP_OK) {
+        in.len = mcp_base64url(h, hl, in.data, in.cap);
+        in.data[in.len++] = '.';
+        in.len += mcp_base64url(c, cl, in.data + in.len, in.cap - in.len);
+        if (a->d->sign(a->d->user, in.data, in.len, &sig, e) == MCP_OK && sig.len) {
+            el = mcp_base64url(NULL, sig.len, NULL, 0);
+            if ((enc = (char *)MCP_MALLOC(el + 1, NULL)) != NULL) {
+                mcp_base64url(sig.data, sig.len, enc, el + 1);
+                ok = mcp_http_form_append(&a->body, "client_assertion_type",
+                                          "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", e) == MCP_OK &&
+                     mcp_buf_append(&in, ".", 1) == MCP_OK && mcp_buf_append(&in, enc, el) == MCP_OK &&
+                     mcp_buf_append(&in, "", 1) == MCP_OK &&
+                     mcp_http_form_append(&a->body, "client_assertion", in.data, e) == MCP_OK;
+                MCP_FREE(enc, NULL);
+            }
+        } else if (e->status == MCP_OK) mcp__fail(e, MCP_ERR_AUTH, "The program's signing callback made no signature.");
+    }
+    mcp_free(h); mcp_free(c); mcp_buf_free(&in); mcp_buf_free(&sig);
+    return ok;
+}
+
+/* Basic authentication (RFC 6749 section 2.3.1): form-encoded id and secret, base64. */
+static int mcp__au_basic(mcp__auth *a)
+{
+    mcp_buf pair;
+    size_t n, i, pad;
+    char *h;
+    memset(&pair, 0, sizeof pair);
+    if (mcp_http_form_append(&pair, "x", a->client_id, NULL) != MCP_OK ||
+        mcp_buf_append(&pair, ":", 1) != MCP_OK) { mcp_buf_free(&pair); return 0; }
+    {   /* "x=ID:" then the secret, encoded the same way */
+        mcp_buf s;
+        memset(&s, 0, sizeof s);
+        if (mcp_http_form_append(&s, "x", a->client_secret ? a->client_secret : "", NULL) != MCP_OK ||
+            mcp_buf_append(&pair, s.data + 2, s.len - 2) != MCP_OK) { mcp_buf_free(&s); mcp_buf_free(&pair); return 0; }
+        memset(s.data, 0, s.len); mcp_buf_free(&s);
+    }
+    n = mcp_base64url(NULL, pair.len - 2, NULL, 0);
+    pad = (4 - n % 4) % 4;
+    if (!(h = (char *)MCP_MALLOC(n + pad + 24, NULL))) { mcp_buf_free(&pair); return 0; }
+    memcpy(h, "Authorization: Basic ", 21);
+    mcp_base64url(pair.data + 2, pair.len - 2, h + 21, n + 1);
+    for (i = 21; i < 21 + n; i++) h[i] = h[i] == '-' ? '+' : h[i] == '_' ? '/' : h[i];
+    for (i = 0; i < pad; i++) h[21 + n + i] = '=';
+    h[21 + n + pad] = 0;
+    memset(pair.data, 0, pair.len); mcp_buf_free(&pair);
+    a->hv[1] = h;
+    return 1;
+}
+
+/* The token request: a code (PKCE), a refresh token, or client credentials. */
+static int mcp__au_token(mcp__auth *a, int refresh, const char *code)
+{
+    mcp_error e;
+    int ok, n;
+    memset(&e, 0, sizeof e);
+    a->state = refresh ? MCP__AU_REFRESH : MCP__AU_TOKEN;
+    a->body.len = 0;
+    a->url.len = 0;
+    if (mcp_buf_append(&a->url, a->token_ep, strlen(a->token_ep) + 1) != MCP_OK) return mcp__au_nomem(a);
+    if (refresh)
+        ok = mcp_http_form_append(&a->body, "grant_type", "refresh_token", &e) == MCP_OK &&
+             mcp_http_form_append(&a->body, "refresh_token", a->refresh, &e) == MCP_OK;
+    else if (code)
+        ok = mcp_http_form_append(&a->body, "grant_type", "authorization_code", &e) == MCP_OK &&
+             mcp_http_form_append(&a->body, "code", code, &e) == MCP_OK &&
+             mcp_http_form_append(&a->body, "redirect_uri", a->redirect, &e) == MCP_OK &&
+             mcp_http_form_append(&a->body, "code_verifier", a->verifier, &e) == MCP_OK;
+    else
+        ok = mcp_http_form_append(&a->body, "grant_type", "client_credentials", &e) == MCP_OK &&
+             mcp__au_scope(a) && (!a->asked || !*a->asked ||
+                                  mcp_http_form_append(&a->body, "scope", a->asked, &e) == MCP_OK);
+    ok = ok && mcp_http_form_append(&a->body, "resource", a->resource, &e) == MCP_OK;
+    if (ok && (a->method == MCP__AM_NONE || a->method == MCP__AM_POST || a->method == MCP__AM_JWT))
+        ok = mcp_http_form_append(&a->body, "client_id", a->client_id, &e) == MCP_OK;
+    if (ok && a->method == MCP__AM_POST)
+        ok = mcp_http_form_append(&a->body, "client_secret", a->client_secret ? a->client_secret : "", &e) == MCP_OK;
+    if (ok && a->method == MCP__AM_JWT) {
+        if (!a->d->sign)
+            return mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server wants private_key_jwt and the program "
+                                "supplies no signing callback (desc.auth->sign).");
+        if (!mcp__au_assertion(a, &e))
+            return mcp__au_fail(a, e.status ? e.status : MCP_ERR_NOMEM, "Could not make the client assertion: %s",
+                                e.status ? e.message : "out of memory.");
+    }
+    if (!ok) return mcp__au_nomem(a);
+    mcp__au_fetch(a, "The authorization server's token endpoint", 1, 0);
+    if (a->method == MCP__AM_BASIC) {
+        if (!mcp__au_basic(a)) return mcp__au_nomem(a);
+        for (n = 0; a->hdrs[n]; n++) {}
+        a->hdrs[n] = a->hv[1]; a->hdrs[n + 1] = NULL;
+    }
+    return a->act;
+}
+
+static void mcp__au_save_tokens(mcp__auth *a)
+{
+    mcp_jw w;
+    char *text;
+    const char *key = mcp__au_key(a, "tokens");
+    if (!key || !a->d->save) return;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "issuer"); mcp_jw_str(&w, a->issuer);
+    mcp_jw_key(&w, "token_endpoint"); mcp_jw_str(&w, a->token_ep);
+    mcp_jw_key(&w, "client_id"); mcp_jw_str(&w, a->client_id);
+    mcp_jw_key(&w, "method"); mcp_jw_str(&w, mcp__au_method_names[a->method]);
+    mcp_jw_key(&w, "access_token"); mcp_jw_str(&w, a->access);
+    if (a->refresh) { mcp_jw_key(&w, "refresh_token"); mcp_jw_str(&w, a->refresh); }
+    if (a->expires) { mcp_jw_key(&w, "expires_at"); mcp_jw_int(&w, a->expires); }
+    if (a->asked) { mcp_jw_key(&w, "scope"); mcp_jw_str(&w, a->asked); }
+    mcp_jw_obj_end(&w);
+    if ((text = mcp_jw_finish(&w, NULL, NULL)) != NULL) {
+        a->d->save(a->d->user, key, text);
+        memset(text, 0, strlen(text)); mcp_free(text);
+    }
+}
+
+static int mcp__au_restart(mcp__auth *a);
+
+static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
+{
+    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    const mcp_json *r;
+    const char *tok, *type, *err;
+    int64_t exp = 0;
+    if (!doc) return a->act;
+    r = mcp_json_root(doc);
+    tok = mcp__au_str(r, "access_token"); type = mcp__au_str(r, "token_type"); err = mcp__au_str(r, "error");
+    if (status != 200 || err) {
+        int grant = err && !strcmp(err, "invalid_grant");
+        if (grant && a->state == MCP__AU_REFRESH && !a->restarts) {
+            mcp__au_forget(&a->access); mcp__au_forget(&a->refresh);
+            if (a->d->save && mcp__au_key(a, "tokens")) a->d->save(a->d->user, a->key.data, NULL);
+            mcp_json_free(doc);
+            a->restarts++;
+            return mcp__au_restart(a);
+        }
+        mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server's token endpoint answered %d: %.60s%s%.200s", status,
+                     err ? err : "(no error code)", mcp__au_str(r, "error_description") ? ": " : ".",
+                     mcp__au_str(r, "error_description") ? mcp__au_str(r, "error_description") : "");
+    } else if (!tok || !*tok || !type || !mcp__ieq(type, strlen(type), "bearer")) {
+        mcp__au_fail(a, MCP_ERR_PROTOCOL, "The authorization server's token endpoint answered without %s.",
+                     tok && *tok ? "token_type Bearer" : "an access_token");
+    } else {
+        mcp__au_forget(&a->access);
+        if (!mcp__au_set(&a->access, tok)) { mcp_json_free(doc); return mcp__au_nomem(a); }
+        if (mcp__au_str(r, "refresh_token")) {      /* rotated: the new one; none: keep the old */
+            mcp__au_forget(&a->refresh);
+            if (!mcp__au_set(&a->refresh, mcp__au_str(r, "refresh_token"))) { mcp_json_free(doc); return mcp__au_nomem(a); }
+        }
+        a->expires = mcp_json_int64(mcp_json_get(r, "expires_in"), &exp) && exp > 0 ? (int64_t)time(NULL) + exp : 0;
+        if (mcp__au_str(r, "scope") && !mcp__au_set(&a->asked, mcp__au_str(r, "scope"))) {
+            mcp_json_free(doc); return mcp__au_nomem(a);
+        }
+        mcp_json_free(doc);
+        mcp__au_save_tokens(a);
+        a->state = MCP__AU_DONE;
+        return a->act = MCP__AD_DONE;
+    }
+    mcp_json_free(doc);
+    return a->act;
+}
+
+/* ---- what the client calls ---------------------------------------------------------------- */
+
+/* Tokens kept from before for this server, with the issuer, token endpoint and client they
+   belong to (so a refresh needs no discovery); a client secret comes from the pre-registered
+   credentials or the registration kept for that issuer, never from the tokens' record. */
+static void mcp__au_load_tokens(mcp__auth *a)
+{
+    mcp_buf v;
+    mcp_json_doc *doc;
+    const mcp_json *r;
+    int64_t exp = 0;
+    size_t k;
+    const char *key = mcp__au_key(a, "tokens");
+    memset(&v, 0, sizeof v);
+    if (!key || !a->d->load || a->d->load(a->d->user, key, &v) != 1) { mcp_buf_free(&v); return; }
+    if ((doc = mcp_json_parse(v.data ? v.data : "", v.len, NULL)) != NULL) {
+        r = mcp_json_root(doc);
+        if (mcp__au_str(r, "access_token") && mcp__au_str(r, "issuer") && mcp__au_str(r, "client_id") &&
+            mcp__au_set(&a->access, mcp__au_str(r, "access_token")) && mcp__au_set(&a->issuer, mcp__au_str(r, "issuer")) &&
+            mcp__au_set(&a->refresh, mcp__au_str(r, "refresh_token")) && mcp__au_set(&a->asked, mcp__au_str(r, "scope")) &&
+            mcp__au_set(&a->token_ep, mcp__au_str(r, "token_endpoint")) &&
+            mcp__au_set(&a->client_id, mcp__au_str(r, "client_id"))) {
+            a->expires = mcp_json_int64(mcp_json_get(r, "expires_at"), &exp) ? exp : 0;
+            a->method = mcp__au_method_of(mcp__au_str(r, "method"));
+            if (a->method < 0) a->method = MCP__AM_NONE;
+            for (k = 0; k < a->d->nclients; k++)
+                if ((!a->d->clients[k].issuer || !strcmp(a->d->clients[k].issuer, a->issuer)) &&
+                    a->d->clients[k].client_id && !strcmp(a->d->clients[k].client_id, a->client_id))
+                    mcp__au_set(&a->client_secret, a->d->clients[k].client_secret);
+            if (!a->client_secret && a->method != MCP__AM_NONE && a->method != MCP__AM_JWT) {
+                char *id = a->client_id;    /* the registration for that issuer, if it is this client */
+                a->client_id = NULL;
+                if (!mcp__au_load_client(a) || strcmp(a->client_id, id)) mcp__au_forget(&a->refresh);
+                MCP_FREE(a->client_id, NULL);
+                a->client_id = id;
+            }
+            a->state = MCP__AU_DONE;
+        }
+        mcp_json_free(doc);
+    }
+    if (v.data) memset(v.data, 0, v.len);
+    mcp_buf_free(&v);
+}
+
+/* server: the MCP server's URL; version: MCP-Protocol-Version for discovery (may be NULL);
+   redirect: the redirect URI (the loopback receiver's, or the program's). 0: out of memory. */
+MCP__UNUSED static int mcp__auth_init(mcp__auth *a, const mcp_auth *d, const char *server, const char *version, const char *redirect)
+{
+    memset(a, 0, sizeof *a);
+    a->d = d;
+    if (!mcp__au_set(&a->server, server) || !(a->resource = mcp__au_canonical(server)) ||
+        !mcp__au_set(&a->version, version) || !mcp__au_set(&a->redirect, redirect))
+        return 0;
+    mcp__au_load_tokens(a);
+    return 1;
+}
+
+MCP__UNUSED static void mcp__auth_free(mcp__auth *a)
+{
+    int k;
+    char **own[14];
+    own[0] = &a->server; own[1] = &a->resource; own[2] = &a->version; own[3] = &a->prm_url;
+    own[4] = &a->ch_scope; own[5] = &a->prm_scopes; own[6] = &a->as_scopes; own[7] = &a->issuer;
+    own[8] = &a->authz_ep; own[9] = &a->token_ep; own[10] = &a->reg_ep; own[11] = &a->redirect;
+    own[12] = &a->asked; own[13] = &a->client_id;
+    for (k = 0; k < 14; k++) { MCP_FREE(*own[k], NULL); *own[k] = NULL; }
+    mcp__au_forget(&a->client_secret); mcp__au_forget(&a->access); mcp__au_forget(&a->refresh);
+    for (k = 0; k < 4; k++) mcp__au_forget(&a->hv[k]);
+    if (a->body.data) memset(a->body.data, 0, a->body.cap);
+    mcp_buf_free(&a->url); mcp_buf_free(&a->body); mcp_buf_free(&a->key);
+    memset(a->verifier, 0, sizeof a->verifier);
+}
+
+/* The whole flow again, from the resource metadata. */
+static int mcp__au_restart(mcp__auth *a)
+{
+    int r;
+    a->i = 0; a->legacy = 0; a->as = 0;
+    if ((r = mcp__au_prm_next(a)) >= 0) return r;
+    return mcp__au_fail(a, MCP_ERR_AUTH, "No protected resource metadata to start from.");
+}
+
+/* A 403 insufficient_scope: a scope the token lacks starts the count again; only scopes it
+   was granted already (the server will not be satisfied) count, and past a few it stops. */
+static int mcp__au_step_up(mcp__auth *a, const char *scope)
+{
+    char *u = mcp__au_union(a->asked, scope), *had = mcp__au_union(a->asked, NULL);
+    int more = !u || !had || strcmp(u, had);
+    MCP_FREE(u, NULL); MCP_FREE(had, NULL);
+    return a->step_ups = more ? 0 : a->step_ups + 1;
+}
+
+/* The MCP server answered 401 or 403 with these WWW-Authenticate values: what now. */
+MCP__UNUSED static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *values, size_t n)
+{
+    mcp_http_bearer b;
+    mcp_error e;
+    if (mcp_http_bearer_from_values(&b, values, n, &e) != MCP_OK)
+        return mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server answered %d with a WWW-Authenticate header that "
+                            "cannot be read: %s", status, e.message);
+    if (status == 403 && (!b.error || strcmp(b.error, "insufficient_scope"))) {
+        mcp__au_fail(a, MCP_ERR_HTTP, "The MCP server answered 403 Forbidden%s%.100s.", b.error ? ": " : "",
+                     b.error ? b.error : "");
+    } else if (status == 403 && mcp__au_step_up(a, b.scope) > MCP__AUTH_STEP_UPS) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server still answers insufficient_scope (%.200s) for a token "
+                     "granted that scope, after %d more authorizations: giving up.", b.scope ? b.scope : "",
+                     MCP__AUTH_STEP_UPS);
+    } else if (!mcp__au_set(&a->ch_scope, b.scope) ||
+               (b.resource_metadata && !mcp__au_set(&a->prm_url, b.resource_metadata))) {
+        mcp__au_nomem(a);
+    } else if (status == 403 && a->issuer && a->token_ep) {
+        mcp__au_authorize(a);           /* step-up: discovery and identity still hold */
+    } else if (status == 401 && a->refresh && a->token_ep && a->state == MCP__AU_DONE) {
+        mcp__au_token(a, 1, NULL);
+    } else if (status == 401 && a->state == MCP__AU_DONE && a->access && a->restarts++ > 1) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server refuses the access token its authorization server just "
+                     "issued (HTTP 401 again).");
+    } else {
+        mcp__au_forget(&a->access);
+        mcp__au_restart(a);
+    }
+    mcp_http_bearer_free(&b);
+    return a->act;
+}
+
+/* Before a request: the token, refreshed first when it is about to expire. */
+MCP__UNUSED static int mcp__auth_due(mcp__auth *a)
+{
+    if (a->state == MCP__AU_DONE && a->expires && a->refresh && a->token_ep &&
+        (int64_t)time(NULL) + MCP__AUTH_EARLY_S >= a->expires)
+        return mcp__au_token(a, 1, NULL);
+    return a->act = a->state == MCP__AU_DONE ? MCP__AD_DONE : a->act;
+}
+
+/* The answer to the FETCH it asked for: status, Content-Type, body. */
+MCP__UNUSED static int mcp__auth_answer(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
+{
+    int r;
+    if (a->act != MCP__AD_FETCH) return a->act;
+    a->act = MCP__AD_NOTHING;
+    switch (a->state) {
+    case MCP__AU_PRM:
+        if (status == 200) return mcp__au_prm_answer(a, ctype, body, len);
+        if (status >= 500 || (a->prm_url && status != 404))
+            return mcp__au_fail(a, MCP_ERR_HTTP, "%s at %.200s answered %d.", a->step, a->url.data, status);
+        a->i++;
+        if ((r = mcp__au_prm_next(a)) >= 0) return r;
+        if (a->prm_url)
+            return mcp__au_fail(a, MCP_ERR_HTTP, "%s at %.200s answered %d.", a->step, a->url.data, status);
+        a->legacy = 1; a->i = 0;        /* 2025-03-26: the authorization server is the MCP server's origin */
+        if (!mcp__au_origin(a->server, &a->url) || !mcp__au_set(&a->issuer, a->url.data)) return mcp__au_nomem(a);
+        return mcp__au_asm_next(a);
+    case MCP__AU_ASM:
+        if (status == 200) return mcp__au_asm_answer(a, ctype, body, len);
+        if (status >= 500) return mcp__au_fail(a, MCP_ERR_HTTP, "%s at %.200s answered %d.", a->step, a->url.data, status);
+        a->i++;
+        if ((r = mcp__au_asm_next(a)) >= 0) return r;
+        if (a->legacy) return mcp__au_defaults(a);
+        return mcp__au_fail(a, MCP_ERR_AUTH, "The authorization server %.200s publishes no metadata (RFC 8414 or "
+                            "OpenID Connect discovery) at any of the places the MCP specification names.", a->issuer);
+    case MCP__AU_REGISTER:
+        if (status == 200 || status == 201) return mcp__au_register_answer(a, ctype, body, len);
+        return mcp__au_fail(a, MCP_ERR_AUTH, "%s answered %d%s%.300s", a->step, status, len ? ": " : ".",
+                            len ? body : "");
+    case MCP__AU_TOKEN: case MCP__AU_REFRESH:
+        return mcp__au_token_answer(a, status, ctype, body, len);
+    default:
+        return a->act;
+    }
+}
+
+/* The FETCH could not be made (no connection, a timeout): e says why. */
+MCP__UNUSED static int mcp__auth_unreachable(mcp__auth *a, const mcp_error *e)
+{
+    return mcp__au_fail(a, e->status == MCP_ERR_TIMEOUT ? MCP_ERR_TIMEOUT : e->status,
+                        "%s could not be reached: %s", a->step ? a->step : "The authorization server", e->message);
+}
+
+/* What the client is to do now. */
+MCP__UNUSED static void mcp__auth_next(const mcp__auth *a, mcp__auth_do *out)
+{
+    memset(out, 0, sizeof *out);
+    out->what = a->act;
+    if (a->act == MCP__AD_FETCH) {
+        out->method = a->state == MCP__AU_PRM || a->state == MCP__AU_ASM ? "GET" : "POST";
+        out->url = a->url.data; out->headers = a->hdrs; out->step = a->step;
+        out->body = a->body.len ? a->body.data : NULL; out->body_len = a->body.len;
+    } else if (a->act == MCP__AD_BROWSER) out->url = a->url.data;
+}
+#endif /* MCP_NO_AUTH */
+
+/* ============================================================================================
    >>client
    ============================================================================================
    Reading and dispatching are separate phases: the transport turns bytes into events on a
@@ -8032,6 +9280,7 @@ struct mcp_call {
     struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
     int refreshed;                       /* the tools/list refresh happened (once per call) */
     int parked;                          /* its session was lost: waits for the new one */
+    int au_parked;                       /* met 401/403: waits for the authorization flow */
     int answered;                        /* its id got an answer: nothing to abandon */
     int resumes;                         /* its event stream resumed after breaking */
 };
@@ -8074,6 +9323,9 @@ struct mcp_client {
     char *meta;                          /* the _meta members every modern request carries */
     char *log_level;                     /* modern: io.modelcontextprotocol/logLevel */
     const char *meta_version;            /* the version in meta */
+#if !defined(MCP_NO_AUTH) && !defined(MCP_NO_HTTP)
+    struct mcp__authrun *au;             /* desc.auth: the authorization flow (>>client.auth) */
+#endif
 };
 
 /* ---- small helpers -------------------------------------------------------------------------- */
@@ -9705,17 +10957,280 @@ static void mcp__on_gone(mcp_client *c, const mcp_tev *ev)
     mcp__transport_down(c, ev->status, "%s", ev->text);
 }
 
+static void mcp__on_unauthorized(mcp_client *c, mcp_call *call, const mcp_tev *ev);
+
 static void mcp__on_transport(mcp_client *c, const mcp_tev *ev)
 {
     mcp_call *call = ev->id >= 0 ? MCP__CALL(mcp__rpc_find(&c->rpc, ev->id)) : NULL;
     switch (ev->kind) {
     case MCP_TEV_FAILED: mcp__on_failed(c, call, ev); break;
     case MCP_TEV_SESSION_LOST: mcp__on_session_lost(c, call, ev); break;
+    case MCP_TEV_UNAUTHORIZED: mcp__on_unauthorized(c, call, ev); break;
     case MCP_TEV_BROKEN: if (ev->id < 0) mcp__on_gone(c, ev); else mcp__on_broken(c, call, ev); break;
     case MCP_TEV_CLOSED: mcp__on_closed(c, ev); break;
     default: break;
     }
 }
+
+/* ---- >>client.auth  the authorization flow's driver --------------------------------------------
+   desc.auth set: a request that meets 401 or 403 waits (UNAUTHORIZED: the transport keeps it)
+   while >>auth's flow runs; its HTTP requests go through >>transport.once, the browser comes
+   back to >>transport.once's loopback receiver (or to mcp_client_auth_redirect). Done: the
+   transport is given the token and the waiting requests go again; failed: they fail with the
+   flow's sentence. A waiting request's timeout stops while it waits (the browser has its own,
+   desc.auth->timeout_ms) and starts again when it goes. */
+#if !defined(MCP_NO_AUTH) && !defined(MCP_NO_HTTP)
+typedef struct mcp__authrun {
+    mcp__auth a;
+    mcp__once x;                         /* the flow's request in flight (x_on) */
+    mcp__loop l;                         /* the loopback receiver (l_on) */
+    int x_on, l_on, flow;                /* flow: requests wait for it */
+    int64_t until;                       /* the browser's deadline */
+    int parked_notes;                    /* messages of the client's own wait too (-1 ids) */
+} mcp__authrun;
+
+static void mcp__au_stop_io(mcp__authrun *r)
+{
+    if (r->x_on) { mcp__once_free(&r->x); r->x_on = 0; }
+    if (r->l_on) { mcp__loop_free(&r->l); r->l_on = 0; }
+}
+
+/* The waiting requests go again (ok) or fail with the flow's sentence. */
+static void mcp__au_release(mcp_client *c, int ok)
+{
+    mcp__authrun *r = c->au;
+    mcp_call *call, *next;
+    int64_t now = mcp_time_ms();
+    r->flow = 0;
+    for (call = c->calls; call; call = next) {
+        next = call->next;
+        if (!call->au_parked || call->status != MCP_AGAIN) continue;
+        call->au_parked = 0;
+        if (!ok) {
+            call->http_status = 0;
+            mcp__call_fail(call, r->a.err.status, "%s", r->a.err.message);
+            continue;
+        }
+        call->p.deadline = call->timeout_ms > 0 ? now + call->timeout_ms : -1;   /* its timeout again */
+        mcp__call_due(&call->p);
+        mcp__heap_update(&c->rpc, &call->p);
+        c->tp->resume(c->t, call->p.id);
+    }
+    if (r->parked_notes) {
+        r->parked_notes = 0;
+        if (ok) c->tp->resume(c->t, -1); else mcp__tp_abandon(c, -1);
+    }
+}
+
+/* The token goes to the transport: every request carries it from now on. */
+static int mcp__au_give(mcp_client *c)
+{
+    mcp__authrun *r = c->au;
+    size_t n = r->a.access ? strlen(r->a.access) : 0;
+    char *v = (char *)MCP_MALLOC(n + 8, NULL);
+    if (!v) return 0;
+    memcpy(v, "Bearer ", 7); memcpy(v + 7, r->a.access, n + 1);
+    c->tp->authorize(c->t, v);
+    memset(v, 0, n + 7);
+    MCP_FREE(v, NULL);
+    return 1;
+}
+
+/* Does what the flow says, until it waits for an answer, the browser, or is over. */
+static void mcp__au_drive(mcp_client *c)
+{
+    mcp__authrun *r = c->au;
+    mcp__auth_do d;
+    mcp_error e;
+    mcp__auth_next(&r->a, &d);
+    if (d.what == MCP__AD_FETCH && !r->x_on) {
+        if (mcp__once_start(&r->x, d.method, d.url, d.headers, d.body, d.body_len, c->d.tls, 0, NULL, &e) != MCP_OK) {
+            mcp__auth_unreachable(&r->a, &e);
+            mcp__au_drive(c);
+            return;
+        }
+        r->x_on = 1;
+    } else if (d.what == MCP__AD_BROWSER && !r->until) {
+        r->until = mcp_time_ms() + (c->d.auth->timeout_ms > 0 ? c->d.auth->timeout_ms : MCP__AUTH_TIMEOUT_MS);
+        if (c->d.auth->open_url) c->d.auth->open_url(c->d.auth->user, d.url);
+    } else if (d.what == MCP__AD_DONE || d.what == MCP__AD_FAILED) {
+        mcp__au_stop_io(r);
+        r->until = 0;
+        if (d.what == MCP__AD_DONE && !mcp__au_give(c))
+            mcp__au_fail(&r->a, MCP_ERR_NOMEM, "Out of memory during the authorization flow.");
+        if (r->flow) mcp__au_release(c, r->a.state == MCP__AU_DONE);
+    }
+}
+
+/* The redirect URI: the program's, else the loopback receiver's (opened now, on its port). */
+static int mcp__au_redirect_uri(mcp_client *c, mcp_error *e)
+{
+    mcp__authrun *r = c->au;
+    char uri[64];
+    if (c->d.auth->redirect_uri) return mcp__au_set(&r->a.redirect, c->d.auth->redirect_uri) ? 1 : 0;
+    if (c->d.auth->grant == MCP_AUTH_CLIENT_CREDENTIALS) return 1;
+    if (!r->l_on) {
+        if (mcp__loop_open(&r->l, c->d.auth->port, e) != MCP_OK) return 0;
+        r->l_on = 1;
+    }
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%u/callback", mcp__loop_port(&r->l));
+    return mcp__au_set(&r->a.redirect, uri) ? 1 : 0;
+}
+
+/* UNAUTHORIZED: the request waits; the flow starts unless it runs already. */
+static void mcp__on_unauthorized(mcp_client *c, mcp_call *call, const mcp_tev *ev)
+{
+    mcp__authrun *r = c->au;
+    const char *vals[16], *p;
+    char *copy;
+    size_t n = 0;
+    mcp_error e;
+    if (ev->id >= 0 && !call) { mcp__tp_abandon(c, ev->id); return; }
+    if (!r) { if (call) mcp__call_fail(call, MCP_ERR_HTTP, "%s", ev->text); return; }
+    if (call) {
+        call->au_parked = 1; call->http_status = ev->http_status;
+        call->p.deadline = -1;                           /* the browser's deadline rules now */
+        mcp__call_due(&call->p);
+        mcp__heap_update(&c->rpc, &call->p);
+    } else r->parked_notes = 1;
+    if (r->flow) return;
+    if (!(copy = mcp__au_dupn(ev->body ? ev->body : "", ev->body ? ev->body_len : 0))) {
+        mcp__au_nomem(&r->a);
+    } else {
+        for (p = copy; n < 16 && *p; n++) {              /* one value per line */
+            vals[n] = p;
+            p += strcspn(p, "\n");
+            if (*p) *(char *)p++ = 0;
+        }
+        r->flow = 1;
+        r->until = 0;
+        if (!mcp__au_redirect_uri(c, &e)) mcp__au_fail(&r->a, e.status ? e.status : MCP_ERR_NOMEM, "%s",
+                                                       e.status ? e.message : "Out of memory.");
+        else if (mcp__auth_challenge(&r->a, ev->http_status, vals, n) == MCP__AD_FAILED && ev->http_status == 403 &&
+                 r->a.err.status == MCP_ERR_HTTP)
+            mcp__au_fail(&r->a, MCP_ERR_HTTP, "%s", ev->text);   /* a 403 that is not about scope */
+        MCP_FREE(copy, NULL);
+    }
+    r->flow = 1;
+    mcp__au_drive(c);
+}
+
+/* The flow's I/O that is ready; the browser's deadline. */
+static void mcp__au_io(mcp_client *c)
+{
+    mcp__authrun *r = c->au;
+    mcp_status st;
+    mcp_error e;
+    const char *ct;
+    if (!r) return;
+    if (r->x_on && (st = mcp__once_io(&r->x, 0, &e)) != MCP_AGAIN) {
+        r->x_on = 0;
+        ct = mcp_http_resp_header(&r->x.resp, "content-type", 0);
+        if (st == MCP_OK) mcp__auth_answer(&r->a, r->x.status, ct, r->x.body.data ? r->x.body.data : "", r->x.body.len);
+        else mcp__auth_unreachable(&r->a, &e);
+        mcp__once_free(&r->x);
+        mcp__au_drive(c);
+    }
+    if (r->l_on && r->a.state == MCP__AU_BROWSER && mcp__loop_io(&r->l, 0, &e) == MCP_OK && r->l.target) {
+        mcp__auth_redirect(&r->a, r->l.target);
+        mcp__au_drive(c);
+    }
+    if (r->until && r->a.state == MCP__AU_BROWSER && mcp_time_ms() >= r->until) {
+        r->until = 0;
+        mcp__au_fail(&r->a, MCP_ERR_AUTH, "No answer from the browser within %d s: the authorization was not "
+                     "completed.", (c->d.auth->timeout_ms > 0 ? c->d.auth->timeout_ms : MCP__AUTH_TIMEOUT_MS) / 1000);
+        mcp__au_drive(c);
+    }
+}
+
+static int mcp__pollfds(const mcp_client *c, mcp_pollfd *fds, int max);
+
+/* One wait for the transport's descriptors and the flow's. */
+static void mcp__poll_all(mcp_client *c, int wait)
+{
+    mcp_pollfd fds[64];
+    int n = mcp__pollfds(c, fds, 64), total = mcp__pollfds(c, NULL, 0x7FFFFFFF);
+    mcp__wait_fds(fds, n, total > n ? (wait < 0 || wait > 10 ? 10 : wait) : wait);
+}
+
+/* The flow's descriptors after the transport's (n of them in fds, max room). */
+static int mcp__au_pollfds(const mcp_client *c, mcp_pollfd *fds, int n, int max)
+{
+    const mcp__authrun *r = c->au;
+    mcp_pollfd f[3];
+    int k = 0, i;
+    if (!r) return n;
+    if (r->x_on) k += mcp__once_pollfd(&r->x, f);
+    if (r->l_on && r->a.state == MCP__AU_BROWSER) k += mcp__loop_pollfds(&r->l, f + k);
+    for (i = 0; i < k; i++, n++) if (fds && n < max) fds[n] = f[i];
+    return n;
+}
+
+static int64_t mcp__au_due(const mcp_client *c)
+{
+    const mcp__authrun *r = c->au;
+    int64_t due = -1, t;
+    if (!r) return -1;
+    if (r->x_on) due = mcp__once_due(&r->x);
+    if (r->l_on && (t = mcp__loop_due(&r->l)) >= 0 && (due < 0 || t < due)) due = t;
+    if (r->until && (due < 0 || r->until < due)) due = r->until;
+    return due;
+}
+
+static int mcp__au_waits(const mcp_client *c) { return c->au && (c->au->x_on || (c->au->l_on && c->au->a.state == MCP__AU_BROWSER)); }
+
+static void mcp__au_free(mcp_client *c)
+{
+    if (!c->au) return;
+    mcp__au_stop_io(c->au);
+    mcp__auth_free(&c->au->a);
+    MCP_FREE(c->au, NULL);
+    c->au = NULL;
+}
+
+/* mcp_client_new: the flow's state, with tokens kept from before given to the transport. */
+static mcp_status mcp__au_new(mcp_client *c, mcp_error *err)
+{
+    if (!c->d.auth) return MCP_OK;
+    if (!c->tp->authorize || !c->tp->resume)
+        return mcp__fail(err, MCP_ERR_INVALID, "desc.auth needs a transport that talks HTTP (MCP_HTTP or MCP_SSE).");
+    if (!(c->au = (mcp__authrun *)MCP_MALLOC(sizeof *c->au, NULL))) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+    memset(c->au, 0, sizeof *c->au);
+    if (!mcp__auth_init(&c->au->a, c->d.auth, c->d.url, NULL, NULL)) {
+        mcp__au_free(c);
+        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+    }
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_error *err)
+{
+    if (!c || !url) return mcp__fail(err, MCP_ERR_INVALID, "mcp_client_auth_redirect: the client or the URL is NULL.");
+    if (!c->au || c->au->a.state != MCP__AU_BROWSER)
+        return mcp__fail(err, MCP_ERR_INVALID, "No authorization is waiting for a redirect.");
+    mcp__auth_redirect(&c->au->a, url);
+    mcp__au_drive(c);
+    if (c->au->a.state == MCP__AU_FAILED) { if (err) *err = c->au->a.err; return c->au->a.err.status; }
+    mcp__ok(err);
+    return MCP_OK;
+}
+#else
+static void mcp__on_unauthorized(mcp_client *c, mcp_call *call, const mcp_tev *ev)
+{
+    if (ev->id >= 0 && !call) { mcp__tp_abandon(c, ev->id); return; }
+    if (call) mcp__call_fail(call, MCP_ERR_HTTP, "%s", ev->text);
+}
+#define mcp__au_io(c) ((void)0)
+#define mcp__au_pollfds(c, fds, n, max) (n)
+#define mcp__au_due(c) ((int64_t)-1)
+#define mcp__au_waits(c) 0
+#define mcp__au_free(c) ((void)0)
+MCPDEF mcp_status mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_error *err)
+{
+    (void)c; (void)url;
+    return mcp__fail(err, MCP_ERR_INVALID, "This mcp.h was built with MCP_NO_AUTH: there is no authorization flow.");
+}
+#endif
 
 /* ---- >>client.connect  probe, initialize, fallback ------------------------------------------- */
 
@@ -9840,6 +11355,8 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         return;
     } else if (call->status == MCP_ERR_HTTP && call->http_status >= 300 && call->http_status < 400) {
         /* a redirect not followed (too many, another origin, 301-303): initialize meets it too */
+    } else if (call->status == MCP_ERR_HTTP && (call->http_status == 401 || call->http_status == 403)) {
+        /* the server wants authorization (no desc.auth, or it failed): so would initialize */
     } else if (!pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT ||
                            call->status == MCP_ERR_HTTP || call->status == MCP_ERR_PROTOCOL ||
                            call->status == MCP_ERR_PARSE)) {
@@ -9997,6 +11514,9 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     }
     c->state = MCP__CONNECTING;
     c->connect_at = mcp_time_ms();
+#if !defined(MCP_NO_AUTH) && !defined(MCP_NO_HTTP)
+    if (c->au && c->au->a.state == MCP__AU_DONE) mcp__au_give(c);    /* a token kept from before */
+#endif
     pv = c->d.protocol_version;
     mcp_jw_init(&w, 0);                                  /* initialize's params, for a legacy server */
     mcp_jw_obj_begin(&w);
@@ -10132,6 +11652,16 @@ MCPDEF mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err)
     mcp__cp_desc(&cp, desc, &c->d);
     mcp__desc_defaults(&c->d);
     c->tp = tp;
+#if !defined(MCP_NO_AUTH) && !defined(MCP_NO_HTTP)
+    if (mcp__au_new(c, err) != MCP_OK) { MCP_FREE(c->strings, NULL); MCP_FREE(c, NULL); return NULL; }
+#else
+    if (c->d.auth) {
+        MCP_FREE(c->strings, NULL); MCP_FREE(c, NULL);
+        mcp__fail(err, MCP_ERR_INVALID, "desc.auth is set, but this mcp.h was built without the authorization "
+                  "layer (MCP_NO_AUTH or MCP_NO_HTTP).");
+        return NULL;
+    }
+#endif
     mcp__ok(err);
     return c;
 }
@@ -10190,6 +11720,7 @@ MCPDEF void mcp_client_free(mcp_client *c)
     mcp_jw_free(&c->w);
     mcp_json_free(c->xhdr);
     if (c->t) c->tp->free(c->t);
+    mcp__au_free(c);
     MCP_FREE(c->strings, NULL);
     MCP_FREE(c, NULL);
 }
@@ -10209,7 +11740,11 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
     } else if (!MCP__GOING(c)) {
         nt = mcp_client_next_timeout(c);
         if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
-        c->tp->io(c->t, wait);
+        if (mcp__au_waits(c)) {                          /* the flow's descriptors too: one wait */
+            mcp__poll_all(c, wait);
+            c->tp->io(c->t, 0);
+            mcp__au_io(c);
+        } else c->tp->io(c->t, wait);
     }
     mcp__dispatch(c);
     mcp__expire(c, mcp_time_ms());
@@ -10220,8 +11755,10 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
 /* The descriptors to watch, at most max of them; fds NULL: how many there are. */
 static int mcp__pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
 {
+    int n;
     if (!c || !c->t || c->state >= MCP__ENDED) return 0;
-    return c->tp->pollfds(c->t, fds, max);
+    n = c->tp->pollfds(c->t, fds, max);
+    return mcp__au_pollfds(c, fds, n, max);
 }
 
 MCPDEF int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max)
@@ -10243,6 +11780,7 @@ MCPDEF int mcp_client_next_timeout(const mcp_client *c)
     if (c->qhead) return 0;
     if (c->rpc.nheap) due = c->rpc.heap[0]->due;
     if (c->t && c->state < MCP__ENDED && (t = c->tp->due(c->t)) >= 0 && (due < 0 || t < due)) due = t;
+    if ((t = mcp__au_due(c)) >= 0 && (due < 0 || t < due)) due = t;
     if (due < 0) return -1;
     left = due - mcp_time_ms();
     return left <= 0 ? 0 : left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left;

@@ -213,11 +213,11 @@ static void mem_stats(void *t, mcp_client_stats *add) { (void)t; add->resent += 
 
 static const mcp_transport mem_transport = {
     0, mem_open, mem_send, mem_pollfds, mem_due, mem_io, mem_abandon, mem_close, mem_free,
-    mem_resume, mem_ready, NULL, NULL, mem_stats, NULL
+    mem_resume, mem_ready, NULL, NULL, mem_stats, NULL, NULL
 };
 static const mcp_transport mem_transport_http = {
     MCP_TRANSPORT_HTTP, mem_open, mem_send, mem_pollfds, mem_due, mem_io, mem_abandon, mem_close, mem_free,
-    mem_resume, mem_ready, NULL, NULL, mem_stats, NULL
+    mem_resume, mem_ready, NULL, NULL, mem_stats, NULL, NULL
 };
 
 #endif

@@ -21,6 +21,17 @@
                                            call's SSE stream after a priming event with
                                            retry: 500, and mcp.h must resume it with GET and
                                            Last-Event-ID after that interval
+     auth/*                                desc.auth with a "browser" (browse: GETs the
+                                           authorization URL, whose server redirects at once,
+                                           and hands the Location to mcp_client_auth_redirect),
+                                           the client ID metadata document URL the suite expects,
+                                           and MCP_CONFORMANCE_CONTEXT's credentials (pre-
+                                           registered; client_credentials with a secret or an
+                                           ES256 assertion signed with OpenSSL); then the
+                                           handshake and tools/list. resource-mismatch must fail
+                                           to connect (MCP_ERR_AUTH) before any authorization;
+                                           scope-step-up calls test-tool (403, more scope);
+                                           scope-retry-limit must give up after 3 at most
      anything else                         the handshake and tools/list
 
    The suite judges the exchange from its side; this program's own checks go to stderr and
@@ -30,10 +41,18 @@
 #define MCP_IMPLEMENTATION
 #include "../../mcp.h"
 
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#ifdef HAVE_OPENSSL
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#endif
 
 static int failures;
 static int elicitations;
@@ -181,6 +200,109 @@ static void on_log(void *user, mcp_client *c, const char *message)
     say("mcp.h: %s", message);
 }
 
+/* ---- authorization: the suite's "browser" and its credentials ------------------------------- */
+
+static mcp_client *the_client;
+static int authorizations;
+static char context_id[256], context_secret[256], context_key[4096], context_alg[32];
+
+/* The browser: GET the authorization URL (plain http://, the suite's authorization server
+   answers at once with 302 to the redirect URI), and hand the Location to mcp.h. */
+static void browse(void *user, const char *url)
+{
+    char host[256], port[8] = "80", req[4096], resp[8192], *loc, *end;
+    const char *p = url + 7, *path;
+    struct addrinfo hints, *ai = NULL;
+    size_t hl, got = 0;
+    long r;
+    int fd = -1;
+    mcp_error err;
+    (void)user;
+    authorizations++;
+    say("browser: authorization request %d", authorizations);
+    if (strncmp(url, "http://", 7)) { expect(0, "browser: not an http:// URL"); return; }
+    path = strchr(p, '/');
+    hl = path ? (size_t)(path - p) : strlen(p);
+    if (hl >= sizeof host) { expect(0, "browser: host too long"); return; }
+    memcpy(host, p, hl); host[hl] = 0;
+    if (strchr(host, ':')) { snprintf(port, sizeof port, "%s", strchr(host, ':') + 1); *strchr(host, ':') = 0; }
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port, &hints, &ai) != 0 || (fd = socket(ai->ai_family, SOCK_STREAM, 0)) < 0 ||
+        connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        expect(0, "browser: could not connect to %s:%s", host, port);
+        if (fd >= 0) close(fd);
+        if (ai) freeaddrinfo(ai);
+        return;
+    }
+    freeaddrinfo(ai);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n", path ? path : "/", host, port);
+    if (write(fd, req, strlen(req)) < 0) { close(fd); expect(0, "browser: write failed"); return; }
+    while (got < sizeof resp - 1 && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0) got += (size_t)r;
+    close(fd);
+    resp[got] = 0;
+    if (!(loc = strstr(resp, "\r\nLocation: ")) && !(loc = strstr(resp, "\r\nlocation: "))) {
+        expect(0, "browser: the authorization endpoint did not redirect: %.200s", resp);
+        return;
+    }
+    loc += 12;
+    if ((end = strstr(loc, "\r\n")) != NULL) *end = 0;
+    if (mcp_client_auth_redirect(the_client, loc, &err) != MCP_OK) say("browser: mcp.h refused the redirect: %s", err.message);
+}
+
+/* MCP_CONFORMANCE_CONTEXT: {"client_id", "client_secret"} or {"client_id", "private_key_pem",
+   "signing_algorithm"}. */
+static void read_context(void)
+{
+    const char *ctx = getenv("MCP_CONFORMANCE_CONTEXT");
+    mcp_json_doc *doc = ctx ? mcp_json_parse(ctx, strlen(ctx), NULL) : NULL;
+    const mcp_json *r = mcp_json_root(doc);
+    snprintf(context_id, sizeof context_id, "%s", nn(mcp_json_str(mcp_json_get(r, "client_id"))));
+    if (mcp_json_str(mcp_json_get(r, "client_secret")))
+        snprintf(context_secret, sizeof context_secret, "%s", mcp_json_str(mcp_json_get(r, "client_secret")));
+    if (mcp_json_str(mcp_json_get(r, "private_key_pem")))
+        snprintf(context_key, sizeof context_key, "%s", mcp_json_str(mcp_json_get(r, "private_key_pem")));
+    snprintf(context_alg, sizeof context_alg, "%s", mcp_json_str(mcp_json_get(r, "signing_algorithm")) ?
+             mcp_json_str(mcp_json_get(r, "signing_algorithm")) : "ES256");
+    mcp_json_free(doc);
+}
+
+/* private_key_jwt: ES256 over the signing input with the context's P-256 key; JWS wants the
+   raw R || S (32 bytes each), OpenSSL gives DER. */
+static mcp_status sign_es256(void *user, const char *input, size_t len, mcp_buf *sig, mcp_error *err)
+{
+#ifdef HAVE_OPENSSL
+    BIO *bio = BIO_new_mem_buf(context_key, -1);
+    EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    unsigned char der[128], raw[64];
+    const unsigned char *dp = der;
+    size_t dl = sizeof der;
+    ECDSA_SIG *es = NULL;
+    const BIGNUM *br, *bs;
+    mcp_status st = MCP_ERR_AUTH;
+    (void)user;
+    if (key && md && EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+        EVP_DigestSign(md, der, &dl, (const unsigned char *)input, len) == 1 &&
+        (es = d2i_ECDSA_SIG(NULL, &dp, (long)dl)) != NULL) {
+        ECDSA_SIG_get0(es, &br, &bs);
+        if (BN_bn2binpad(br, raw, 32) == 32 && BN_bn2binpad(bs, raw + 32, 32) == 32 &&
+            mcp_buf_append(sig, raw, 64) == MCP_OK)
+            st = MCP_OK;
+    }
+    if (es) ECDSA_SIG_free(es);
+    EVP_MD_CTX_free(md);
+    EVP_PKEY_free(key);
+    BIO_free(bio);
+    if (st != MCP_OK && err) { err->status = st; snprintf(err->message, sizeof err->message, "ES256 signing failed."); }
+    return st;
+#else
+    (void)user; (void)input; (void)len; (void)sig;
+    if (err) { err->status = MCP_ERR_AUTH; snprintf(err->message, sizeof err->message, "Built without OpenSSL: no ES256."); }
+    return MCP_ERR_AUTH;
+#endif
+}
+
 /* ---- the scenarios ------------------------------------------------------------------------- */
 
 static int has_tool(const mcp_json_doc *tools, const char *name)
@@ -252,9 +374,46 @@ int main(int argc, char **argv)
         d.http_listen = 1;           /* the server asks outside the call: on the GET stream */
     }
 
+    if (!strncmp(scenario, "auth/", 5)) {
+        static mcp_auth auth;
+        static mcp_auth_client pre;
+        memset(&auth, 0, sizeof auth);
+        auth.client_name = "mcp.h-conformance";
+        auth.redirect_uri = "http://localhost:3000/callback";    /* the browser hands it over */
+        auth.client_id_metadata_url = "https://conformance-test.local/client-metadata.json";
+        auth.open_url = browse;
+        auth.offline_access = 1;
+        auth.timeout_ms = 10000;
+        read_context();
+        if (context_id[0] && strcmp(context_id, "(null)")) {
+            memset(&pre, 0, sizeof pre);
+            pre.client_id = context_id;        /* the suite's one authorization server (issuer NULL) */
+            pre.client_secret = context_secret[0] ? context_secret : NULL;
+            if (context_key[0]) { pre.auth_method = "private_key_jwt"; auth.sign = sign_es256; auth.sign_alg = context_alg; }
+            auth.clients = &pre; auth.nclients = 1;
+            if (!strncmp(scenario, "auth/client-credentials", 23)) auth.grant = MCP_AUTH_CLIENT_CREDENTIALS;
+        }
+        d.auth = &auth;
+        d.timeout_ms = 10000;
+    }
+
     c = mcp_client_new(&d, &err);
     if (!c) { expect(0, "mcp_client_new: %s", err.message); return 1; }
+    the_client = c;
     s = mcp_client_connect(c, &err);
+    if (!strcmp(scenario, "auth/scope-retry-limit") && s != MCP_OK) {
+        /* the server never accepts the scope it asks for: mcp.h gives up after a few tries */
+        expect(s == MCP_ERR_AUTH && authorizations >= 1 && authorizations <= 3, "%d authorizations, then: %s",
+               authorizations, err.message);
+        mcp_client_free(c);
+        return failures ? 1 : 0;
+    }
+    if (!strcmp(scenario, "auth/resource-mismatch")) {
+        /* the metadata names another resource: mcp.h must stop before any authorization */
+        expect(s == MCP_ERR_AUTH && authorizations == 0, "connect refused: %s", s == MCP_OK ? "it connected" : err.message);
+        mcp_client_free(c);
+        return failures ? 1 : 0;
+    }
     expect(s == MCP_OK, "initialize: %s", s == MCP_OK ? "handshake done" : err.message);
     if (s != MCP_OK) { mcp_client_free(c); return 1; }
     say("server %s %s, protocol version %s",
@@ -283,6 +442,13 @@ int main(int argc, char **argv)
         }
         call_expect(c, "test_client_elicitation_defaults", "{}", "Elicitation completed");
         expect(elicitations == 1, "one elicitation/create answered (%d)", elicitations);
+    } else if (!strcmp(scenario, "auth/scope-step-up") || !strcmp(scenario, "auth/scope-retry-limit")) {
+        mcp_json_doc *doc = NULL;
+        s = mcp_client_call_tool(c, "test-tool", "{}", &doc, &err);
+        if (!strcmp(scenario, "auth/scope-step-up")) expect(s == MCP_OK, "tools/call test-tool after the step-up: %s", s == MCP_OK ? "ok" : err.message);
+        else expect(s != MCP_OK && authorizations <= 3, "the scope that never comes: %d authorizations, then %s",
+                    authorizations, s == MCP_OK ? "it succeeded" : err.message);
+        mcp_json_free(doc);
     } else if (!strcmp(scenario, "sse-retry")) {
         expect(has_tool(tools, "test_reconnection"), "test_reconnection is listed");
         call_expect(c, "test_reconnection", "{}", "Reconnection test completed successfully");
