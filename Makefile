@@ -124,6 +124,8 @@ $(TEST_C): $(B)/%: tests/%.c $(B)/impl.o $(HDRS)
 $(STANDALONE): $(B)/%: tests/%.c $(HDRS) | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
 
+$(B)/standalone_random: tests/test_base.c   # it runs test_base's cases again
+
 $(SERVERS): $(B)/%: tests/servers/%.c mcp.h | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
 

@@ -110,6 +110,9 @@
    | MCP_ASSERT(x)           | assert(x) | internal consistency checks                       |
    | MCP_NO_STDIO            | -         | leave out the stdio transport                     |
    | MCP_NO_HTTP             | -         | leave out the HTTP transports, HTTP and SSE layers|
+   | MCP_NO_AUTH             | -         | leave out the authorization layer's helpers:      |
+   |                         |           | mcp_sha256, mcp_base64url, mcp_random (the layer  |
+   |                         |           | itself is coming)                                 |
    | MCP_NO_VECTOR           | -         | scan strings 8 bytes a step (SWAR) instead of 64  |
    |                         |           | with GCC/Clang vector types (SSE2, NEON)          |
    | MCP_NO_AVX2             | -         | x86-64: no AVX2 scanner (used where the CPU has   |
@@ -122,7 +125,8 @@
    | MCP_HTTP_MAX_HEADERS    | 100       | number of HTTP headers                            |
    | MCP_SSE_MAX_EVENT       | 16 MiB    | one SSE line or one event's data                  |
 
-   With both MCP_NO_STDIO and MCP_NO_HTTP the client is left out too: JSON and JSON-RPC remain.
+   With both MCP_NO_STDIO and MCP_NO_HTTP the client is left out too: JSON and JSON-RPC remain
+   (and, without MCP_NO_AUTH, the authorization layer's helpers).
 
    Limits and timeouts of a client are fields of its mcp_client_desc (0 means the default):
 
@@ -609,7 +613,7 @@ extern "C" {
 #endif
 
 /* ============================================================================================
-   >>base  status codes, errors, allocation
+   >>base  status codes, errors, allocation, clock, random source, SHA-256, base64url
    ============================================================================================ */
 
 typedef enum mcp_status {
@@ -636,6 +640,27 @@ typedef struct mcp_buf { char *data; size_t len, cap; } mcp_buf;
 MCPAPI mcp_status  mcp_buf_reserve(mcp_buf *b, size_t more);   /* room for `more` bytes */
 MCPAPI mcp_status  mcp_buf_append(mcp_buf *b, const void *data, size_t n);
 MCPAPI void        mcp_buf_free(mcp_buf *b);
+
+#ifndef MCP_NO_AUTH
+/* What the authorization layer builds on (PKCE, state, client assertions); MCP_NO_AUTH
+   leaves them out. */
+
+/* SHA-256 (FIPS 180-4) of the len bytes at data into out. data may be NULL when len is 0. */
+MCPAPI void        mcp_sha256(const void *data, size_t len, unsigned char out[32]);
+
+/* base64url (RFC 4648 section 5) of the len bytes at data, without padding, as PKCE and JWTs
+   use it. Like snprintf: returns the length of the whole encoding and writes at most cap bytes
+   into out, the last of them a NUL (nothing when cap is 0: out may then be NULL, a size query).
+   Returns SIZE_MAX, writing only the NUL, if the encoding and its NUL would not fit a size_t. */
+MCPAPI size_t      mcp_base64url(const void *data, size_t len, char *out, size_t cap);
+
+/* Fills buf with len bytes from the operating system's random source (getrandom, getentropy or
+   /dev/urandom; never a seeded generator), fit for keys, PKCE verifiers and state. It may wait
+   at early boot until the kernel has gathered entropy. MCP_ERR_IO with err->sys_errno if the
+   source cannot be read, MCP_ERR_INVALID if buf is NULL and len is not 0; err is left alone
+   on success. */
+MCPAPI mcp_status  mcp_random(void *buf, size_t len, mcp_error *err);
+#endif
 
 /* ============================================================================================
    >>json  parser, accessors, iteration, writer, dump
@@ -1211,6 +1236,35 @@ long syscall(long number, ...);
 #include <sys/syscall.h>
 #endif
 #endif
+#ifndef MCP_NO_AUTH
+/* mcp_random's system call, chosen here since it needs a libc header's version macros:
+   1 getrandom (Linux: glibc 2.25 and later; musl 1.1.20 and later, which has <sys/random.h>),
+   2 getentropy (macOS 10.12, FreeBSD 12, OpenBSD 5.6 and later), 0 none: /dev/urandom alone.
+   A call the running kernel lacks (ENOSYS) falls back to /dev/urandom too.
+   tests/standalone_random.c sets MCP__RANDOM itself to run the getentropy path on Linux. */
+#ifndef MCP__RANDOM
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__UCLIBC__)
+#if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25)
+#define MCP__RANDOM 1
+#endif
+#elif defined(__linux__) && !defined(__GLIBC__) && !defined(__ANDROID__) && defined(__has_include)
+#if __has_include(<sys/random.h>)
+#define MCP__RANDOM 1
+#endif
+#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__)
+#define MCP__RANDOM 2
+#endif
+#endif
+#ifndef MCP__RANDOM
+#define MCP__RANDOM 0
+#endif
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/types.h>
+#if MCP__RANDOM == 1 || (MCP__RANDOM == 2 && (defined(__APPLE__) || defined(__GLIBC__)))
+#include <sys/random.h>
+#endif
+#endif
 
 #if defined(MCP_MALLOC) && defined(MCP_REALLOC) && defined(MCP_FREE)
 /* all three supplied */
@@ -1279,12 +1333,83 @@ MCPDEF const char *mcp_status_str(mcp_status s)
 
 MCPDEF void mcp_free(void *p) { MCP_FREE(p, NULL); }
 
+static mcp_status mcp__fail(mcp_error *err, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
+
 MCPDEF int64_t mcp_time_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+#ifndef MCP_NO_AUTH
+/* The random source, base's only OS access besides the clock. Each reader returns 0 or the
+   errno, and sets *what to the step that failed, for the sentence. */
+#if MCP__RANDOM == 2 && !defined(__APPLE__) && !defined(__GLIBC__)
+int getentropy(void *buf, size_t len);   /* POSIX 2024; BSD headers hide it from POSIX 2008 */
+#endif
+
+#if MCP__RANDOM == 1
+/* Short reads happen above 256 bytes, and a signal can interrupt one that waits at boot. */
+static int mcp__random_call(unsigned char *p, size_t len, const char **what)
+{
+    *what = "getrandom failed";
+    while (len) {
+        ssize_t r = getrandom(p, len, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return errno;
+        p += r; len -= (size_t)r;
+    }
+    return 0;
+}
+#elif MCP__RANDOM == 2
+static int mcp__random_call(unsigned char *p, size_t len, const char **what)
+{
+    *what = "getentropy failed";
+    while (len) {
+        size_t n = len < 256 ? len : 256;   /* its limit for one call */
+        if (getentropy(p, n) != 0) return errno;
+        p += n; len -= n;
+    }
+    return 0;
+}
+#endif
+
+static int mcp__random_urandom(unsigned char *p, size_t len, const char **what)
+{
+    int fd, e = 0, flags = O_RDONLY;
+#ifdef O_CLOEXEC
+    flags |= O_CLOEXEC;   /* a child spawned meanwhile by another thread must not inherit it */
+#endif
+    do fd = open("/dev/urandom", flags); while (fd < 0 && errno == EINTR);
+    if (fd < 0) { *what = "could not open /dev/urandom"; return errno; }
+    while (len) {
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { e = r < 0 ? errno : EIO; *what = "reading /dev/urandom failed"; break; }
+        p += r; len -= (size_t)r;
+    }
+    close(fd);
+    return e;
+}
+
+MCPDEF mcp_status mcp_random(void *buf, size_t len, mcp_error *err)
+{
+    const char *what = "";
+    int e = ENOSYS;
+    if (!buf && len)
+        return mcp__fail(err, MCP_ERR_INVALID, "mcp_random was given no buffer for %lu bytes.",
+                         (unsigned long)len);
+#if MCP__RANDOM
+    e = mcp__random_call((unsigned char *)buf, len, &what);
+#endif
+    if (e == ENOSYS) e = mcp__random_urandom((unsigned char *)buf, len, &what);
+    if (!e) return MCP_OK;
+    mcp__fail(err, MCP_ERR_IO, "Could not read the system's random source: %s: %s.", what, strerror(e));
+    if (err) err->sys_errno = e;
+    return MCP_ERR_IO;
+}
+#endif /* MCP_NO_AUTH */
 
 MCPDEF mcp_status mcp_buf_reserve(mcp_buf *b, size_t more)
 {
@@ -1315,7 +1440,6 @@ MCPDEF void mcp_buf_free(mcp_buf *b)
     b->data = NULL; b->len = b->cap = 0;
 }
 
-static mcp_status mcp__fail(mcp_error *err, mcp_status st, const char *fmt, ...) MCP__PRINTF(3, 4);
 static mcp_status mcp__fail(mcp_error *err, mcp_status st, const char *fmt, ...)
 {
     va_list ap;
@@ -1391,6 +1515,96 @@ static uint64_t mcp__mul128(uint64_t a, uint64_t b, uint64_t *hi)
 
 static uint64_t mcp__dbits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 static double mcp__bitsd(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+
+#ifndef MCP_NO_AUTH
+/* ---- SHA-256, FIPS 180-4: the functions of section 4.1.2, the constants of 4.2.2 and 5.3.3,
+   the computation of 6.2.2. Words are read and written big-endian byte by byte, so the host's
+   byte order and the data's alignment do not matter. */
+static uint32_t mcp__rotr32(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+static uint32_t mcp__sha256_ch(uint32_t x, uint32_t y, uint32_t z) { return (x & y) ^ (~x & z); }
+static uint32_t mcp__sha256_maj(uint32_t x, uint32_t y, uint32_t z) { return (x & y) ^ (x & z) ^ (y & z); }
+static uint32_t mcp__sha256_bsig0(uint32_t x) { return mcp__rotr32(x, 2) ^ mcp__rotr32(x, 13) ^ mcp__rotr32(x, 22); }
+static uint32_t mcp__sha256_bsig1(uint32_t x) { return mcp__rotr32(x, 6) ^ mcp__rotr32(x, 11) ^ mcp__rotr32(x, 25); }
+static uint32_t mcp__sha256_ssig0(uint32_t x) { return mcp__rotr32(x, 7) ^ mcp__rotr32(x, 18) ^ (x >> 3); }
+static uint32_t mcp__sha256_ssig1(uint32_t x) { return mcp__rotr32(x, 17) ^ mcp__rotr32(x, 19) ^ (x >> 10); }
+
+/* The first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
+static const uint32_t mcp__sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2
+};
+
+/* One 64-byte block into the hash value st: the message schedule, then the 64 rounds. */
+static void mcp__sha256_block(uint32_t st[8], const unsigned char *p)
+{
+    uint32_t w[64], a, b, c, d, e, f, g, h, t1, t2;
+    int t;
+    for (t = 0; t < 16; t++)
+        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+               (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
+    for (t = 16; t < 64; t++)
+        w[t] = mcp__sha256_ssig1(w[t - 2]) + w[t - 7] + mcp__sha256_ssig0(w[t - 15]) + w[t - 16];
+    a = st[0]; b = st[1]; c = st[2]; d = st[3]; e = st[4]; f = st[5]; g = st[6]; h = st[7];
+    for (t = 0; t < 64; t++) {
+        t1 = h + mcp__sha256_bsig1(e) + mcp__sha256_ch(e, f, g) + mcp__sha256_k[t] + w[t];
+        t2 = mcp__sha256_bsig0(a) + mcp__sha256_maj(a, b, c);
+        h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    st[0] += a; st[1] += b; st[2] += c; st[3] += d; st[4] += e; st[5] += f; st[6] += g; st[7] += h;
+}
+
+MCPDEF void mcp_sha256(const void *data, size_t len, unsigned char out[32])
+{
+    static const uint32_t init[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+    const unsigned char *p = (const unsigned char *)data;
+    size_t full = len & ~(size_t)63, rest = len - full, end, i;
+    uint64_t bits = (uint64_t)len << 3;   /* the standard's limit, 2^64 bits, is beyond memory */
+    unsigned char tail[128];
+    uint32_t st[8];
+    memcpy(st, init, sizeof st);
+    for (i = 0; i < full; i += 64) mcp__sha256_block(st, p + i);
+    /* Padding (5.1.1): a 1 bit, zeros, then the length in bits; two blocks if no room for it. */
+    end = rest < 56 ? 64 : 128;
+    if (rest) memcpy(tail, p + full, rest);
+    tail[rest] = 0x80;
+    memset(tail + rest + 1, 0, end - 8 - rest - 1);
+    for (i = 0; i < 8; i++) tail[end - 1 - i] = (unsigned char)(bits >> (8 * i));
+    for (i = 0; i < end; i += 64) mcp__sha256_block(st, tail + i);
+    for (i = 0; i < 32; i++) out[i] = (unsigned char)(st[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+MCPDEF size_t mcp_base64url(const void *data, size_t len, char *out, size_t cap)
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const unsigned char *p = (const unsigned char *)data;
+    size_t total, i, k, n, o = 0;
+    if (len / 3 > ((size_t)-1 - 4) / 4) {   /* 4 per 3 bytes, up to 3 more and the NUL */
+        if (cap) out[0] = 0;
+        return (size_t)-1;
+    }
+    total = len / 3 * 4 + (len % 3 ? len % 3 + 1 : 0);
+    if (!cap) return total;
+    for (i = 0; i < len && o + 1 < cap; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        char q[4];
+        if (i + 1 < len) v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < len) v |= p[i + 2];
+        q[0] = digits[v >> 18]; q[1] = digits[(v >> 12) & 63];
+        q[2] = digits[(v >> 6) & 63]; q[3] = digits[v & 63];
+        n = len - i < 3 ? len - i + 1 : 4;   /* a last 1 or 2 bytes give 2 or 3 digits */
+        for (k = 0; k < n && o + 1 < cap; k++) out[o++] = q[k];
+    }
+    out[o] = 0;
+    return total;
+}
+#endif /* MCP_NO_AUTH */
 
 /* ============================================================================================
    >>json

@@ -93,6 +93,16 @@ static int use_api(void)
     STEP(16, dump && n == 1 && dump[0] == '2');
     mcp_free(dump);
     mcp_jw_free(&w);
+#ifndef MCP_NO_AUTH
+    {
+        unsigned char d[32], r[16];
+        char b64[44];
+        mcp_sha256("abc", 3, d);
+        STEP(17, d[0] == 0xba && d[31] == 0xad);
+        STEP(18, mcp_base64url(d, sizeof d, b64, sizeof b64) == 43 && b64[42] && !b64[43]);
+        STEP(19, mcp_random(r, sizeof r, &err) == MCP_OK);
+    }
+#endif
     return 0;
 }
 

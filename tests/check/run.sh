@@ -36,6 +36,8 @@ variants=(
     "MCP_NO_STDIO|-DMCP_NO_STDIO"
     "MCP_NO_HTTP|-DMCP_NO_HTTP"
     "NO_STDIO+NO_HTTP|-DMCP_NO_STDIO -DMCP_NO_HTTP"
+    "MCP_NO_AUTH|-DMCP_NO_AUTH"
+    "NO_STDIO+NO_HTTP+NO_AUTH|-DMCP_NO_STDIO -DMCP_NO_HTTP -DMCP_NO_AUTH"
     "alloc_hooks|-DCHECK_HOOKS"
 )
 # partial hook definitions that must fail
