@@ -20,8 +20,9 @@
    server/discover, subscribe -> MCP_ERR_INVALID, capabilities not declared, results without
    resultType); input_required over stdio (elicitation, sampling and roots answered at once, the
    retry the server checks; undeclared capabilities -> -32021; the rest of input_required is
-   tested once against the in-memory transport: tests/test_transport.c, mrtr_*); the sentences for -32020, -32021, -32022
-   and resource not found (-32602 and -32002); cancellation and timeouts sending
+   tested once against the in-memory transport: tests/test_transport.c, mrtr_*); resource not found
+   over stdio (-32602, and -32002 from a legacy server; the other sentences: test_transport's
+   rpc_errors); cancellation and timeouts sending
    notifications/cancelled; one program run unchanged against a legacy, a modern and a dual
    server with the same output; the test server's own 2026-07-28 checks, over raw pipes; and
    subscriptions/listen (the acknowledgment with the filter the server took, two at once each
@@ -1216,53 +1217,15 @@ TEST_CASE(errors)
     g_begin(&g, "error sentences");
     desc_for(&d, &s, args);
     c = open_client(&d);
-    st = tool(c, "error", "{\"code\":-32020,\"message\":\"Mcp-Name does not match params.name\"}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32020);
-    EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (Mcp-Name does not match params.name)");
-    st = tool(c, "error", "{\"code\":-32021,\"message\":\"Missing capability\",\"data\":{\"requiredCapabilities\":"
-                          "{\"sampling\":{},\"roots\":{\"listChanged\":true}}}}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32021);
-    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: sampling, roots "
-                     "(Missing capability)");
-    st = tool(c, "error", "{\"code\":-32021,\"message\":\"Missing capability\"}", NULL, 0, &err);
-    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: (unnamed) "
-                     "(Missing capability)");
-    st = tool(c, "error", "{\"code\":-32022,\"message\":\"Unsupported protocol version\",\"data\":{\"supported\":"
-                          "[\"2099-01-01\",\"2025-11-25\"],\"requested\":\"2026-07-28\"}}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32022);
-    EQS(err.message, "MCP error -32022: the server does not support protocol version 2026-07-28; it supports "
-                     "2099-01-01, 2025-11-25 (Unsupported protocol version)");
-    st = tool(c, "error", "{\"code\":-32022,\"message\":\"no\"}", NULL, 0, &err);
-    EQS(err.message, "MCP error -32022: the server does not support protocol version the one asked for; it supports "
-                     "(none) (no)");
-    st = tool(c, "error", "{\"code\":-32000,\"message\":\"boom\"}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32000);
-    EQS(err.message, "MCP error -32000: boom");
+    /* -32020, -32021, -32022, -32000, a -32602 not about a resource and -32002 from a modern
+       server: test_transport's rpc_errors (the in-memory transport) */
     /* resource not found: -32602 now, with the URI up front */
     st = mcp_client_read_resource(c, "file:///nope", &doc, &err);
     EQST(st, MCP_ERR_RPC, err);
     EQI(err.rpc_code, -32602);
     EQS(err.message, "Resource not found: file:///nope (MCP error -32602: Resource not found)");
     CHECK(doc == NULL);
-    /* a -32602 from another method is not about a resource */
-    st = mcp_client_get_prompt(c, "nope", NULL, &doc, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQS(err.message, "MCP error -32602: Unknown prompt");
     mcp_client_free(c);
-    {   /* a modern server still using -32002 */
-        const char *a2[] = { "--era=modern", "--notfound=-32002", NULL };
-        desc_for(&d, &s, a2);
-        c = open_client(&d);
-        st = mcp_client_read_resource(c, "mem://gone", &doc, &err);
-        EQST(st, MCP_ERR_RPC, err);
-        EQI(err.rpc_code, -32002);
-        EQS(err.message, "Resource not found: mem://gone (MCP error -32002: Resource not found)");
-        mcp_client_free(c);
-    }
     {   /* a legacy server: -32002, the same sentence */
         desc_for(&d, &s, NULL);
         c = open_client(&d);

@@ -10,9 +10,10 @@
    both eras and for the connection, CLOSED with how the server ended); timeouts and cancels;
    input_required (MRTR: multi round-trip requests; mrtr_*: several questions at once, rounds,
    requestState alone, the bound of 8, refusals, answers given later, a cancel meanwhile,
-   resources/read and prompts/get, input no client can give, unknown resultTypes); -32020 and the tools/list re-read; subscriptions/listen; MCP_CUSTOM
-   itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps);
-   the less common cases (SESSION_LOST for no request, events for ids no longer in flight, a
+   resources/read and prompts/get, input no client can give, unknown resultTypes); -32020 and
+   the tools/list re-read; subscriptions/listen; MCP_CUSTOM itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps);
+   JSON-RPC error objects as mcp_error (rpc_errors: every code's sentence, in both eras); the less
+   common cases (SESSION_LOST for no request, events for ids no longer in flight, a
    batch, requests from the server, close_now, BROKEN during the connect, -32020 in a FAILED's
    body and a re-read that fails).
 
@@ -65,7 +66,7 @@ static void on_close(void *u, mcp_client *c, const mcp_error *why)
 
 enum { ERA_LEGACY, ERA_SILENT, ERA_MODERN };
 static int era;
-static const char *server_caps;          /* a modern server's capabilities; NULL: {"tools":{}} */
+static const char *server_caps;          /* the server's capabilities; NULL: {"tools":{}} */
 
 static int64_t id_of(const char *msg, char *method, size_t n)
 {
@@ -107,8 +108,10 @@ static void handshake(const mem_sent *s, void *user)
             answer(id, r);
         }
     } else if (!strcmp(method, "initialize")) {
-        answer(id, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
-                   "{\"name\":\"mem\",\"version\":\"9\"}}");
+        char r[512];
+        snprintf(r, sizeof r, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":%s,\"serverInfo\":"
+                 "{\"name\":\"mem\",\"version\":\"9\"}}", server_caps ? server_caps : "{\"tools\":{}}");
+        answer(id, r);
     }
 }
 
@@ -1075,6 +1078,115 @@ TEST_CASE(mrtr_cannot)
     mcp_call_free(call);
     EQI(mem.nsent, 3);                                            /* no retries */
     mcp_client_free(c);
+}
+
+/* ---- JSON-RPC error objects -> mcp_error ------------------------------------------------------ */
+
+/* Tested once here (it was asserted per transport: test_client:typed, test_modern_stdio:errors);
+   the sentences in an HTTP error's body are the FAILED cases above and test_modern_http. */
+static const char *error_object;         /* what reply_error answers every request with */
+static void reply_error(const mem_sent *s, void *user)
+{
+    char m[2048];
+    (void)user;
+    if (s->id < 0) return;
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":%s}", (long long)s->id, error_object);
+    mem_msg(m);
+}
+
+/* Sends method (blocking, through the typed call when there is one) to a server that answers
+   with error_object = obj; the status, with the message in err; the document must stay NULL. */
+static mcp_status rpc_error(mcp_client *c, const char *method, const char *arg, const char *obj, mcp_error *err)
+{
+    mcp_json_doc *d = NULL;
+    mcp_status st;
+    error_object = obj;
+    mem.respond = reply_error;
+    if (!strcmp(method, "tools/call")) st = mcp_client_call_tool(c, arg, "{}", &d, err);
+    else if (!strcmp(method, "resources/read")) st = mcp_client_read_resource(c, arg, &d, err);
+    else if (!strcmp(method, "prompts/get")) st = mcp_client_get_prompt(c, arg, NULL, &d, err);
+    else if (!strcmp(method, "logging/setLevel")) st = mcp_client_set_log_level(c, arg, err);
+    else st = mcp_client_request(c, method, arg, &d, err);
+    mem.respond = NULL;
+    CHECKF(d == NULL, "%s: a document came back with the error", method);
+    mcp_json_free(d);
+    CHECKF(err->http_status == 0, "%s: http_status %d", method, err->http_status);
+    return st;
+}
+
+#define ERR_OBJ(code, msg) "{\"code\":" #code ",\"message\":\"" msg "\"}"
+
+TEST_CASE(rpc_errors)
+{
+    mcp_client *c;
+    mcp_error err;
+    server_caps = "{\"tools\":{},\"resources\":{},\"prompts\":{},\"logging\":{}}";
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    EQST(rpc_error(c, "tools/call", "nosuch", ERR_OBJ(-32602, "Unknown tool: nosuch"), &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32602);
+    EQS(err.message, "MCP error -32602: Unknown tool: nosuch");
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"nosuch\","
+                       "\"arguments\":{}}}");
+    /* a message that already says "MCP error -32602:" (the TypeScript SDK's servers): once */
+    rpc_error(c, "tools/call", "add", ERR_OBJ(-32602, "MCP error -32602: Invalid arguments for tool add"), &err);
+    EQS(err.message, "MCP error -32602: Invalid arguments for tool add");
+    rpc_error(c, "tools/call", "add", ERR_OBJ(-32603, "MCP error -32602: not this code"), &err);
+    EQS(err.message, "MCP error -32603: MCP error -32602: not this code");   /* another code: kept */
+    EQI(err.rpc_code, -32603);
+    /* resource not found: the URI up front */
+    EQST(rpc_error(c, "resources/read", "file:///missing", ERR_OBJ(-32002, "Resource not found"), &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32002);
+    EQS(err.message, "Resource not found: file:///missing (MCP error -32002: Resource not found)");
+    EQS(mem_last()->msg, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/read\",\"params\":{\"uri\":\"file:///missing\"}}");
+    EQST(rpc_error(c, "prompts/get", "greet", ERR_OBJ(-32602, "Missing required argument: name"), &err), MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Missing required argument: name");
+    EQST(rpc_error(c, "logging/setLevel", "loud", ERR_OBJ(-32602, "Invalid log level"), &err), MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Invalid log level");
+    EQS(mem_last()->msg, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"loud\"}}");
+    EQST(rpc_error(c, "custom/thing", "{\"x\":1}", ERR_OBJ(-32601, "Method not found"), &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32601);
+    EQS(err.message, "MCP error -32601: Method not found");
+    mcp_client_free(c);
+
+    /* 2026-07-28's codes name what they mean (over a plain transport -32020 is only an error) */
+    server_caps = "{\"tools\":{},\"resources\":{},\"prompts\":{}}";
+    c = client(&mem_transport, ERA_MODERN, NULL, 0);
+    EQST(rpc_error(c, "tools/call", "error", ERR_OBJ(-32020, "Mcp-Name does not match params.name"), &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32020);
+    EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (Mcp-Name does not match params.name)");
+    EQST(rpc_error(c, "tools/call", "error", "{\"code\":-32021,\"message\":\"Missing capability\",\"data\":"
+                   "{\"requiredCapabilities\":{\"sampling\":{},\"roots\":{\"listChanged\":true}}}}", &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32021);
+    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: sampling, roots "
+                     "(Missing capability)");
+    rpc_error(c, "tools/call", "error", ERR_OBJ(-32021, "Missing capability"), &err);
+    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: (unnamed) "
+                     "(Missing capability)");
+    EQST(rpc_error(c, "tools/call", "error", "{\"code\":-32022,\"message\":\"Unsupported protocol version\",\"data\":"
+                   "{\"supported\":[\"2099-01-01\",\"2025-11-25\"],\"requested\":\"2026-07-28\"}}", &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32022);
+    EQS(err.message, "MCP error -32022: the server does not support protocol version 2026-07-28; it supports "
+                     "2099-01-01, 2025-11-25 (Unsupported protocol version)");
+    EQS(mcp_client_protocol_version(c), "2026-07-28");   /* mid-session: no fallback */
+    rpc_error(c, "tools/call", "error", ERR_OBJ(-32022, "no"), &err);
+    EQS(err.message, "MCP error -32022: the server does not support protocol version the one asked for; it supports "
+                     "(none) (no)");
+    EQST(rpc_error(c, "tools/call", "error", ERR_OBJ(-32000, "boom"), &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32000);
+    EQS(err.message, "MCP error -32000: boom");
+    /* resource not found is -32602 now, the URI up front; -32002 still understood */
+    EQST(rpc_error(c, "resources/read", "file:///nope", ERR_OBJ(-32602, "Resource not found"), &err), MCP_ERR_RPC, err);
+    EQI(err.rpc_code, -32602);
+    EQS(err.message, "Resource not found: file:///nope (MCP error -32602: Resource not found)");
+    rpc_error(c, "resources/read", "mem://gone", ERR_OBJ(-32002, "Resource not found"), &err);
+    EQI(err.rpc_code, -32002);
+    EQS(err.message, "Resource not found: mem://gone (MCP error -32002: Resource not found)");
+    /* a -32602 from another method is not about a resource */
+    EQST(rpc_error(c, "prompts/get", "nope", ERR_OBJ(-32602, "Unknown prompt"), &err), MCP_ERR_RPC, err);
+    EQS(err.message, "MCP error -32602: Unknown prompt");
+    EQI(mem.nsent, 10);                                   /* discover and the 9 requests: no retry, no cancel */
+    mcp_client_free(c);
+    server_caps = NULL;
 }
 
 /* ---- -32020 on tools/call: tools/list again, every page, then the call with its headers ------- */
