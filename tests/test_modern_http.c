@@ -22,10 +22,10 @@
        absent arguments send none), the raw request (names, _meta in the body, no session);
      tools/list: every kind of invalid x-mcp-header drops its tool with an on_log warning that
        names the tool and the reason; the valid ones stay, over two pages;
-     input_required rounds over HTTP: elicitation with an opaque requestState echoed exactly,
-       three requests at once without requestState, several rounds, requestState alone, a
-       resource read, answers given later (non-blocking), refusals until the bound of 8 rounds,
-       capabilities not declared (-32021), an unknown resultType, a result without one;
+     input_required over HTTP: elicitation with an opaque requestState echoed exactly, the
+       headers on the retry (a tool call and a resource read), capabilities not declared
+       (-32021 in an HTTP 400); the rest of input_required is tested once against the
+       in-memory transport (tests/test_transport.c, mrtr_*);
      a response stream dropped mid-call: sent again once with a new id, a second drop fails
        the call with MCP_ERR_PROTOCOL; no Last-Event-ID, no GET;
      cancellation and timeouts close the stream (the server sees it) and send no
@@ -958,11 +958,8 @@ TEST_CASE(mrtr)
     mcp_error err;
     mcp_status st;
     mcp_json_doc *doc = NULL;
-    mcp_call *call;
-    mcp_call_opts o;
-    char id0[32], id1[32], want[256];
-    int i, r0;
-    int64_t t0;
+    char id0[32], id1[32];
+    int r0;
     g_begin(&g, "input_required rounds");
     srv_reset(&M);
     desc_for(&d, &s, M.url, NULL);
@@ -982,35 +979,6 @@ TEST_CASE(mrtr)
     CHECKF(atol(id1) > atol(id0), "the retry's id %s is not new (first %s)", id1, id0);
     EQS(nth_field(&M, "tools/call", 1, "mname"), "elicit");          /* headers on the retry too */
     EQS(nth_field(&M, "tools/call", 1, "status"), "200");
-    /* three at once, no requestState (so the retry must carry none) */
-    srv_reset(&M);
-    s.reqs = 0;
-    st = tool(c, "multi", "{}", big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "who=Ada capital=4 roots=file:///work");
-    EQL(s.reqs, 3);
-    for (i = 0; i < 3; i++)
-        CHECKF(!strcmp(s.req[i], "elicitation/create") || !strcmp(s.req[i], "sampling/createMessage") ||
-               !strcmp(s.req[i], "roots/list"), "request %d: %s", i, s.req[i]);
-    CHECK(strcmp(s.req[0], s.req[1]) && strcmp(s.req[1], s.req[2]) && strcmp(s.req[0], s.req[2]));
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 2);
-    /* several rounds */
-    srv_reset(&M);
-    s.reqs = 0;
-    st = tool(c, "rounds", "{\"n\":3}", big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "done after 3 rounds");
-    EQL(s.reqs, 3);
-    EQS(s.req_params[2], "{\"message\":\"step 3\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}");
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 4);
-    /* requestState alone: sent again at once, no callback */
-    srv_reset(&M);
-    s.reqs = 0;
-    st = tool(c, "stateonly", NULL, big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "state only: ok");
-    EQL(s.reqs, 0);
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 2);
     /* a resource read that needs input; Mcp-Name on both requests */
     srv_reset(&M);
     s.reqs = 0;
@@ -1021,93 +989,10 @@ TEST_CASE(mrtr)
     EQL(s.reqs, 1);
     EQL(log_find(&M, "rpc", "resources/read", 0, NULL, 0), 2);
     EQS(nth_field(&M, "resources/read", 1, "mname"), "mem://confirm");
-    /* answered later, from the caller's loop: the call waits, the retry goes after the answer */
-    srv_reset(&M);
-    s.reqs = 0; s.defer = 1;
-    call = mcp_client_send_tool(c, "elicit", "{}", NULL, &err);
-    CHECK(call != NULL);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    EQL(s.nheld, 1);
-    for (i = 0; i < 10; i++) mcp_client_poll(c, 10);
-    EQST(mcp_call_status(call), MCP_AGAIN, err);
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 1);
-    answer(s.held[0]);
-    s.nheld = 0; s.defer = 0;
-    mcp_call_wait(call, (int)LATE(2000));
-    st = mcp_call_result(call, &doc, &err);
-    EQST(st, MCP_OK, err);
-    EQS(text_of(mcp_json_root(doc)), "Hello, Ada (requestState intact)");
-    mcp_json_free(doc);
-    mcp_call_free(call);
-    /* the call's timeout waits while a person answers: 300 ms, answered after 500 */
-    srv_reset(&M);
-    s.defer = 1;
-    memset(&o, 0, sizeof o);
-    o.timeout_ms = (int)LATE(300);
-    call = mcp_client_send_tool(c, "elicit", "{}", &o, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    EQL(s.nheld, 1);
-    t0 = mcp_time_ms();
-    while (mcp_time_ms() - t0 < LATE(500)) mcp_client_poll(c, 20);
-    EQST(mcp_call_status(call), MCP_AGAIN, err);
-    answer(s.held[0]);
-    s.nheld = 0;
-    mcp_call_wait(call, (int)LATE(2000));
-    st = mcp_call_result(call, NULL, &err);
-    EQST(st, MCP_OK, err);
-    mcp_call_free(call);
-    /* cancelled while the answer is being given: the late answer goes nowhere */
-    srv_reset(&M);
-    call = mcp_client_send_tool(c, "elicit", "{}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    EQL(s.nheld, 1);
-    mcp_call_cancel(call, "changed my mind");
-    EQL(mcp_call_status(call), MCP_ERR_CANCELLED);
-    answer(s.held[0]);                                              /* frees the request, sends nothing */
-    s.nheld = 0;
-    mcp_call_free(call);
-    for (i = 0; i < 10; i++) mcp_client_poll(c, 10);
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 1);
-    EQL(log_find(&M, NULL, NULL, 0, NULL, 0), 1);                   /* and no notifications/cancelled */
-    s.defer = 0;
-    /* input of a kind the client cannot give: the call fails, nothing is sent again */
-    srv_reset(&M);
-    s.reqs = 0;
-    st = tool(c, "oddask", NULL, big, sizeof big, &err);
-    EQST(st, MCP_ERR_PROTOCOL, err);
-    EQS(err.message, "The server needs input (tasks/get) that this client cannot give: set on_request and declare "
-                     "the capability.");
-    EQL(s.reqs, 0);
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 1);
-    /* a server that asks and asks: the client stops after 8 rounds */
-    srv_reset(&M);
-    s.reqs = 0;
-    st = tool(c, "rounds", "{\"n\":20}", big, sizeof big, &err);
-    EQST(st, MCP_ERR_PROTOCOL, err);
-    EQS(err.message, "The server asked for more input 8 times in a row; the request was given up.");
-    EQL(s.reqs, 8);
-    EQL(log_find(&M, "rpc", "tools/call", 0, NULL, 0), 9);
-    /* on_request refuses: the call is given up there, nothing is sent again */
-    srv_reset(&M);
-    s.reqs = 0; s.logs = 0; s.reply_error = 1;
-    st = tool(c, "rounds", "{\"n\":3}", big, sizeof big, &err);
-    EQST(st, MCP_ERR_CANCELLED, err);
-    EQS(err.message, "The request was given up: the server needs an answer to its elicitation/create request, and "
-                     "on_request refused it (the user said no).");
-    EQL(s.reqs, 1);
-    for (i = 0; i < 5; i++) mcp_client_poll(c, 10);
-    EQL(log_find(&M, NULL, NULL, 0, NULL, 0), 1);
-    s.reply_error = 0;
-    /* an unknown resultType; a result without one (complete) */
-    srv_reset(&M);
-    st = tool(c, "weird", NULL, big, sizeof big, &err);
-    EQST(st, MCP_ERR_PROTOCOL, err);
-    snprintf(want, sizeof want, "The server answered request %s with resultType \"task\", which this client does not know.",
-             nth_field(&M, "tools/call", 0, "id"));
-    EQS(err.message, want);
-    st = tool(c, "plain", NULL, big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "no resultType");
+    /* several questions at once, several rounds, requestState alone, answers given later and
+       past the call's timeout, a cancel meanwhile, input no client can give, the bound of 8
+       rounds, refusals, an unknown resultType or none, a client freed with a question
+       unanswered: test_transport's mrtr_* cases (the in-memory transport) */
     mcp_client_free(c);
     CHECK(s.closes == 1);
 
@@ -1138,14 +1023,7 @@ TEST_CASE(mrtr)
                      "sampling (Missing required client capability)");
     st = tool(c, "elicit", NULL, big, sizeof big, &err);
     EQST(st, MCP_OK, err);
-    /* freed with an input request unanswered: the client frees it; the call fails, closed */
-    s.defer = 1;
-    call = mcp_client_send_tool(c, "elicit", "{}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    EQL(s.nheld, 1);
     mcp_client_free(c);
-    EQL(mcp_call_status(call), MCP_ERR_CLOSED);
-    mcp_call_free(call);
     g_end(&g);
 }
 

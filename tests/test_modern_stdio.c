@@ -18,12 +18,11 @@
    mcp_client_set_log_level, progress token, the caller's own _meta members); the typed calls in
    the modern era (tools, resources, templates, read, prompts, get_prompt, complete, ping ->
    server/discover, subscribe -> MCP_ERR_INVALID, capabilities not declared, results without
-   resultType); input_required (elicitation, sampling and roots through on_request, immediate
-   and deferred past the call's timeout; several rounds; the round limit; a question answered
-   with an error, asked again; requestState only; no requestState; no on_request; a method no
-   client answers; undeclared capabilities -> -32021; an unknown resultType; resources/read and
-   prompts/get; a cancel while answers are gathered); the sentences for -32020, -32021, -32022
-   and resource not found (-32602 and -32002); cancellation and timeouts sending
+   resultType); input_required over stdio (elicitation, sampling and roots answered at once, the
+   retry the server checks; undeclared capabilities -> -32021; the rest of input_required is
+   tested once against the in-memory transport: tests/test_transport.c, mrtr_*); resource not found
+   over stdio (-32602, and -32002 from a legacy server; the other sentences: test_transport's
+   rpc_errors); cancellation and timeouts sending
    notifications/cancelled; one program run unchanged against a legacy, a modern and a dual
    server with the same output; the test server's own 2026-07-28 checks, over raw pipes; and
    subscriptions/listen (the acknowledgment with the filter the server took, two at once each
@@ -41,9 +40,6 @@
 /* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
 #define SEEN_FIELDS                                                                             \
     int reqs; char req[MAXREC][64]; char req_msg[MAXREC][128];                                  \
-    int mode;                        /* REQ_*: how on_request answers */                        \
-    int errors_left;                 /* REQ_ERROR_ONCE: elicitations still to refuse */         \
-    mcp_request *held[16]; int nheld;                                                           \
     int progress;                                                                               \
     char transcript[4096];           /* the same program: what on_request saw */
 #include "calls.h"
@@ -174,8 +170,6 @@ static void g_end(guard *g)
               "\"stopReason\":\"endTurn\"}"
 #define ANS_R "{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}"
 
-enum { REQ_ANSWER = 0, REQ_HOLD, REQ_ERROR_ONCE, REQ_DECLINE };
-
 
 static char big[1 << 16];
 
@@ -186,14 +180,12 @@ static mcp_json_doc *tool_json(mcp_client *c, const char *name, const char *args
     return mcp_json_parse(big, strlen(big), NULL);
 }
 
-static const char *canned(const char *method, const mcp_json *params, int decline)
+/* on_request's answers (refusals, declines and answers held for later: test_transport's mrtr_*) */
+static const char *canned(const char *method, const mcp_json *params)
 {
     const char *msg = mcp_json_str(mcp_json_get(params, "message"));
-    if (!strcmp(method, "elicitation/create")) {
-        if (msg && !strncmp(msg, "Open ", 5))
-            return decline ? "{\"action\":\"decline\"}" : "{\"action\":\"accept\",\"content\":{\"ok\":true}}";
-        return decline ? "{\"action\":\"decline\"}" : ANS_E;
-    }
+    if (!strcmp(method, "elicitation/create"))
+        return msg && !strncmp(msg, "Open ", 5) ? "{\"action\":\"accept\",\"content\":{\"ok\":true}}" : ANS_E;
     if (!strcmp(method, "sampling/createMessage")) return ANS_S;
     if (!strcmp(method, "roots/list")) return ANS_R;
     return NULL;
@@ -210,17 +202,7 @@ static void cb_request(void *user, mcp_client *c, mcp_request *req)
         snprintf(s->req_msg[s->reqs], sizeof s->req_msg[0], "%s", msg ? msg : "");
     }
     s->reqs++;
-    if (s->mode == REQ_HOLD) {
-        if (s->nheld < 16) { s->held[s->nheld++] = req; return; }
-        mcp_request_reply_error(req, -32603, "too many held", NULL);
-        return;
-    }
-    if (s->mode == REQ_ERROR_ONCE && !strcmp(m, "elicitation/create") && s->errors_left > 0) {
-        s->errors_left--;
-        mcp_request_reply_error(req, -1, "the user closed the dialog", NULL);
-        return;
-    }
-    ans = canned(m, mcp_request_params(req), s->mode == REQ_DECLINE);
+    ans = canned(m, mcp_request_params(req));
     if (ans) mcp_request_reply(req, ans, NULL);
     else mcp_request_reply_error(req, -32601, "Method not found", NULL);
 }
@@ -1126,12 +1108,10 @@ TEST_CASE(mrtr)
     mcp_client *c;
     mcp_error err;
     mcp_status st;
-    mcp_json_doc *t, *reqs, *doc;
+    mcp_json_doc *t, *reqs;
     mcp_client_stats s0, s1;
     const mcp_json *r, *arr;
     const char *rs;
-    mcp_call *call;
-    mcp_call_opts o;
     char m[1024];
     int i;
     const char *args[] = { "--era=modern", NULL };
@@ -1189,219 +1169,12 @@ TEST_CASE(mrtr)
     EQST(st, MCP_OK, err);
     EQS(big, "Hello, Ada!");
 
-    /* several rounds */
-    s.reqs = 0;
-    t = mrtr(c, "{\"rounds\":3,\"inputs\":\"es\"}", &err, &st);
-    EQST(st, MCP_OK, err);
-    r = mcp_json_root(t);
-    EQI(mcp_json_num(mcp_json_get(r, "rounds")), 3);
-    CHECKF(ids_ok(mcp_json_get(r, "ids"), 4), "ids %s", dumps(mcp_json_get(r, "ids")));
-    EQJ(mcp_json_get(r, "inputResponses"), "{\"elicit\":" ANS_E ",\"sample\":" ANS_S "}");
-    rs = mcp_json_str(mcp_json_get(r, "requestState"));
-    CHECKF(rs && !strncmp(rs, "mrtr|r=3|a=es|ids=", 18), "requestState %s", nn(rs));
-    mcp_json_free(t);
-    EQI(s.reqs, 6);
-    /* the limit: 8 rounds are answered, a 9th request for input ends the call */
-    t = mrtr(c, "{\"rounds\":8,\"inputs\":\"r\"}", &err, &st);
-    EQST(st, MCP_OK, err);
-    CHECKF(ids_ok(mcp_json_get(mcp_json_root(t), "ids"), 9), "ids %s", dumps(mcp_json_get(mcp_json_root(t), "ids")));
-    mcp_json_free(t);
-    mcp_client_get_stats(c, &s0);
-    s.reqs = 0;
-    t = mrtr(c, "{\"rounds\":9,\"inputs\":\"r\"}", &err, &st);
-    EQST(st, MCP_ERR_PROTOCOL, err);
-    EQS(err.message, "The server asked for more input 8 times in a row; the request was given up.");
-    CHECK(t == NULL);
-    EQI(s.reqs, 8);
-    mcp_client_get_stats(c, &s1);
-    EQI(s1.sent - s0.sent, 9);                           /* the first request and 8 retries */
-    /* requestState only: retried at once, on_request never called */
-    s.reqs = 0;
-    t = mrtr(c, "{\"rounds\":3,\"inputs\":\"\"}", &err, &st);
-    EQST(st, MCP_OK, err);
-    CHECKF(ids_ok(mcp_json_get(mcp_json_root(t), "ids"), 4), "ids %s", dumps(mcp_json_get(mcp_json_root(t), "ids")));
-    EQJ(mcp_json_get(mcp_json_root(t), "inputResponses"), "{}");
-    mcp_json_free(t);
-    EQI(s.reqs, 0);
-    /* no requestState: none goes back (the server would refuse one) */
-    t = mrtr(c, "{\"no_state\":true,\"inputs\":\"er\"}", &err, &st);
-    EQST(st, MCP_OK, err);
-    EQJ(mcp_json_get(mcp_json_root(t), "requestState"), "null");
-    EQJ(mcp_json_get(mcp_json_root(t), "inputResponses"), "{\"elicit\":" ANS_E ",\"roots\":" ANS_R "}");
-    mcp_json_free(t);
-    /* a question answered with an error: the call is given up there, as the spec asks (every
-       input request needs an answer before the retry; the server is not waiting for one) */
-    s.mode = REQ_ERROR_ONCE; s.errors_left = 1; s.reqs = 0; s.logs = 0;
-    mcp_client_get_stats(c, &s0);
-    t = mrtr(c, "{\"inputs\":\"esr\"}", &err, &st);
-    EQST(st, MCP_ERR_CANCELLED, err);
-    EQS(err.message, "The request was given up: the server needs an answer to its elicitation/create request, "
-                     "and on_request refused it (the user closed the dialog).");
-    CHECK(t == NULL);
-    mcp_json_free(t);
-    EQI(s.reqs, 3);
-    for (i = 0; i < 5; i++) mcp_client_poll(c, 10);
-    mcp_client_get_stats(c, &s1);
-    EQI(s1.sent - s0.sent, 1);                           /* the first request only: no retry */
-    EQS(history(c), "[]");
-    /* refused by the first callback: the other input requests are never handed out */
-    s.errors_left = 1; s.reqs = 0;
-    t = mrtr(c, "{\"inputs\":\"re\"}", &err, &st);                 /* on_request sees e first */
-    EQST(st, MCP_ERR_CANCELLED, err);
-    CHECK(t == NULL);
-    EQI(s.reqs, 1);
-    EQS(s.req[0], "elicitation/create");
-    s.mode = REQ_ANSWER;
-    /* held, then one refused: the others the program holds say they are cancelled, and their
-       replies are dropped */
-    s.mode = REQ_HOLD; s.nheld = 0; s.reqs = 0;
-    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"esr\"}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld < 3; i++) mcp_client_poll(c, 10);
-    EQI(s.nheld, 3);
-    if (s.nheld == 3) {
-        mcp_client_get_stats(c, &s0);
-        CHECK(!mcp_request_cancelled(s.held[1]) && !mcp_request_cancelled(s.held[2]));
-        EQST(mcp_request_reply_error(s.held[0], -1, "no", &err), MCP_OK, err);
-        EQST(mcp_call_status(call), MCP_ERR_CANCELLED, err);
-        CHECK(mcp_request_cancelled(s.held[1]) && mcp_request_cancelled(s.held[2]));
-        EQST(mcp_request_reply(s.held[1], canned(mcp_request_method(s.held[1]), mcp_request_params(s.held[1]), 0), &err),
-             MCP_OK, err);
-        EQST(mcp_request_reply_error(s.held[2], -1, "late", &err), MCP_OK, err);
-        for (i = 0; i < 5; i++) mcp_client_poll(c, 10);
-        mcp_client_get_stats(c, &s1);
-        EQI(s1.sent - s0.sent, 0);
-    }
-    s.nheld = 0;
-    mcp_call_free(call);
-    s.mode = REQ_ANSWER;
-
-    /* deferred: the program answers later, from its own loop; the timeout waits meanwhile */
-    s.mode = REQ_HOLD; s.nheld = 0; s.reqs = 0;
-    memset(&o, 0, sizeof o);
-    o.timeout_ms = 300;
-    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"esr\"}", &o, &err);
-    CHECK(call != NULL);
-    for (i = 0; i < 200 && s.nheld < 3; i++) mcp_client_poll(c, 10);
-    EQI(s.nheld, 3);
-    {
-        int64_t t0 = mcp_time_ms();
-        while (mcp_time_ms() - t0 < 450) mcp_client_poll(c, 50);            /* past the call's timeout */
-    }
-    CHECK(mcp_call_status(call) == MCP_AGAIN);                               /* a person may be typing */
-    for (i = s.nheld - 1; i >= 0; i--) {                                     /* in another order */
-        const char *ans = canned(mcp_request_method(s.held[i]), mcp_request_params(s.held[i]), 0);
-        CHECK(!mcp_request_cancelled(s.held[i]));
-        st = mcp_request_reply(s.held[i], ans, &err);
-        EQST(st, MCP_OK, err);
-        if (i) { mcp_client_poll(c, 20); CHECK(mcp_call_status(call) == MCP_AGAIN); }
-    }
-    s.nheld = 0;
-    st = mcp_call_wait(call, 3000);
-    EQST(st, MCP_OK, err);
-    st = mcp_call_result(call, &doc, &err);
-    EQST(st, MCP_OK, err);
-    t = mcp_json_parse(text_of(mcp_json_root(doc)), strlen(nn(text_of(mcp_json_root(doc)))), NULL);
-    EQJ(mcp_json_get(mcp_json_root(t), "inputResponses"), "{\"elicit\":" ANS_E ",\"sample\":" ANS_S ",\"roots\":" ANS_R "}");
-    mcp_json_free(t);
-    mcp_json_free(doc);
-    mcp_call_free(call);
-    /* a reply of invalid JSON: the caller is told, and the call is given up like a refusal */
-    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"r\"}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld < 1; i++) mcp_client_poll(c, 10);
-    EQI(s.nheld, 1);
-    st = mcp_request_reply(s.held[0], "{not json", &err);
-    EQST(st, MCP_ERR_INVALID, err);
-    s.nheld = 0;
-    st = mcp_call_wait(call, 3000);
-    EQST(st, MCP_ERR_CANCELLED, err);
-    st = mcp_call_result(call, NULL, &err);
-    EQST(st, MCP_ERR_CANCELLED, err);
-    EQS(err.message, "The request was given up: the server needs an answer to its roots/list request, and "
-                     "on_request refused it (Internal error: the client produced an invalid result).");
-    mcp_call_free(call);
-
-    /* cancelled while the answers are gathered: the call ends at once; the request that asked
-       is already answered, so there is nothing to cancel at the server */
-    s.nheld = 0;
-    call = mcp_client_send_tool(c, "mrtr", "{\"inputs\":\"e\"}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld < 1; i++) mcp_client_poll(c, 10);
-    EQI(s.nheld, 1);
-    mcp_client_get_stats(c, &s0);
-    CHECK(mcp_call_cancel(call, "user gave up") == MCP_OK);
-    st = mcp_call_result(call, NULL, &err);
-    EQST(st, MCP_ERR_CANCELLED, err);
-    EQS(err.message, "Request cancelled: user gave up");
-    mcp_call_free(call);
-    if (s.nheld == 1) {
-        st = mcp_request_reply(s.held[0], ANS_E, &err);                     /* too late: dropped */
-        EQST(st, MCP_OK, err);
-    }
-    s.nheld = 0;
-    mcp_client_poll(c, 20);
-    mcp_client_get_stats(c, &s1);
-    CHECKF(s1.sent == s0.sent, "%llu messages sent after the cancel of a call waiting for our answers",
-           (unsigned long long)(s1.sent - s0.sent));
-    EQS(history(c), "[]");
-    s.mode = REQ_ANSWER;
-
-    /* resources/read and prompts/get may ask too; the retry keeps the uri and name */
-    st = mcp_client_read_resource(c, "mrtr://gated", &doc, &err);
-    EQST(st, MCP_OK, err);
-    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")),
-        "content of mrtr://gated");
-    mcp_json_free(doc);
-    st = mcp_client_get_prompt(c, "gated", NULL, &doc, &err);
-    EQST(st, MCP_OK, err);
-    EQJ(mcp_json_get(mcp_json_root(doc), "messages"), "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"Confirmed.\"}}]");
-    mcp_json_free(doc);
-    s.mode = REQ_DECLINE;
-    st = mcp_client_read_resource(c, "mrtr://gated", &doc, &err);
-    EQST(st, MCP_OK, err);
-    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")),
-        "mrtr://gated stays closed");
-    mcp_json_free(doc);
-    st = tool(c, "whoami", NULL, big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "You declined to give your name.");
-    s.mode = REQ_ANSWER;
-
-    /* a question no client answers: the call fails before on_request sees anything */
-    s.reqs = 0;
-    t = mrtr(c, "{\"inputs\":\"ex\"}", &err, &st);
-    EQST(st, MCP_ERR_PROTOCOL, err);
-    EQS(err.message, "The server needs input (tasks/get) that this client cannot give: set on_request and declare "
-                     "the capability.");
-    EQI(s.reqs, 0);
-    /* an unknown resultType */
-    call = mcp_client_send_tool(c, "badresult", "{\"type\":\"task\"}", NULL, &err);
-    st = mcp_call_wait(call, 3000);
-    EQST(st, MCP_ERR_PROTOCOL, err);
-    mcp_call_result(call, NULL, &err);
-    snprintf(m, sizeof m, "The server answered request %lld with resultType \"task\", which this client does not know.",
-             (long long)mcp_call_id(call));
-    EQS(err.message, m);
-    mcp_call_free(call);
-    st = tool(c, "echo", "{\"still\":\"fine\"}", big, sizeof big, &err);   /* the client goes on */
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"still\":\"fine\"}");
+    /* several rounds, the bound of 8, requestState alone or none, refusals, answers given
+       later, a cancel meanwhile, resources/read and prompts/get, declines, input no client can
+       give and an unknown resultType: test_transport's mrtr_* cases (the in-memory transport) */
     mcp_client_free(c);
     CHECK(s.closes == 1);
 
-    {   /* capabilities declared (capabilities_json), but no on_request: a clear error */
-        desc_for(&d, &s, args);
-        d.capabilities_json = "{\"elicitation\":{},\"sampling\":{},\"roots\":{}}";
-        c = open_client(&d);
-        mcp_client_get_stats(c, &s0);
-        t = mrtr(c, "{}", &err, &st);
-        EQST(st, MCP_ERR_PROTOCOL, err);
-        EQS(err.message, "The server needs input (elicitation/create) that this client cannot give: set on_request "
-                         "and declare the capability.");
-        mcp_client_get_stats(c, &s1);
-        EQI(s1.sent - s0.sent, 1);                                           /* no retry */
-        st = tool(c, "whoami", NULL, big, sizeof big, &err);
-        EQST(st, MCP_ERR_PROTOCOL, err);
-        mcp_client_free(c);
-    }
     {   /* nothing declared: the server refuses with -32021 */
         desc_for(&d, &s, args);
         c = open_client(&d);
@@ -1410,11 +1183,7 @@ TEST_CASE(mrtr)
         EQI(err.rpc_code, -32021);
         EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: elicitation, "
                          "sampling, roots (Missing required client capability)");
-        /* ... unless it asks anyway: still a clear error without on_request */
-        t = mrtr(c, "{\"ignore_caps\":true,\"inputs\":\"s\"}", &err, &st);
-        EQST(st, MCP_ERR_PROTOCOL, err);
-        EQS(err.message, "The server needs input (sampling/createMessage) that this client cannot give: set "
-                         "on_request and declare the capability.");
+        /* (asked anyway, without on_request: test_transport's mrtr_cannot) */
         mcp_client_free(c);
     }
     {   /* on_request set, but only elicitation declared */
@@ -1448,53 +1217,15 @@ TEST_CASE(errors)
     g_begin(&g, "error sentences");
     desc_for(&d, &s, args);
     c = open_client(&d);
-    st = tool(c, "error", "{\"code\":-32020,\"message\":\"Mcp-Name does not match params.name\"}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32020);
-    EQS(err.message, "MCP error -32020: the HTTP headers did not match the request body (Mcp-Name does not match params.name)");
-    st = tool(c, "error", "{\"code\":-32021,\"message\":\"Missing capability\",\"data\":{\"requiredCapabilities\":"
-                          "{\"sampling\":{},\"roots\":{\"listChanged\":true}}}}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32021);
-    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: sampling, roots "
-                     "(Missing capability)");
-    st = tool(c, "error", "{\"code\":-32021,\"message\":\"Missing capability\"}", NULL, 0, &err);
-    EQS(err.message, "MCP error -32021: the server needs client capabilities that were not declared: (unnamed) "
-                     "(Missing capability)");
-    st = tool(c, "error", "{\"code\":-32022,\"message\":\"Unsupported protocol version\",\"data\":{\"supported\":"
-                          "[\"2099-01-01\",\"2025-11-25\"],\"requested\":\"2026-07-28\"}}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32022);
-    EQS(err.message, "MCP error -32022: the server does not support protocol version 2026-07-28; it supports "
-                     "2099-01-01, 2025-11-25 (Unsupported protocol version)");
-    st = tool(c, "error", "{\"code\":-32022,\"message\":\"no\"}", NULL, 0, &err);
-    EQS(err.message, "MCP error -32022: the server does not support protocol version the one asked for; it supports "
-                     "(none) (no)");
-    st = tool(c, "error", "{\"code\":-32000,\"message\":\"boom\"}", NULL, 0, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQI(err.rpc_code, -32000);
-    EQS(err.message, "MCP error -32000: boom");
+    /* -32020, -32021, -32022, -32000, a -32602 not about a resource and -32002 from a modern
+       server: test_transport's rpc_errors (the in-memory transport) */
     /* resource not found: -32602 now, with the URI up front */
     st = mcp_client_read_resource(c, "file:///nope", &doc, &err);
     EQST(st, MCP_ERR_RPC, err);
     EQI(err.rpc_code, -32602);
     EQS(err.message, "Resource not found: file:///nope (MCP error -32602: Resource not found)");
     CHECK(doc == NULL);
-    /* a -32602 from another method is not about a resource */
-    st = mcp_client_get_prompt(c, "nope", NULL, &doc, &err);
-    EQST(st, MCP_ERR_RPC, err);
-    EQS(err.message, "MCP error -32602: Unknown prompt");
     mcp_client_free(c);
-    {   /* a modern server still using -32002 */
-        const char *a2[] = { "--era=modern", "--notfound=-32002", NULL };
-        desc_for(&d, &s, a2);
-        c = open_client(&d);
-        st = mcp_client_read_resource(c, "mem://gone", &doc, &err);
-        EQST(st, MCP_ERR_RPC, err);
-        EQI(err.rpc_code, -32002);
-        EQS(err.message, "Resource not found: mem://gone (MCP error -32002: Resource not found)");
-        mcp_client_free(c);
-    }
     {   /* a legacy server: -32002, the same sentence */
         desc_for(&d, &s, NULL);
         c = open_client(&d);
