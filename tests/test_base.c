@@ -18,7 +18,7 @@ static const struct { mcp_status s; const char *name; } statuses[] = {
     STATUS(MCP_OK), STATUS(MCP_AGAIN), STATUS(MCP_ERR_NOMEM), STATUS(MCP_ERR_INVALID),
     STATUS(MCP_ERR_PARSE), STATUS(MCP_ERR_LIMIT), STATUS(MCP_ERR_IO), STATUS(MCP_ERR_CLOSED),
     STATUS(MCP_ERR_TIMEOUT), STATUS(MCP_ERR_CANCELLED), STATUS(MCP_ERR_HTTP), STATUS(MCP_ERR_RPC),
-    STATUS(MCP_ERR_PROTOCOL)
+    STATUS(MCP_ERR_PROTOCOL), STATUS(MCP_ERR_AUTH)
 };
 #define NSTATUS (sizeof statuses / sizeof statuses[0])
 
@@ -26,9 +26,9 @@ TEST_CASE(status_str)
 {
     size_t i, j;
     int unknown[4];
-    unknown[0] = 2; unknown[1] = -12; unknown[2] = 1000; unknown[3] = -1000;
+    unknown[0] = 2; unknown[1] = -13; unknown[2] = 1000; unknown[3] = -1000;
     /* the enum's values are as the contract says */
-    CHECK(MCP_OK == 0 && MCP_AGAIN == 1 && MCP_ERR_NOMEM == -1 && MCP_ERR_PROTOCOL == -11);
+    CHECK(MCP_OK == 0 && MCP_AGAIN == 1 && MCP_ERR_NOMEM == -1 && MCP_ERR_PROTOCOL == -11 && MCP_ERR_AUTH == -12);
     for (i = 0; i < NSTATUS; i++) {
         const char *s = mcp_status_str(statuses[i].s);
         CHECKF(s && s[0], "mcp_status_str(%s) is empty", statuses[i].name);
