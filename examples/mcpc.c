@@ -26,10 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 /* --help, in parts: C99 compilers need take no string over 4095 bytes */
 static const char *const HELP[] = {
@@ -83,6 +87,8 @@ static const char *const HELP[] = {
 "\n"
 "Options (before SERVER, or after COMMAND):\n"
 "  -H, --header 'Name: value'  an HTTP header (repeatable): -H 'Authorization: Bearer TOKEN'\n"
+"      --no-auth               HTTP: no authorization flow; a 401 is an error\n"
+"      --auth-port PORT        the port the sign-in's redirect comes back to (default: any)\n"
 "  -e, --env KEY=VALUE         an environment variable for the server process (repeatable)\n"
 "      --sse URL               connect to URL with the HTTP+SSE transport\n"
 "      --cacert FILE           https: trust the CAs in FILE (PEM) instead of the system's\n"
@@ -102,6 +108,13 @@ static const char *const HELP[] = {
 "  -V, --version               the version, and whether https:// is built in\n"
 "  -h, --help                  this text\n"
 "\n",
+"Signing in: a server that answers 401 asks for authorization (OAuth 2.1, the MCP spec's\n"
+"flow). mcpc prints the address to open and opens it in a browser where there is one\n"
+"(xdg-open, open; MCPC_BROWSER=COMMAND runs COMMAND URL instead); the browser comes back to\n"
+"mcpc on 127.0.0.1. Tokens and client registrations are kept in\n"
+"$XDG_CONFIG_HOME/mcpc/auth.json (else ~/.config/mcpc/auth.json), mode 0600, locked while\n"
+"mcpc reads and rewrites it, and used again next time; a refresh token keeps it going.\n"
+"\n"
 "Output: results go to stdout; progress, warnings, errors and what -v shows, to stderr.\n"
 "With --json, stdout has the result as JSON (watch: one notification a line, {\"method\",\n"
 "\"params\"}) and each line on stderr is one JSON object: {\"warning\": ...}, what -v shows\n"
@@ -152,7 +165,8 @@ enum { RC_OK = 0, RC_OTHER = 1, RC_USAGE = 2, RC_CONNECT = 3, RC_PROTOCOL = 4, R
        RC_CANCELLED = 130 };
 
 static struct {
-    int json, pretty, verbose, progress, tty_progress, insecure;
+    int json, pretty, verbose, progress, tty_progress, insecure, no_auth;
+    unsigned auth_port;
     const char *headers[64], *env[64];
     int nheaders, nenv;
     const char *sse, *cacert, *log_level, *args_file;
@@ -1753,6 +1767,12 @@ static int set_option(const char *name, const char *val)
     } else if (!strcmp(name, "--sse")) opt.sse = val;
     else if (!strcmp(name, "--cacert")) opt.cacert = val;
     else if (!strcmp(name, "--args-file")) opt.args_file = val;
+    else if (!strcmp(name, "--auth-port")) {
+        char *end;
+        unsigned long p = strtoul(val, &end, 10);
+        if (*end || !*val || p > 65535) return bad_option("--auth-port needs a port number, not \"%s\"", val);
+        opt.auth_port = (unsigned)p;
+    }
     else if (!strcmp(name, "-t") || !strcmp(name, "--timeout")) {
         if (!parse_ms(val, &ms) || strpbrk(val, "sm")) return bad_option("--timeout needs milliseconds, not \"%s\"", val);
         desc.timeout_ms = ms ? (int)ms : -1;
@@ -1773,7 +1793,8 @@ static int option(int argc, char **argv, int *i)
 {
     const char *a = argv[*i], *eq;
     static const char *const with_value[] = { "-H", "--header", "-e", "--env", "--sse", "-t", "--timeout",
-                                              "--protocol", "--cacert", "--log-level", "--args-file", "--for", NULL };
+                                              "--protocol", "--cacert", "--log-level", "--args-file", "--for",
+                                              "--auth-port", NULL };
     char name[32];
     int k;
     if (a[0] != '-' || !a[1] || !strcmp(a, "--")) return 0;
@@ -1789,6 +1810,7 @@ static int option(int argc, char **argv, int *i)
     if (!strcmp(name, "--json")) opt.json = 1;
     else if (!strcmp(name, "--progress")) opt.progress = 1;
     else if (!strcmp(name, "--insecure")) opt.insecure = 1;
+    else if (!strcmp(name, "--no-auth")) opt.no_auth = 1;
     else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) opt.verbose = 1;
     else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
         for (k = 0; HELP[k]; k++) fputs(HELP[k], stdout);
@@ -1911,6 +1933,188 @@ static int set_log_level(void)              /* --log-level, before the command *
     return mcp_client_set_log_level(client, opt.log_level, &err) == MCP_OK ? RC_OK : fail(&err);
 }
 
+/* ---- signing in: the browser, the token file ------------------------------------------------- */
+
+static mcp_auth auth;
+static char auth_path[1024], auth_lock_path[1040];
+static int auth_lock_fd = -1;
+
+/* Runs argv without waiting for it and without leaving a zombie (the middle child exits at once). */
+static void spawn_detached(char *const *argv)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (fork() == 0) {
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) { dup2(null, 0); dup2(null, 1); if (null > 2) close(null); }
+            execvp(argv[0], argv);
+            _exit(127);
+        }
+        _exit(0);
+    }
+    if (pid > 0) waitpid(pid, NULL, 0);
+}
+
+/* The authorization URL: printed, and opened where a browser can be (MCPC_BROWSER first). */
+static void open_url(void *user, const char *url)
+{
+    const char *browser = getenv("MCPC_BROWSER");
+    char **words = NULL, *buf = NULL;
+    int n;
+    (void)user;
+    end_progress();
+    if (opt.json) {
+        mcp_jw w;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w); mcp_jw_key(&w, "sign_in"); jw_text(&w, url); mcp_jw_obj_end(&w);
+        json_line(stderr, &w);
+    } else fprintf(stderr, "mcpc: the server wants you to sign in; open this address in a browser:\n  %s\n", url);
+    if (browser && *browser) {
+        if ((n = split_words(browser, &words, &buf)) > 0) {
+            char **argv = (char **)malloc((size_t)(n + 2) * sizeof *argv);
+            int k;
+            if (argv) {
+                for (k = 0; k < n; k++) argv[k] = words[k];
+                argv[n] = (char *)url; argv[n + 1] = NULL;
+                spawn_detached(argv);
+                free(argv);
+            }
+        }
+        free(words); free(buf);
+        return;
+    }
+#ifdef __APPLE__
+    {
+        char *argv[3];
+        argv[0] = (char *)"open"; argv[1] = (char *)url; argv[2] = NULL;
+        spawn_detached(argv);
+    }
+#else
+    if (getenv("DISPLAY") || getenv("WAYLAND_DISPLAY")) {
+        char *argv[3];
+        argv[0] = (char *)"xdg-open"; argv[1] = (char *)url; argv[2] = NULL;
+        spawn_detached(argv);
+    }
+#endif
+}
+
+/* $XDG_CONFIG_HOME/mcpc (or ~/.config/mcpc), made 0700 if missing; 0 when there is none. */
+static int auth_files(void)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char dir[1000];
+    if (xdg && *xdg) snprintf(dir, sizeof dir, "%s/mcpc", xdg);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.config/mcpc", home);
+    else return 0;
+    {
+        char parent[1000];                   /* the folder above it, if that is missing too */
+        snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(dir, '/') - dir), dir);
+        mkdir(parent, 0700);
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 0;
+    snprintf(auth_path, sizeof auth_path, "%s/auth.json", dir);
+    snprintf(auth_lock_path, sizeof auth_lock_path, "%s/auth.lock", dir);
+    return 1;
+}
+
+/* The token file is locked (fcntl, the whole of auth.lock) from before the client reads the
+   tokens until the connect is over, and around each rewrite: two mcpc sharing a rotating
+   refresh token take turns, the second reading what the first saved. */
+static void auth_lock(void)
+{
+    struct flock fl;
+    if (auth_lock_fd >= 0 || !auth_lock_path[0]) return;
+    if ((auth_lock_fd = open(auth_lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) return;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK; fl.l_whence = SEEK_SET;
+    while (fcntl(auth_lock_fd, F_SETLKW, &fl) < 0 && errno == EINTR) {}
+}
+
+static void auth_unlock(void)
+{
+    if (auth_lock_fd >= 0) { close(auth_lock_fd); auth_lock_fd = -1; }   /* closing releases it */
+}
+
+/* The whole token file (an object of key: text), or NULL. */
+static mcp_json_doc *auth_read(void)
+{
+    FILE *f = fopen(auth_path, "rb");
+    char *text = NULL;
+    size_t len = 0, cap = 0, got;
+    mcp_json_doc *doc;
+    if (!f) return NULL;
+    for (;;) {
+        if (len + 4096 > cap) { char *t = (char *)realloc(text, cap = cap ? cap * 2 : 8192); if (!t) break; text = t; }
+        if ((got = fread(text + len, 1, cap - len, f)) == 0) break;
+        len += got;
+    }
+    fclose(f);
+    doc = text ? mcp_json_parse(text, len, NULL) : NULL;
+    if (text) { memset(text, 0, cap); free(text); }
+    return doc;
+}
+
+static int auth_load(void *user, const char *key, mcp_buf *value)
+{
+    mcp_json_doc *doc = auth_read();
+    const char *v = mcp_json_str(mcp_json_get(mcp_json_root(doc), key));
+    int found = v && mcp_buf_append(value, v, strlen(v)) == MCP_OK;
+    (void)user;
+    mcp_json_free(doc);
+    return found;
+}
+
+/* Rewrites the file with key set to value (NULL: removed): a new file, 0600, renamed over. */
+static void auth_save(void *user, const char *key, const char *value)
+{
+    mcp_json_doc *doc;
+    const mcp_json *r, *v;
+    mcp_jw w;
+    char tmp[1100], *text;
+    size_t i, kl, len;
+    int fd, held = auth_lock_fd >= 0;
+    (void)user;
+    if (!held) auth_lock();
+    doc = auth_read();
+    r = mcp_json_root(doc);
+    mcp_jw_init(&w, 1);
+    mcp_jw_obj_begin(&w);
+    mcp_json_foreach(r, i, v) {
+        const char *k = mcp_json_key_at(r, i, &kl);
+        if (strlen(key) == kl && !memcmp(k, key, kl)) continue;
+        mcp_jw_keyn(&w, k, kl); mcp_jw_value(&w, v);
+    }
+    if (value) { mcp_jw_key(&w, key); mcp_jw_str(&w, value); }
+    mcp_jw_obj_end(&w);
+    mcp_json_free(doc);
+    if ((text = mcp_jw_finish(&w, &len, NULL)) != NULL) {
+        snprintf(tmp, sizeof tmp, "%s.%ld", auth_path, (long)getpid());
+        if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0) {
+            int ok = write(fd, text, len) == (ssize_t)len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+            close(fd);
+            if (!ok || rename(tmp, auth_path) != 0) { unlink(tmp); warn("could not save the sign-in to %s", auth_path); }
+        }
+        memset(text, 0, len);
+        mcp_free(text);
+    }
+    if (!held) auth_unlock();
+}
+
+/* An HTTP server gets the authorization flow unless --no-auth or an Authorization header. */
+static void setup_auth(void)
+{
+    int k;
+    if (desc.transport == MCP_STDIO || opt.no_auth) return;
+    for (k = 0; k < opt.nheaders; k++) if (!strncasecmp(opt.headers[k], "authorization:", 14)) return;
+    memset(&auth, 0, sizeof auth);
+    auth.client_name = "mcpc";
+    auth.port = (unsigned short)opt.auth_port;
+    auth.offline_access = 1;
+    auth.open_url = open_url;
+    if (auth_files()) { auth.load = auth_load; auth.save = auth_save; }
+    desc.auth = &auth;
+}
+
 /* Connects and runs the command. */
 static int run(const struct command *cmd, char **a, int n, const argspec *args)
 {
@@ -1923,9 +2127,13 @@ static int run(const struct command *cmd, char **a, int n, const argspec *args)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
-    if (!(client = mcp_client_new(&desc, &err))) return fail(&err);
-    if (!(init = mcp_client_connect_begin(client, &err)) || wait_for(init, NULL, &err) != MCP_OK)
+    if (desc.auth) auth_lock();                  /* until the connect is over: see auth_lock */
+    if (!(client = mcp_client_new(&desc, &err))) { auth_unlock(); return fail(&err); }
+    if (!(init = mcp_client_connect_begin(client, &err)) || wait_for(init, NULL, &err) != MCP_OK) {
+        auth_unlock();
         return connect_failed(&err);
+    }
+    auth_unlock();
     if (opt.verbose) {
         const mcp_json *info = mcp_client_server_info(client);
         snprintf(line, sizeof line, "connected to %s %s (protocol %s)", str(info, "name"), str(info, "version"),
@@ -2017,6 +2225,7 @@ int main(int argc, char **argv)
                    " (a server's arguments go in quotes with it, \"SERVER ARGS\", or end with --)" : "");
     else if ((rc = check_command(cmd, words, n, &args)) == RC_OK) {
         setup_desc();
+        setup_auth();
         if ((rc = setup_tls()) == RC_OK) rc = run(cmd, words + 1, n > 0 ? n - 1 : 0, &args);
     }
     end_progress();
