@@ -8377,6 +8377,7 @@ typedef struct mcp__auth {
     char *access, *refresh;
     int64_t expires;                     /* wall clock, seconds; 0: not said */
     int step_ups, restarts;
+    int early;                           /* a refresh before expiry: its failure is quiet */
     mcp_buf url, body, key;              /* the request being asked for; a store key */
     char *hv[4];                         /* its headers' text */
     const char *hdrs[5];
@@ -8987,7 +8988,7 @@ static int mcp__au_authorize(mcp__auth *a)
 }
 
 /* The browser came back to the redirect URI: q is its query (or the whole URL or target). */
-MCP__UNUSED static int mcp__auth_redirect(mcp__auth *a, const char *q)
+static int mcp__auth_redirect(mcp__auth *a, const char *q)
 {
     mcp_buf code, st, iss, er;
     mcp_error e;
@@ -9174,6 +9175,7 @@ static void mcp__au_save_tokens(mcp__auth *a)
 }
 
 static int mcp__au_restart(mcp__auth *a);
+static int mcp__au_quiet(mcp__auth *a);
 
 static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
 {
@@ -9181,9 +9183,13 @@ static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, con
     const mcp_json *r;
     const char *tok, *type, *err;
     int64_t exp = 0;
-    if (!doc) return a->act;
+    if (!doc) return a->early ? mcp__au_quiet(a) : a->act;
     r = mcp_json_root(doc);
     tok = mcp__au_str(r, "access_token"); type = mcp__au_str(r, "token_type"); err = mcp__au_str(r, "error");
+    if ((status != 200 || err) && a->early) {
+        mcp_json_free(doc);
+        return mcp__au_quiet(a);
+    }
     if (status != 200 || err) {
         int grant = err && !strcmp(err, "invalid_grant");
         if (grant && a->state == MCP__AU_REFRESH && !a->restarts) {
@@ -9212,6 +9218,7 @@ static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, con
         }
         mcp_json_free(doc);
         mcp__au_save_tokens(a);
+        a->early = 0;
         a->state = MCP__AU_DONE;
         return a->act = MCP__AD_DONE;
     }
@@ -9265,7 +9272,7 @@ static void mcp__au_load_tokens(mcp__auth *a)
 
 /* server: the MCP server's URL; version: MCP-Protocol-Version for discovery (may be NULL);
    redirect: the redirect URI (the loopback receiver's, or the program's). 0: out of memory. */
-MCP__UNUSED static int mcp__auth_init(mcp__auth *a, const mcp_auth *d, const char *server, const char *version, const char *redirect)
+static int mcp__auth_init(mcp__auth *a, const mcp_auth *d, const char *server, const char *version, const char *redirect)
 {
     memset(a, 0, sizeof *a);
     a->d = d;
@@ -9276,7 +9283,7 @@ MCP__UNUSED static int mcp__auth_init(mcp__auth *a, const mcp_auth *d, const cha
     return 1;
 }
 
-MCP__UNUSED static void mcp__auth_free(mcp__auth *a)
+static void mcp__auth_free(mcp__auth *a)
 {
     int k;
     char **own[14];
@@ -9312,7 +9319,7 @@ static int mcp__au_step_up(mcp__auth *a, const char *scope)
 }
 
 /* The MCP server answered 401 or 403 with these WWW-Authenticate values: what now. */
-MCP__UNUSED static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *values, size_t n)
+static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *values, size_t n)
 {
     mcp_http_bearer b;
     mcp_error e;
@@ -9344,17 +9351,35 @@ MCP__UNUSED static int mcp__auth_challenge(mcp__auth *a, int status, const char 
     return a->act;
 }
 
-/* Before a request: the token, refreshed first when it is about to expire. */
-MCP__UNUSED static int mcp__auth_due(mcp__auth *a)
+/* Seconds until the token should be refreshed (0: now), or -1: nothing to refresh. */
+static int64_t mcp__auth_refresh_in(const mcp__auth *a)
 {
-    if (a->state == MCP__AU_DONE && a->expires && a->refresh && a->token_ep &&
-        (int64_t)time(NULL) + MCP__AUTH_EARLY_S >= a->expires)
-        return mcp__au_token(a, 1, NULL);
-    return a->act = a->state == MCP__AU_DONE ? MCP__AD_DONE : a->act;
+    int64_t left;
+    if (a->state != MCP__AU_DONE || !a->expires || !a->refresh || !a->token_ep) return -1;
+    left = a->expires - MCP__AUTH_EARLY_S - (int64_t)time(NULL);
+    return left < 0 ? 0 : left;
+}
+
+/* The token is about to expire: a refresh now, while it still works (MCP__AD_FETCH), or
+   nothing to do. If the refresh fails the token is kept until the server refuses it. */
+static int mcp__auth_due(mcp__auth *a)
+{
+    if (mcp__auth_refresh_in(a) != 0) return a->act;
+    a->early = 1;
+    return mcp__au_token(a, 1, NULL);
+}
+
+/* An early refresh that failed: the token in hand serves until a 401 says otherwise. */
+static int mcp__au_quiet(mcp__auth *a)
+{
+    a->early = 0;
+    mcp__au_forget(&a->refresh);
+    a->state = MCP__AU_DONE;
+    return a->act = MCP__AD_DONE;
 }
 
 /* The answer to the FETCH it asked for: status, Content-Type, body. */
-MCP__UNUSED static int mcp__auth_answer(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
+static int mcp__auth_answer(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
 {
     int r;
     if (a->act != MCP__AD_FETCH) return a->act;
@@ -9391,14 +9416,15 @@ MCP__UNUSED static int mcp__auth_answer(mcp__auth *a, int status, const char *ct
 }
 
 /* The FETCH could not be made (no connection, a timeout): e says why. */
-MCP__UNUSED static int mcp__auth_unreachable(mcp__auth *a, const mcp_error *e)
+static int mcp__auth_unreachable(mcp__auth *a, const mcp_error *e)
 {
+    if (a->early) return mcp__au_quiet(a);
     return mcp__au_fail(a, e->status == MCP_ERR_TIMEOUT ? MCP_ERR_TIMEOUT : e->status,
                         "%s could not be reached: %s", a->step ? a->step : "The authorization server", e->message);
 }
 
 /* What the client is to do now. */
-MCP__UNUSED static void mcp__auth_next(const mcp__auth *a, mcp__auth_do *out)
+static void mcp__auth_next(const mcp__auth *a, mcp__auth_do *out)
 {
     memset(out, 0, sizeof *out);
     out->what = a->act;
@@ -11388,7 +11414,19 @@ static int64_t mcp__au_due(const mcp_client *c)
     if (r->x_on) due = mcp__once_due(&r->x);
     if (r->l_on && (t = mcp__loop_due(&r->l)) >= 0 && (due < 0 || t < due)) due = t;
     if (r->until && (due < 0 || r->until < due)) due = r->until;
+    if (!r->flow && !r->x_on && (t = mcp__auth_refresh_in(&r->a)) >= 0) {
+        t = mcp_time_ms() + (t > 86400 ? 86400 : t) * 1000;     /* wall-clock seconds, roughly */
+        if (due < 0 || t < due) due = t;
+    }
     return due;
+}
+
+/* The token is about to expire and nothing runs: refresh it now, in the background. */
+static void mcp__au_early(mcp_client *c)
+{
+    mcp__authrun *r = c->au;
+    if (!r || r->flow || r->x_on || !c->t || c->state != MCP__READY) return;
+    if (mcp__auth_due(&r->a) == MCP__AD_FETCH) mcp__au_drive(c);
 }
 
 static int mcp__au_waits(const mcp_client *c) { return c->au && (c->au->x_on || (c->au->l_on && c->au->a.state == MCP__AU_BROWSER)); }
@@ -11438,6 +11476,7 @@ static void mcp__on_unauthorized(mcp_client *c, mcp_call *call, const mcp_tev *e
 #define mcp__au_pollfds(c, fds, n, max) (n)
 #define mcp__au_due(c) ((int64_t)-1)
 #define mcp__au_waits(c) 0
+#define mcp__au_early(c) ((void)0)
 #define mcp__au_free(c) ((void)0)
 MCPDEF mcp_status mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_error *err)
 {
@@ -11943,6 +11982,7 @@ MCPDEF mcp_status mcp_client_poll(mcp_client *c, int timeout_ms)
 {
     int wait = timeout_ms, nt;
     if (!c) return MCP_ERR_INVALID;
+    mcp__au_early(c);
     mcp__dispatch(c);
     mcp__expire(c, mcp_time_ms());
     mcp__dispatch(c);
