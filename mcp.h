@@ -156,10 +156,12 @@
 
    | # | anchor      | layer                                                           |
    |---|-------------|-----------------------------------------------------------------|
-   | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock              |
+   | 1 | >>base      | status codes, mcp_error, allocator, buffers, clock, random      |
+   |   |             | source, SHA-256, base64url                                      |
    | 2 | >>json      | DOM parser, accessors, iteration, writer (mcp_jw), dump         |
    | 3 | >>jsonl     | newline-delimited JSON framer (stdio)                           |
-   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser            |
+   | 4 | >>http      | URL parser, request writer, HTTP/1.1 response parser,           |
+   |   |             | WWW-Authenticate parser, form (query) codec                     |
    | 5 | >>sse       | Server-Sent Events parser                                       |
    | 6 | >>rpc       | JSON-RPC 2.0: classify, ids, pending table, deadlines           |
    | 7 | >>transport | one table of operations (struct mcp_transport) and its contract; |
@@ -167,7 +169,9 @@
    |   |  .http      |   Streamable HTTP: connections, exchanges, session, redirects   |
    |   |  .sse       |   HTTP+SSE (2024-11-05), on the same exchanges; TLS via a hook  |
    |   |  .once      |   a one-shot HTTP exchange, a loopback listener (for sign-in)   |
-   | 8 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
+   | 8 | >>auth      | the authorization flow (OAuth 2.1, PKCE), sans-I/O: challenge,  |
+   |   |             | discovery, registration, browser, tokens, refresh               |
+   | 9 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
    |   |             | (the stateless era), both at once:                              |
    |   |  .send      |   building and sending messages                                 |
    |   |  .calls     |   calls: start, re-send, fail, cancel, wait                     |
@@ -175,6 +179,7 @@
    |   |  .mrtr      |   multi round-trip requests (2026-07-28 input_required)         |
    |   |  .modern    |   2026-07-28 over HTTP: headers, x-mcp-header, -32020           |
    |   |  .transport |   what the transport reports, and every decision about it       |
+   |   |  .auth      |   running the authorization flow for requests that met 401/403  |
    |   |  .connect   |   probe, initialize, fallback to HTTP+SSE, new session          |
    |   |  .object    |   create, close, poll, accessors                                |
    |   |  .typed     |   the blocking and typed calls                                  |
@@ -323,8 +328,9 @@
        desc.url = "http://127.0.0.1:3000/mcp";
        desc.headers = headers;            // "Name: value", sent with every request
 
-   https:// needs desc.tls, a TLS hook (section 13). There is no OAuth flow: put a token in
-   desc.headers.
+   https:// needs desc.tls, a TLS hook (section 13). A server that answers 401 wants its
+   users to sign in: desc.auth runs the authorization flow (section 15); a token the program
+   has already goes in desc.headers.
 
    Messages the server sends on its own (log messages, list_changed and resource updates,
    its requests) reach on_notification and on_request while the program polls: blocking
@@ -494,19 +500,21 @@
    at >>transport; in short: open returns your state; send queues one message (JSON text,
    no newline; id -1 for a notification or a reply); pollfds and due tell the loop when to
    call io; io does the I/O and reports what happened; close ends it a step at a time (0 when
-   over); free releases it. abandon, resume, ready, busy, pid and stats may be NULL. Report
+   over); free releases it. abandon, resume, ready, busy, pid, stats and authorize may be
+   NULL (authorize and resume are what desc.auth needs). Report
    with mcp_transport_report(c, &ev), where ev is a zeroed mcp_tev:
 
        MCP_TEV_MESSAGE  text, len       a message from the server (the client parses it)
        MCP_TEV_FAILED   id, status, text  a request that will get no answer, and why
        MCP_TEV_BROKEN   id -1, status, text  the connection is gone: the client closes
-       MCP_TEV_STDERR, MCP_TEV_LOG, MCP_TEV_SESSION_LOST, MCP_TEV_CLOSED: see >>transport
+       MCP_TEV_STDERR, MCP_TEV_LOG, MCP_TEV_SESSION_LOST, MCP_TEV_UNAUTHORIZED,
+       MCP_TEV_CLOSED: see >>transport
 
    The client decides what each report means (fail the call, send it again, start a new
    session, close). examples/custom_transport.c runs a server inside the program this way:
 
        static const mcp_transport inproc = { 0, open_fn, send_fn, pollfds_fn, due_fn, io_fn,
-           NULL, close_fn, free_fn, NULL, NULL, NULL, NULL, NULL, NULL };
+           NULL, close_fn, free_fn, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
        desc.transport = MCP_CUSTOM;
        desc.custom = &inproc;
        mcp_client_transport(c, NULL) == MCP_CUSTOM
@@ -568,12 +576,78 @@
      notifications/cancelled, unless the call was only gathering answers.
 
    =============================================================================================
-   15. REVISIONS
+   15. AUTHORIZATION
+   =============================================================================================
+   Most remote servers answer a request without a token with 401 and a challenge. With
+   desc.auth the client answers it as the MCP specification says (2025-11-25, 2026-07-28, and
+   the 2025-03-26 fallbacks): the protected resource metadata (RFC 9728; its resource must be
+   the server's URL, else the flow stops), the authorization server's metadata (RFC 8414 or
+   OpenID Connect discovery, in the spec's order; its issuer must match exactly, and S256 must
+   be offered), a client identity (credentials pre-registered for that issuer, else the
+   program's client ID metadata document where the server takes one, else dynamic
+   registration, kept per issuer), the browser (PKCE S256, state, the resource parameter, the
+   challenge's scopes; the redirect's state and iss are checked), the token request (none,
+   client_secret_basic, client_secret_post, or private_key_jwt signed by the program), then
+   "Authorization: Bearer" on every request to that server, and only to it. A refresh token
+   renews the access token before it expires and after a 401; a 403 insufficient_scope asks
+   again with the union of the scopes (a few times at most). client_credentials serves a
+   program acting for itself. All of it runs inside the polls: the requests that met the 401
+   wait (their timeouts stopped) and go again once there is a token.
+
+       static void show(void *user, const char *url) { printf("Sign in: %s\n", url); }
+       mcp_auth auth = {0};
+       auth.client_name = "My Editor";
+       auth.open_url = show;                  // a browser, a line in the UI, a QR code
+       auth.load = my_load; auth.save = my_save;   // below; NULL: tokens last as long as the client
+       desc.transport = MCP_HTTP;
+       desc.url = "https://mcp.example.com/mcp";
+       desc.tls = &my_tls;                    // authorization servers are https://
+       desc.auth = &auth;                     // must outlive the client
+       if (mcp_client_connect(c, &err) == MCP_ERR_AUTH) show_sign_in_button(err.message);
+
+   The redirect comes back to a loopback receiver on 127.0.0.1 (auth.port, 0: any free port;
+   it answers GET /callback once, with a page saying the window can be closed), or, with
+   auth.redirect_uri, to the program, which hands the URL it received (or its query) to
+   mcp_client_auth_redirect. The wait has auth.timeout_ms (default 5 minutes).
+
+   The store keeps what the next run needs, so the user signs in once. Keys are short texts
+   ("mcp-auth tokens <resource>", "mcp-auth client <issuer>"); values are JSON texts that hold
+   secrets (tokens, a client secret): keep them where only the user can read them.
+
+       static int my_load(void *user, const char *key, mcp_buf *value)
+       {
+           const char *v = my_keychain_get(key);                // NULL: not stored
+           return v && mcp_buf_append(value, v, strlen(v)) == MCP_OK;
+       }
+       static void my_save(void *user, const char *key, const char *value)
+       {
+           if (value) my_keychain_put(key, value); else my_keychain_delete(key);
+       }
+
+   Pre-registered credentials and a private key:
+
+       mcp_auth_client reg = { "https://auth.example.com", "my-client-id", NULL, "private_key_jwt" };
+       auth.clients = &reg; auth.nclients = 1;
+       auth.sign = my_sign;                   // ES256/RS256 over the JWS input: mcp.h does
+       auth.sign_alg = "ES256";               // no public-key cryptography itself
+       auth.grant = MCP_AUTH_CLIENT_CREDENTIALS;   // or MCP_AUTH_CODE (the default): a user
+
+   What fails is MCP_ERR_AUTH with a sentence naming the step ("The authorization server's
+   token endpoint answered 400: invalid_grant ..."), MCP_ERR_HTTP/MCP_ERR_PROTOCOL for a
+   server that answers badly; tokens, codes, verifiers and secrets appear in no sentence and
+   no log line. Without desc.auth a 401 stays MCP_ERR_HTTP with its challenge. stdio servers
+   take credentials from their environment (desc.env), as the specification says. Not
+   supported: DPoP, the enterprise extensions (cross-app access with an identity provider's
+   token exchange), mutual-TLS client authentication, the device flow.
+
+   =============================================================================================
+   16. REVISIONS
    =============================================================================================
    0.1  (unreleased) base layer; JSON parser, accessors, writer and dump; JSON lines, HTTP/1.1
         and SSE framers; JSON-RPC engine; stdio, Streamable HTTP and HTTP+SSE transports with
         a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25 and
-        2026-07-28 (chosen when connecting), blocking and non-blocking.
+        2026-07-28 (chosen when connecting), blocking and non-blocking; the authorization flow
+        (OAuth 2.1 with PKCE, discovery, registration, refresh, client credentials).
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
@@ -8091,6 +8165,10 @@ MCP__UNUSED static mcp_status mcp__loop_head_feed(mcp__loop_head *h, const char 
 typedef struct mcp__loop {
     const char *target;                  /* after io returned MCP_OK: the request target */
     const char *what;                    /* the last refused request's problem, or NULL */
+    /* set after open, optional: 1 if a well-formed GET is the one awaited (its path, its
+       state); another is answered 400 and the wait goes on */
+    int (*expect)(void *user, const char *target);
+    void *user;
     /* private */
     int fd, cfd;                         /* the listening socket; the connection (-1: none) */
     unsigned port;
@@ -8222,6 +8300,11 @@ static void mcp__loop_read(mcp__loop *l)
         st = mcp__loop_head_feed(&l->head, buf, (size_t)r, NULL);
     }
     if (st != MCP_OK) l->what = l->head.what;
+    else if (l->expect && !l->expect(l->user, l->head.target)) {
+        l->what = "a request for another path, or with another state, came";
+        l->head.st = MCP_ERR_INVALID;                    /* answered 400, then dropped */
+        st = MCP_ERR_INVALID;
+    }
     mcp__loop_reply(l, st == MCP_OK);
 }
 
@@ -8607,10 +8690,32 @@ static mcp_json_doc *mcp__au_doc(mcp__auth *a, const char *ctype, const char *bo
     return doc;
 }
 
+/* An authorization server is reached over https://, or over http:// on this machine only:
+   codes, tokens and secrets must not cross a network in the clear. */
+static int mcp__au_safe(const char *url)
+{
+    mcp_http_url u;
+    int ok;
+    if (mcp_http_url_parse(&u, url, NULL) != MCP_OK) return 0;
+    ok = u.https || !strcmp(u.host, "127.0.0.1") || !strcmp(u.host, "::1") || mcp__ieq(u.host, strlen(u.host), "localhost");
+    mcp_http_url_free(&u);
+    return ok;
+}
+
+static int mcp__au_unsafe(mcp__auth *a, const char *what, const char *url)
+{
+    char head[200];
+    snprintf(head, sizeof head, "%.*s", (int)strcspn(url, "?#"), url);
+    return mcp__au_fail(a, MCP_ERR_AUTH, "%s is %.150s, which is not https://: codes and tokens would cross the "
+                        "network unencrypted, so the client does not use it (http:// only on this machine).",
+                        what, head);
+}
+
 /* Sets the request to make: method, a->url, the body so far, the headers. */
 static int mcp__au_fetch(mcp__auth *a, const char *step, int form, int json)
 {
     int n = 0, k;
+    if (a->state >= MCP__AU_ASM && !mcp__au_safe(a->url.data)) return mcp__au_unsafe(a, step, a->url.data);
     for (k = 0; k < 4; k++) mcp__au_forget(&a->hv[k]);
     a->hdrs[n++] = "Accept: application/json";
     if (form) a->hdrs[n++] = "Content-Type: application/x-www-form-urlencoded";
@@ -8963,6 +9068,7 @@ static int mcp__au_authorize(mcp__auth *a)
     char challenge[48];
     mcp_error e;
     a->state = MCP__AU_BROWSER;
+    if (!mcp__au_safe(a->authz_ep)) return mcp__au_unsafe(a, "The authorization endpoint", a->authz_ep);
     if (!mcp__au_random(a->verifier, sizeof a->verifier, 32) || !mcp__au_random(a->nonce, sizeof a->nonce, 16))
         return mcp__au_fail(a, MCP_ERR_IO, "Could not read the system's random source for the authorization flow.");
     mcp_sha256(a->verifier, strlen(a->verifier), h);
@@ -11302,6 +11408,21 @@ static void mcp__au_drive(mcp_client *c)
     }
 }
 
+/* The loopback receiver takes only GET /callback?...&state=<this flow's>. */
+static int mcp__au_expected(void *user, const char *target)
+{
+    const mcp__authrun *r = (const mcp__authrun *)user;
+    const char *q = strchr(target, '?');
+    mcp_buf st;
+    int ok;
+    if (strncmp(target, "/callback", 9) || (target[9] && target[9] != '?') || !q) return 0;
+    memset(&st, 0, sizeof st);
+    ok = mcp_http_form_get(q + 1, strcspn(q + 1, "#"), "state", &st, NULL) == 1 && st.data &&
+         r->a.nonce[0] && !strcmp(st.data, r->a.nonce);
+    mcp_buf_free(&st);
+    return ok;
+}
+
 /* The redirect URI: the program's, else the loopback receiver's (opened now, on its port). */
 static int mcp__au_redirect_uri(mcp_client *c, mcp_error *e)
 {
@@ -11312,6 +11433,8 @@ static int mcp__au_redirect_uri(mcp_client *c, mcp_error *e)
     if (!r->l_on) {
         if (mcp__loop_open(&r->l, c->d.auth->port, e) != MCP_OK) return 0;
         r->l_on = 1;
+        r->l.expect = mcp__au_expected;
+        r->l.user = r;
     }
     snprintf(uri, sizeof uri, "http://127.0.0.1:%u/callback", mcp__loop_port(&r->l));
     return mcp__au_set(&r->a.redirect, uri) ? 1 : 0;
