@@ -21,7 +21,7 @@
                                            call's SSE stream after a priming event with
                                            retry: 500, and mcp.h must resume it with GET and
                                            Last-Event-ID after that interval
-     auth/*                                desc.auth with a "browser" (browse: GETs the
+     auth/...                              desc.auth with a "browser" (browse: GETs the
                                            authorization URL, whose server redirects at once,
                                            and hands the Location to mcp_client_auth_redirect),
                                            the client ID metadata document URL the suite expects,
@@ -32,7 +32,9 @@
                                            to connect (MCP_ERR_AUTH) before any authorization;
                                            scope-step-up calls test-tool (403, more scope);
                                            scope-retry-limit must give up after 3 at most
-     anything else                         the handshake and tools/list
+     anything else                         the handshake, tools/list, then every tool called
+                                           with arguments built from its input schema, and
+                                           elicitation answered with the schema's defaults
 
    The suite judges the exchange from its side; this program's own checks go to stderr and
    its exit status (0: everything it expected happened) is reported by the suite too.
@@ -110,28 +112,23 @@ static int default_fits(const mcp_json *prop, const mcp_json *def)
     return 1;
 }
 
-/* {"action":"accept","content":{...}}: each property with a fitting default gets it; a
+/* The object a schema describes, into w: each property with a fitting default gets it; a
    required property without one gets the first enum member or an empty value of its type. */
-static char *accept_with_defaults(const mcp_json *schema, int *filled)
+static void values_from_schema(mcp_jw *w0, const mcp_json *schema, int *filled)
 {
     const mcp_json *props = mcp_json_get(schema, "properties"), *req = mcp_json_get(schema, "required");
     const mcp_json *prop, *def;
     size_t i, klen;
-    mcp_jw w;
-    mcp_error err;
-    char *text;
+    mcp_jw *w = w0;
     *filled = 0;
-    mcp_jw_init(&w, 0);
-    mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, "action"); mcp_jw_str(&w, "accept");
-    mcp_jw_key(&w, "content"); mcp_jw_obj_begin(&w);
+    mcp_jw_obj_begin(w);
     mcp_json_foreach(props, i, prop) {
         const char *key = mcp_json_key_at(props, i, &klen);
         const char *type = mcp_json_str(mcp_json_get(prop, "type"));
         def = mcp_json_get(prop, "default");
         if (def && default_fits(prop, def)) {
-            mcp_jw_keyn(&w, key, klen);
-            mcp_jw_value(&w, def);
+            mcp_jw_keyn(w, key, klen);
+            mcp_jw_value(w, def);
             (*filled)++;
             say("elicitation: %.*s (%s) = its default", (int)klen, key, nn(type));
             continue;
@@ -147,17 +144,57 @@ static char *accept_with_defaults(const mcp_json *schema, int *filled)
             }
             if (!required) continue;
         }
-        mcp_jw_keyn(&w, key, klen);
-        if (mcp_json_at(mcp_json_get(prop, "enum"), 0)) mcp_jw_value(&w, mcp_json_at(mcp_json_get(prop, "enum"), 0));
-        else if (type && !strcmp(type, "boolean")) mcp_jw_bool(&w, 0);
-        else if (type && (!strcmp(type, "integer") || !strcmp(type, "number"))) mcp_jw_int(&w, 0);
-        else mcp_jw_str(&w, "");
+        mcp_jw_keyn(w, key, klen);
+        if (mcp_json_at(mcp_json_get(prop, "enum"), 0)) mcp_jw_value(w, mcp_json_at(mcp_json_get(prop, "enum"), 0));
+        else if (type && !strcmp(type, "boolean")) mcp_jw_bool(w, 0);
+        else if (type && (!strcmp(type, "integer") || !strcmp(type, "number"))) mcp_jw_int(w, 0);
+        else if (type && !strcmp(type, "array")) { mcp_jw_arr_begin(w); mcp_jw_arr_end(w); }
+        else if (type && !strcmp(type, "object")) { mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+        else mcp_jw_str(w, "");
     }
-    mcp_jw_obj_end(&w);
+    mcp_jw_obj_end(w);
+}
+
+/* {"action":"accept","content":{...}} with the schema's defaults. */
+static char *accept_with_defaults(const mcp_json *schema, int *filled)
+{
+    mcp_jw w;
+    mcp_error err;
+    char *text;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "action"); mcp_jw_str(&w, "accept");
+    mcp_jw_key(&w, "content"); values_from_schema(&w, schema, filled);
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, NULL, &err);
     if (!text) say("elicitation: could not write the answer: %s", err.message);
     return text;
+}
+
+/* A scenario this client does not know: every tool called with arguments built from its
+   input schema (defaults, else the first enum member, else an empty value of the type). */
+static void call_every_tool(mcp_client *c, const mcp_json_doc *tools)
+{
+    size_t i;
+    const mcp_json *t;
+    mcp_json_foreach(mcp_json_get(mcp_json_root(tools), "tools"), i, t) {
+        const char *name = mcp_json_str(mcp_json_get(t, "name"));
+        mcp_json_doc *doc = NULL;
+        mcp_jw w;
+        mcp_error err;
+        char *args;
+        int filled;
+        mcp_status s;
+        if (!name) continue;
+        mcp_jw_init(&w, 0);
+        values_from_schema(&w, mcp_json_get(t, "inputSchema"), &filled);
+        if (!(args = mcp_jw_finish(&w, NULL, &err))) { expect(0, "tools/call %s: %s", name, err.message); continue; }
+        s = mcp_client_call_tool(c, name, args, &doc, &err);
+        expect(s == MCP_OK && !mcp_json_is_true(mcp_json_get(mcp_json_root(doc), "isError")),
+               "tools/call %s %s: %s", name, args, s == MCP_OK ? "ok" : err.message);
+        mcp_free(args);
+        mcp_json_free(doc);
+    }
 }
 
 static void on_request(void *user, mcp_client *c, mcp_request *req)
@@ -368,8 +405,8 @@ int main(int argc, char **argv)
     d.timeout_ms = 15000;
     d.on_notification = on_notification;
     d.on_log = on_log;
-    if (!strcmp(scenario, "elicitation-sep1034-client-defaults")) {
-        d.on_request = on_request;
+    if (strcmp(scenario, "initialize") && strcmp(scenario, "tools_call") && strcmp(scenario, "sse-retry")) {
+        d.on_request = on_request;           /* elicitation answered with the schema's defaults */
         d.capabilities = MCP_CAP_ELICITATION;
         d.http_listen = 1;           /* the server asks outside the call: on the GET stream */
     }
@@ -452,6 +489,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(scenario, "sse-retry")) {
         expect(has_tool(tools, "test_reconnection"), "test_reconnection is listed");
         call_expect(c, "test_reconnection", "{}", "Reconnection test completed successfully");
+    } else if (strcmp(scenario, "initialize") && strncmp(scenario, "auth/", 5) && tools) {
+        call_every_tool(c, tools);
     }
     mcp_json_free(tools);
 
