@@ -7074,6 +7074,7 @@ static void mcp__x_lost(mcp__ht *t, mcp__xfer *x)
     mcp__tell(t->c, &ev, MCP_TEV_SESSION_LOST, x->id, MCP_ERR_HTTP, NULL);
 }
 
+#ifndef MCP_NO_AUTH
 /* 401 or 403 with desc.auth: the client runs the authorization flow. The exchange waits
    (parked) to go again as it was once authorized; the GET stream opens again then. */
 static void mcp__x_unauthorized(mcp__ht *t, mcp__conn *k, mcp__xfer *x, const char *msg)
@@ -7101,6 +7102,7 @@ static void mcp__x_unauthorized(mcp__ht *t, mcp__conn *k, mcp__xfer *x, const ch
     mcp__tell(t->c, &ev, MCP_TEV_UNAUTHORIZED, x && x->kind != MCP__X_SSE_GET ? x->id : -1, MCP_ERR_HTTP, "%s", msg);
     mcp_buf_free(&wa);
 }
+#endif
 
 /* The response is complete (END), or the connection ended it. */
 static void mcp__x_end(mcp__ht *t, mcp__conn *k)
@@ -7128,10 +7130,12 @@ static void mcp__x_end(mcp__ht *t, mcp__conn *k)
     }
     if (!x->bad_ct) mcp__ht_error_text(t, x, &k->resp, msg, sizeof msg);   /* failures only */
     if ((x->status == 307 || x->status == 308) && mcp__x_redirect(t, k, x, msg, sizeof msg)) return;
+#ifndef MCP_NO_AUTH
     if ((x->status == 401 || x->status == 403) && t->d->auth && x->kind != MCP__X_DELETE && !t->cross) {
         mcp__x_unauthorized(t, k, x, msg);
         return;
     }
+#endif
     mcp__x_drop(t, x, 1);
     if (x->kind == MCP__X_LISTEN) {
         if (x->status != 405) MCP__TP_LOG(t->c, t->d, "The server refused the GET event stream: %s", msg);
@@ -7533,6 +7537,7 @@ static void mcp__ht_ready(void *tp, const char *version, int modern)
     if ((x = mcp__x_new(t, MCP__X_LISTEN, -1)) != NULL) { t->listener = x; mcp__x_start(t, x); }
 }
 
+#ifndef MCP_NO_AUTH
 /* From now on every request carries this Authorization header (NULL: none). A GET stream that
    met 401 opens again. */
 static void mcp__ht_authorize(void *tp, const char *authorization)
@@ -7549,6 +7554,9 @@ static void mcp__ht_authorize(void *tp, const char *authorization)
         if ((x = mcp__x_new(t, MCP__X_LISTEN, -1)) != NULL) { t->listener = x; mcp__x_start(t, x); }
     }
 }
+#else
+#define mcp__ht_authorize NULL
+#endif
 
 /* Is an exchange of this kind (a notification or reply POST, or the DELETE) still going? */
 static int mcp__ht_going(const mcp__ht *t, int deletes)
@@ -11600,6 +11608,7 @@ static void mcp__on_unauthorized(mcp_client *c, mcp_call *call, const mcp_tev *e
 #define mcp__au_due(c) ((int64_t)-1)
 #define mcp__au_waits(c) 0
 #define mcp__au_early(c) ((void)0)
+#define mcp__poll_all(c, wait) ((void)0)
 #define mcp__au_free(c) ((void)0)
 MCPDEF mcp_status mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_error *err)
 {
