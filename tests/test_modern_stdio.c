@@ -22,8 +22,8 @@
    retry the server checks; undeclared capabilities -> -32021; the rest of input_required is
    tested once against the in-memory transport: tests/test_transport.c, mrtr_*); resource not found
    over stdio (-32602, and -32002 from a legacy server; the other sentences: test_transport's
-   rpc_errors); cancellation and timeouts sending
-   notifications/cancelled; one program run unchanged against a legacy, a modern and a dual
+   rpc_errors); a cancel sending notifications/cancelled over the pipe (the rest:
+   test_transport's cancel); one program run unchanged against a legacy, a modern and a dual
    server with the same output; the test server's own 2026-07-28 checks, over raw pipes; and
    subscriptions/listen (the acknowledgment with the filter the server took, two at once each
    with only its own notifications and id, resources/updated only for the uri asked, no timeout
@@ -1243,6 +1243,9 @@ TEST_CASE(errors)
 
 TEST_CASE(cancel_modern)
 {
+    /* A smoke test: 2026-07-28 over stdio still sends notifications/cancelled, and the server
+       reads it from the pipe (it honours it: no late answer). The sentences, a timeout as a
+       cancel, late answers logged: test_transport:cancel. */
     guard g;
     seen s;
     mcp_client_desc d;
@@ -1250,9 +1253,8 @@ TEST_CASE(cancel_modern)
     mcp_error err;
     mcp_status st;
     mcp_call *call;
-    mcp_call_opts o;
     mcp_client_stats s0, s1;
-    int64_t id, id2, t0;
+    int64_t id, t0;
     char want[1024];
     int i;
     const char *args[] = { "--era=modern", NULL };
@@ -1270,36 +1272,15 @@ TEST_CASE(cancel_modern)
     EQST(st, MCP_ERR_CANCELLED, err);
     EQS(err.message, "Request cancelled: user abort");
     mcp_call_free(call);
-    /* a timeout is a cancellation too */
-    memset(&o, 0, sizeof o);
-    o.timeout_ms = 150;
-    call = mcp_client_send_tool(c, "slow", "{\"ms\":2000,\"honor_cancel\":true}", &o, &err);
-    id2 = mcp_call_id(call);
-    st = mcp_call_wait(call, -1);
-    EQST(st, MCP_ERR_TIMEOUT, err);
-    mcp_call_result(call, NULL, &err);
-    EQS(err.message, "Request timeout after 150ms");
-    mcp_call_free(call);
     mcp_client_get_stats(c, &s1);
-    EQI(s1.sent - s0.sent, 4);                     /* two calls, two notifications/cancelled */
+    EQI(s1.sent - s0.sent, 2);                     /* the call and its notifications/cancelled */
     snprintf(want, sizeof want, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
-             "\"reason\":\"user abort\"}},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
-             "{\"requestId\":%lld,\"reason\":\"Request timeout after 150ms\"}}]", (long long)id, (long long)id2);
+             "\"reason\":\"user abort\"}}]", (long long)id);
     EQS(history(c), want);
-    /* honoured: no late answers arrive */
+    /* honoured: no late answer arrives */
     for (i = 0; i < 5; i++) mcp_client_poll(c, 20);
     mcp_client_get_stats(c, &s1);
     EQI(s1.unknown_ids, 0);
-    /* not honoured: the late answer is counted and logged */
-    call = mcp_client_send_tool(c, "slow", "{\"ms\":80}", NULL, &err);
-    id = mcp_call_id(call);
-    mcp_call_cancel(call, NULL);
-    mcp_call_free(call);
-    s.logs = 0;
-    for (i = 0; i < 50 && s.logs == 0; i++) mcp_client_poll(c, 10);
-    EQI(s.logs, 1);
-    snprintf(want, sizeof want, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
-    EQS(s.log[0], want);
     mcp_client_free(c);
     g_end(&g);
 }

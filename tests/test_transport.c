@@ -7,7 +7,10 @@
    pinned 2025-11-25, a modern DiscoverResult, the HTTP headers); the events (MESSAGE and
    mcp_transport_report's return, text that is not JSON, STDERR, LOG, FAILED with and without
    a JSON-RPC body, SESSION_LOST and a new session or its failure, BROKEN for a request in
-   both eras and for the connection, CLOSED with how the server ended); timeouts and cancels;
+   both eras and for the connection, CLOSED with how the server ended); timeouts and cancels
+   (cancel*: the bytes of notifications/cancelled with and without a reason, or none over HTTP;
+   a second cancel, a free in flight, late answers logged and counted, from on_progress,
+   initialize refusing it and only ping while connecting);
    input_required (MRTR: multi round-trip requests; mrtr_*: several questions at once, rounds,
    requestState alone, the bound of 8, refusals, answers given later, a cancel meanwhile,
    resources/read and prompts/get, input no client can give, unknown resultTypes); -32020 and
@@ -535,12 +538,26 @@ TEST_CASE(closed)
 
 /* ---- timeouts and cancels ---------------------------------------------------------------------- */
 
+#define CANCELLED(id) "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" #id "}}"
+#define CANCELLED_FOR(id, why) "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" \
+                               #id ",\"reason\":\"" why "\"}}"
+#define LATE_LOG(id) "Ignored a late response to request " #id ", which was cancelled or timed out.\n"
+
+static uint64_t unknown_ids(mcp_client *c)
+{
+    mcp_client_stats st;
+    mcp_client_get_stats(c, &st);
+    return st.unknown_ids;
+}
+
 TEST_CASE(cancel)
 {
     mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
     mcp_error err;
     mcp_call_opts o;
     mcp_call *call;
+    mcp_json_doc *doc = NULL;
+    uint64_t u0;
     memset(&o, 0, sizeof o);
     o.timeout_ms = 30;
     call = mcp_client_send(c, "ping", NULL, &o, &err);
@@ -549,30 +566,64 @@ TEST_CASE(cancel)
     EQS(err.message, "Request timeout after 30ms");
     EQS(mem.ops, "abandon 2;");
     EQI(mem.nsent, 4);
-    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
-                       "\"reason\":\"Request timeout after 30ms\"}}");
+    EQS(mem_msg_at(3), CANCELLED_FOR(2, "Request timeout after 30ms"));
     EQI(mem_at(3)->id, -1); EQI(mem_at(3)->how, MCP_SEND_NOW);
     mcp_call_free(call);
-    /* its late answer is noise, said so */
+    /* its late answer is noise, said so and counted */
     logs[0] = 0;
+    u0 = unknown_ids(c);
     answer(2, "{}");
     mcp_client_poll(c, 0);
-    EQS(logs, "Ignored a late response to request 2, which was cancelled or timed out.\n");
+    EQS(logs, LATE_LOG(2));
+    EQI(unknown_ids(c) - u0, 1);
+    /* a cancel with a reason: at once, no round trip */
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":150}", NULL, &err);
+    EQS(mem_msg_at(4), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+                       "{\"ms\":150}}}");
+    mem_ops_clear();
+    EQI(mcp_call_cancel(call, "user abort"), MCP_OK);
+    EQS(mem.ops, "abandon 3;");
+    EQI(mem.nsent, 6);
+    EQS(mem_msg_at(5), CANCELLED_FOR(3, "user abort"));
+    EQI(mem_at(5)->id, -1); EQI(mem_at(5)->how, MCP_SEND_NOW);
+    EQI(mcp_call_status(call), MCP_ERR_CANCELLED);
+    EQST(mcp_call_result(call, &doc, &err), MCP_ERR_CANCELLED, err);
+    CHECK(doc == NULL);
+    EQS(err.message, "Request cancelled: user abort");
+    /* already over: a second cancel says how it ended and sends nothing; waiting returns at once */
+    EQI(mcp_call_cancel(call, "again"), MCP_ERR_CANCELLED);
+    EQI(mcp_call_wait(call, 100), MCP_ERR_CANCELLED);
+    EQI(mem.nsent, 6);
+    EQS(mem.ops, "abandon 3;");
+    mcp_call_free(call);
+    EQI(mem.nsent, 6);                                     /* freeing it then: nothing more */
+    logs[0] = 0;
+    u0 = unknown_ids(c);
+    answer(3, "{\"content\":[]}");
+    mcp_client_poll(c, 0);
+    EQS(logs, LATE_LOG(3));
+    EQI(unknown_ids(c) - u0, 1);
+    /* no reason: none sent; a server that honours it sends no answer, and nothing is logged */
     call = send_ping(c);
     mem_ops_clear();
-    EQI(mcp_call_cancel(call, "user asked"), MCP_OK);
-    EQS(mem.ops, "abandon 3;");
-    EQS(mem_msg_at(5), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3,"
-                       "\"reason\":\"user asked\"}}");
+    EQI(mcp_call_cancel(call, NULL), MCP_OK);
+    EQS(mem.ops, "abandon 4;");
+    EQS(mem_msg_at(7), CANCELLED(4));
     EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
-    EQS(err.message, "Request cancelled: user asked");
+    EQS(err.message, "Request cancelled");
     mcp_call_free(call);
     /* freeing a call in flight cancels it, without a reason */
     call = send_ping(c);
     mem_ops_clear();
     mcp_call_free(call);
-    EQS(mem.ops, "abandon 4;");
-    EQS(mem_msg_at(7), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4}}");
+    EQS(mem.ops, "abandon 5;");
+    EQI(mem.nsent, 10);
+    EQS(mem_msg_at(9), CANCELLED(5));
+    logs[0] = 0;
+    u0 = unknown_ids(c);
+    mcp_client_poll(c, 20);
+    EQS(logs, "");
+    EQI(unknown_ids(c), u0);
     mcp_client_free(c);
 
     /* 2026-07-28 over a plain transport: notifications/cancelled goes */
@@ -582,25 +633,183 @@ TEST_CASE(cancel)
     mcp_call_cancel(call, "stop");
     EQS(mem.ops, "abandon 2;");
     EQI(mem.nsent, 3);
-    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
-                       "\"reason\":\"stop\"}}");
+    EQS(mem_msg_at(2), CANCELLED_FOR(2, "stop"));
+    EQI(mem_at(2)->how, MCP_SEND_NOW);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: stop");
     mcp_call_free(call);
+    /* a timeout is a cancellation too, with the timeout's sentence as the reason */
+    call = mcp_client_send(c, "ping", NULL, &o, &err);
+    mem_ops_clear();
+    EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 30ms");
+    EQS(mem.ops, "abandon 3;");
+    EQI(mem.nsent, 5);
+    EQS(mem_msg_at(4), CANCELLED_FOR(3, "Request timeout after 30ms"));
+    mcp_call_free(call);
+    /* not honoured: the late answers are counted and logged, once each */
+    logs[0] = 0;
+    u0 = unknown_ids(c);
+    answer(3, "{}");
+    answer(2, "{}");
+    mcp_client_poll(c, 0);
+    EQS(logs, LATE_LOG(3) LATE_LOG(2));
+    EQI(unknown_ids(c) - u0, 2);
     mcp_client_free(c);
     /* ... over MCP_TRANSPORT_HTTP: closing the stream (abandon) says it, nothing is sent */
     c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
     call = send_ping(c);
     mem_ops_clear();
-    mcp_call_cancel(call, "stop");
+    EQI(mcp_call_cancel(call, "user abort"), MCP_OK);
     EQS(mem.ops, "abandon 2;");
     EQI(mem.nsent, 2);
+    EQI(mcp_call_status(call), MCP_ERR_CANCELLED);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user abort");
+    mcp_call_free(call);
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_cancel(call, NULL);
+    EQS(mem.ops, "abandon 3;");
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled");
     mcp_call_free(call);
     call = mcp_client_send(c, "ping", NULL, &o, &err);
     mem_ops_clear();
     EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
-    EQS(mem.ops, "abandon 3;");
-    EQI(mem.nsent, 3);
+    EQS(err.message, "Request timeout after 30ms");
+    EQS(mem.ops, "abandon 4;");
+    EQI(mem.nsent, 4);                                     /* the discover and three pings: no notification */
+    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{" META "}}");
+    mcp_call_free(call);
+    /* the client goes on */
+    call = send_ping(c);
+    answer(5, "{}");
+    EQST(outcome(call, &err), MCP_OK, err);
+    EQI(mem.nsent, 5);
     mcp_call_free(call);
     mcp_client_free(c);
+}
+
+/* Cancelled from the call's own on_progress, at the second report */
+static int nprogress;
+static void cancel_at_2(void *u, mcp_call *call, double progress, double total, const char *message)
+{
+    (void)u; (void)progress; (void)total; (void)message;
+    if (++nprogress == 2) mcp_call_cancel(call, "enough progress");
+}
+
+static void progress(int64_t token, int n)
+{
+    char m[256];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+             "\"progress\":%d}}", (long long)token, n);
+    mem_msg(m);
+}
+
+TEST_CASE(cancel_progress)
+{
+    int e;
+    for (e = 0; e < 2; e++) {                          /* legacy stdio-like, then 2026-07-28 over HTTP */
+        mcp_client *c = e ? client(&mem_transport_http, ERA_MODERN, NULL, 0)
+                          : client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+        size_t n0 = mem.nsent;
+        mcp_error err;
+        mcp_call_opts o;
+        mcp_call *call;
+        memset(&o, 0, sizeof o);
+        o.on_progress = cancel_at_2;
+        nprogress = 0;
+        call = mcp_client_send_tool(c, "slow", "{\"ms\":1000}", &o, &err);
+        CHECKF(call != NULL, "send: %s", err.message);
+        if (!call) { mcp_client_free(c); continue; }
+        if (!e) EQS(mem_msg_at(n0), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\","
+                                    "\"arguments\":{\"ms\":1000},\"_meta\":{\"progressToken\":2}}}");
+        mem_ops_clear();
+        progress(2, 1); progress(2, 2); progress(2, 3);  /* the third comes after the cancel: dropped */
+        EQI(mcp_call_wait(call, 3000), MCP_ERR_CANCELLED);
+        EQI(nprogress, 2);
+        EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+        EQS(err.message, "Request cancelled: enough progress");
+        EQS(mem.ops, "abandon 2;");
+        EQI(mem.nsent, n0 + (e ? 1 : 2));
+        if (!e) EQS(mem_msg_at(n0 + 1), CANCELLED_FOR(2, "enough progress"));
+        mcp_call_free(call);
+        mcp_client_free(c);
+    }
+}
+
+/* The handshake answered, and ping too */
+static void handshake_ping(const mem_sent *s, void *user)
+{
+    char method[64];
+    int64_t id = id_of(s->msg, method, sizeof method);
+    if (!strcmp(method, "ping")) answer(id, "{}");
+    else handshake(s, user);
+}
+
+static mcp_client *unconnected(void)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mem_reset();
+    era = ERA_LEGACY;
+    mem.respond = handshake_ping;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = &mem_transport;
+    d.protocol_version = "2025-11-25";
+    d.client_name = "t"; d.client_version = "1";
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    return c;
+}
+
+TEST_CASE(cancel_connect)
+{
+    mcp_client *c = unconnected();
+    mcp_error err;
+    mcp_call *call, *p;
+    if (!c) return;
+    /* initialize cannot be cancelled: refused, nothing sent, the connect goes on */
+    call = mcp_client_connect_begin(c, &err);
+    CHECKF(call != NULL, "connect_begin: %s", err.message);
+    EQI(mem.nsent, 1);
+    EQS(mem_msg_at(0), INITIALIZE(1));
+    mem_ops_clear();
+    EQI(mcp_call_cancel(call, "no"), MCP_ERR_INVALID);
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    EQS(mem.ops, "");
+    EQI(mem.nsent, 1);
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    EQST(mcp_call_result(call, NULL, &err), MCP_OK, err);
+    mcp_call_free(call);
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(1), INITIALIZED);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQST(mcp_client_ping(c, &err), MCP_OK, err);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    mcp_client_free(c);
+    /* other calls while connecting: only ping is allowed, and nothing else is sent */
+    c = unconnected();
+    if (!c) return;
+    call = mcp_client_connect_begin(c, &err);
+    CHECK(call != NULL);
+    CHECK(mcp_client_send_tool(c, "echo", NULL, NULL, &err) == NULL);
+    EQI(err.status, MCP_ERR_INVALID);
+    EQI(mem.nsent, 1);
+    p = mcp_client_send(c, "ping", NULL, NULL, &err);
+    CHECKF(p != NULL, "ping: %s", err.message);
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    EQI(mcp_call_wait(p, 3000), MCP_OK);
+    mcp_call_free(p);
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    mcp_call_free(call);
+    EQS(mem_msg_at(2), INITIALIZED);
+    EQI(mem.nsent, 3);
+    mcp_client_free(c);
+    mem_reset();
 }
 
 /* ---- input_required (2026-07-28) --------------------------------------------------------------- */
