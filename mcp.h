@@ -2755,16 +2755,17 @@ static MCP__INLINE uint64_t mcp__special8(const unsigned char *p, int ascii_only
     (defined(__AVX2__) || defined(__clang__) || __GNUC__ >= 8)
 /* x86-64 machines with AVX2 (nearly all since 2013) scan 32 bytes a vector: the function is
    built for AVX2 whatever the compiler flags and called only where the CPU has it. The check
-   reads the CPU features glibc (2.33 on) found at start-up, else the CPU model of libgcc or
-   compiler-rt (__builtin_cpu_supports, 4.5 KB of code in a static libgcc); toolchains that
-   cannot link that into a shared library (GCC before 8, some cross linkers) need MCP_NO_AVX2. */
+   reads the CPU features glibc (2.33 on, compiled as C: its header is C only) found at
+   start-up, else the CPU model of libgcc or compiler-rt (__builtin_cpu_supports, 4.5 KB of
+   code in a static libgcc); toolchains that cannot link that into a shared library (GCC
+   before 8, some cross linkers) need MCP_NO_AVX2. */
 #define MCP__AVX2 1
 typedef signed char mcp__i8x32 __attribute__((vector_size(32)));
 typedef char mcp__c8x32 __attribute__((vector_size(32)));     /* what pmovmskb takes */
 #define MCP__TARGET_AVX2 __attribute__((target("avx2")))
 #ifdef __AVX2__
 #define MCP__HAS_AVX2() 1
-#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33)) && !defined(__cplusplus)
 #include <sys/platform/x86.h>
 #define MCP__HAS_AVX2() CPU_FEATURE_ACTIVE(AVX2)
 #else

@@ -16,9 +16,9 @@
    no on_request: -32601); notifications (logging with a level, list_changed, resource updated,
    progress, cancelled, batches); non-blocking use (thousands in flight, answered in reverse,
    random order, out of order, mcp_call_wait, an outside poll() loop); timeouts (default, per
-   call, none, reset on progress, maximum total, late answers, initialize); cancellation (the
-   server is told, late answers counted, from a progress callback, by freeing, not for
-   initialize); malformed lines, unknown ids, line limits; stderr (lines, CRLF, the last line at
+   call, none, reset on progress, maximum total, late answers, initialize); cancellation over
+   the pipe (the server is told, a late answer counted, one honoured; the rest is tested once
+   against the in-memory transport: tests/test_transport.c, cancel*); malformed lines, unknown ids, line limits; stderr (lines, CRLF, the last line at
    EOF, megabytes with and without newlines); the server exiting or crashing (mid-call, during
    initialize, with a grandchild holding its stdout); pipes (stdin closed by the server: no
    SIGPIPE, the call times out; stdout closed; a server that stops reading and floods); close (in-flight calls,
@@ -46,8 +46,7 @@
     int nested;                      /* 1: list_changed -> blocking list_tools; 2: roots -> blocking echo */  \
     mcp_status nested_st; int nested_tools; int nested_calls;                                                 \
     int close_on_note;               /* close the client from on_notification of this count */                \
-    int progress; double prog[MAXREC], total[MAXREC]; char pmsg[MAXREC][32];                                  \
-    int cancel_at;                   /* cancel the call from its on_progress at this count */
+    int progress; double prog[MAXREC], total[MAXREC]; char pmsg[MAXREC][32];
 #include "calls.h"
 #include <dirent.h>
 #include <errno.h>
@@ -1209,13 +1208,13 @@ TEST_CASE(nonblocking)
 static void on_progress(void *user, mcp_call *call, double progress, double total, const char *message)
 {
     seen *s = (seen *)user;
+    (void)call;
     if (s->progress < MAXREC) {
         s->prog[s->progress] = progress;
         s->total[s->progress] = total;
         snprintf(s->pmsg[s->progress], sizeof s->pmsg[0], "%s", message ? message : "(null)");
     }
     s->progress++;
-    if (s->cancel_at && s->progress == s->cancel_at) mcp_call_cancel(call, "enough progress");
 }
 
 static mcp_call *send_opts(mcp_client *c, const char *name, const char *args, int timeout, int reset, int max_total,
@@ -1418,6 +1417,9 @@ TEST_CASE(timeouts)
 
 TEST_CASE(cancel)
 {
+    /* A smoke test over stdio: the cancel reaches the server through the pipe (one it ignores,
+       whose late answer comes back; one it honours). The rest (sentences, a second cancel, a
+       free in flight, from on_progress, initialize) is in test_transport:cancel*. */
     guard g;
     seen s;
     mcp_client_desc d;
@@ -1425,9 +1427,8 @@ TEST_CASE(cancel)
     mcp_error err;
     mcp_status st;
     mcp_call *call;
-    mcp_json_doc *doc;
     mcp_client_stats s0, s1;
-    int64_t t0, id, id2, id3;
+    int64_t t0, id, id2;
     char want[512];
     int i;
     g_begin(&g, "cancellation");
@@ -1441,15 +1442,11 @@ TEST_CASE(cancel)
     t0 = mcp_time_ms();
     CHECK(mcp_call_cancel(call, "user abort") == MCP_OK);
     CHECK(mcp_time_ms() - t0 < LATE(500));                         /* local: no round trip */
-    CHECK(mcp_call_status(call) == MCP_ERR_CANCELLED);
-    st = mcp_call_result(call, &doc, &err);
+    st = mcp_call_result(call, NULL, &err);
     EQST(st, MCP_ERR_CANCELLED, err);
-    CHECK(doc == NULL);
     EQS(err.message, "Request cancelled: user abort");
-    CHECK(mcp_call_cancel(call, "again") == MCP_ERR_CANCELLED);     /* already over */
-    CHECK(mcp_call_wait(call, 100) == MCP_ERR_CANCELLED);
     mcp_call_free(call);
-    /* the late answer arrives, is ignored and counted */
+    /* the late answer arrives through the pipe, is ignored and counted */
     s.logs = 0;
     for (i = 0; i < 50 && s.logs == 0; i++) mcp_client_poll(c, 10);
     mcp_client_get_stats(c, &s1);
@@ -1462,22 +1459,7 @@ TEST_CASE(cancel)
     call = mcp_client_send_tool(c, "slow", "{\"ms\":100,\"honor_cancel\":true}", NULL, &err);
     id2 = mcp_call_id(call);
     CHECK(mcp_call_cancel(call, NULL) == MCP_OK);
-    mcp_call_result(call, NULL, &err);
-    EQS(err.message, "Request cancelled");
     mcp_call_free(call);
-    /* freeing a call in flight cancels it */
-    call = mcp_client_send_tool(c, "slow", "{\"ms\":100,\"honor_cancel\":true}", NULL, &err);
-    id3 = mcp_call_id(call);
-    mcp_call_free(call);
-    /* cancel from the call's own progress callback */
-    s.progress = 0; s.cancel_at = 2;
-    call = send_opts(c, "slow", "{\"ms\":1000,\"every\":20,\"honor_cancel\":true}", 0, 0, 0, &s);
-    st = mcp_call_wait(call, -1);
-    CHECK(st == MCP_ERR_CANCELLED && s.progress == 2);
-    mcp_call_result(call, NULL, &err);
-    EQS(err.message, "Request cancelled: enough progress");
-    mcp_call_free(call);
-    s.cancel_at = 0;
     nap(150);
     s.logs = 0;
     mcp_client_get_stats(c, &s0);
@@ -1494,42 +1476,7 @@ TEST_CASE(cancel)
     snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld}}",
              (long long)id2);
     CHECKF(strstr(big, want) != NULL, "missing %s in %s", want, big);
-    snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld}}",
-             (long long)id3);
-    CHECKF(strstr(big, want) != NULL, "missing %s in %s", want, big);
-    CHECK(strstr(big, "\"reason\":\"enough progress\"") != NULL);
     mcp_client_free(c);
-
-    /* initialize cannot be cancelled */
-    {
-        const char *args[] = { "--init=slow:80", NULL };
-        desc_for(&d, &s, args);
-        c = mcp_client_new(&d, &err);
-        call = mcp_client_connect_begin(c, &err);
-        CHECK(call != NULL);
-        CHECK(mcp_call_cancel(call, "no") == MCP_ERR_INVALID);
-        CHECK(mcp_call_status(call) == MCP_AGAIN);
-        CHECK(mcp_call_wait(call, -1) == MCP_OK);
-        st = mcp_call_result(call, NULL, &err);
-        EQST(st, MCP_OK, err);
-        mcp_call_free(call);
-        EQS(mcp_client_protocol_version(c), "2025-11-25");
-        CHECK(mcp_client_ping(c, &err) == MCP_OK);
-        /* other calls while connecting: only ping is allowed */
-        mcp_client_free(c);
-        c = mcp_client_new(&d, &err);
-        call = mcp_client_connect_begin(c, &err);
-        CHECK(mcp_client_send_tool(c, "echo", NULL, NULL, &err) == NULL && err.status == MCP_ERR_INVALID);
-        {
-            mcp_call *p = mcp_client_send(c, "ping", NULL, NULL, &err);
-            CHECK(p != NULL);
-            CHECK(mcp_call_wait(p, -1) == MCP_OK);
-            mcp_call_free(p);
-        }
-        CHECK(mcp_call_wait(call, -1) == MCP_OK);
-        mcp_call_free(call);
-        mcp_client_free(c);
-    }
     g_end(&g);
 }
 

@@ -7,11 +7,16 @@
    pinned 2025-11-25, a modern DiscoverResult, the HTTP headers); the events (MESSAGE and
    mcp_transport_report's return, text that is not JSON, STDERR, LOG, FAILED with and without
    a JSON-RPC body, SESSION_LOST and a new session or its failure, BROKEN for a request in
-   both eras and for the connection, CLOSED with how the server ended); timeouts and cancels;
+   both eras and for the connection, CLOSED with how the server ended); timeouts and cancels
+   (cancel*: the bytes of notifications/cancelled with and without a reason, or none over HTTP;
+   a second cancel, a free in flight, late answers logged and counted, from on_progress,
+   initialize refusing it and only ping while connecting);
    input_required (MRTR: multi round-trip requests; mrtr_*: several questions at once, rounds,
    requestState alone, the bound of 8, refusals, answers given later, a cancel meanwhile,
    resources/read and prompts/get, input no client can give, unknown resultTypes); -32020 and
-   the tools/list re-read; subscriptions/listen; MCP_CUSTOM itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps);
+   the tools/list re-read; subscriptions/listen (listen_calls: the requests' bytes,
+   notifications with their ids, no timeout unless opts sets one, cancel and free, a graceful
+   end, the legacy era's refusal, on both tables; listen_breaks: re-listens under new ids); MCP_CUSTOM itself (the refusal, mcp_client_transport, pollfds/next_timeout/poll, stats, close steps);
    JSON-RPC error objects as mcp_error (rpc_errors: every code's sentence, in both eras); the less
    common cases (SESSION_LOST for no request, events for ids no longer in flight, a
    batch, requests from the server, close_now, BROKEN during the connect, -32020 in a FAILED's
@@ -43,7 +48,7 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* ---- what the callbacks saw ------------------------------------------------------------------- */
 
-static char logs[8192], errs[2048], close_why[512];
+static char logs[8192], errs[2048], close_why[512], notes[8192];
 static int ncloses;
 static mcp_status close_status;
 
@@ -54,6 +59,14 @@ static void cat(char *buf, size_t n, const char *s, size_t len)
 }
 static void on_log(void *u, mcp_client *c, const char *m) { (void)u; (void)c; cat(logs, sizeof logs, m, strlen(m)); }
 static void on_stderr(void *u, mcp_client *c, const char *l, size_t n) { (void)u; (void)c; cat(errs, sizeof errs, l, n); }
+static void on_note(void *u, mcp_client *c, const char *method, const mcp_json *params)
+{
+    char *p = mcp_json_dump(params, 0, NULL);
+    size_t at = strlen(notes);
+    (void)u; (void)c;
+    snprintf(notes + at, sizeof notes - at, "%s %s\n", method, nn(p));
+    mcp_free(p);
+}
 static void on_close(void *u, mcp_client *c, const mcp_error *why)
 {
     (void)u; (void)c;
@@ -123,14 +136,14 @@ static mcp_client *client(const mcp_transport *tp, int server_era, const char *v
     mcp_client *c;
     mcp_status st;
     mem_reset();
-    logs[0] = errs[0] = close_why[0] = 0; ncloses = 0; close_status = MCP_OK;
+    logs[0] = errs[0] = close_why[0] = notes[0] = 0; ncloses = 0; close_status = MCP_OK;
     era = server_era;
     mem.respond = handshake;
     memset(&d, 0, sizeof d);
     d.transport = MCP_CUSTOM; d.custom = tp;
     d.protocol_version = version; d.timeout_ms = timeout_ms;
     d.client_name = "t"; d.client_version = "1";
-    d.on_log = on_log; d.on_stderr = on_stderr; d.on_close = on_close;
+    d.on_log = on_log; d.on_stderr = on_stderr; d.on_close = on_close; d.on_notification = on_note;
     c = mcp_client_new(&d, &err);
     CHECKF(c != NULL, "mcp_client_new: %s", err.message);
     if (!c) return NULL;
@@ -535,12 +548,26 @@ TEST_CASE(closed)
 
 /* ---- timeouts and cancels ---------------------------------------------------------------------- */
 
+#define CANCELLED(id) "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" #id "}}"
+#define CANCELLED_FOR(id, why) "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" \
+                               #id ",\"reason\":\"" why "\"}}"
+#define LATE_LOG(id) "Ignored a late response to request " #id ", which was cancelled or timed out.\n"
+
+static uint64_t unknown_ids(mcp_client *c)
+{
+    mcp_client_stats st;
+    mcp_client_get_stats(c, &st);
+    return st.unknown_ids;
+}
+
 TEST_CASE(cancel)
 {
     mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
     mcp_error err;
     mcp_call_opts o;
     mcp_call *call;
+    mcp_json_doc *doc = NULL;
+    uint64_t u0;
     memset(&o, 0, sizeof o);
     o.timeout_ms = 30;
     call = mcp_client_send(c, "ping", NULL, &o, &err);
@@ -549,30 +576,64 @@ TEST_CASE(cancel)
     EQS(err.message, "Request timeout after 30ms");
     EQS(mem.ops, "abandon 2;");
     EQI(mem.nsent, 4);
-    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
-                       "\"reason\":\"Request timeout after 30ms\"}}");
+    EQS(mem_msg_at(3), CANCELLED_FOR(2, "Request timeout after 30ms"));
     EQI(mem_at(3)->id, -1); EQI(mem_at(3)->how, MCP_SEND_NOW);
     mcp_call_free(call);
-    /* its late answer is noise, said so */
+    /* its late answer is noise, said so and counted */
     logs[0] = 0;
+    u0 = unknown_ids(c);
     answer(2, "{}");
     mcp_client_poll(c, 0);
-    EQS(logs, "Ignored a late response to request 2, which was cancelled or timed out.\n");
+    EQS(logs, LATE_LOG(2));
+    EQI(unknown_ids(c) - u0, 1);
+    /* a cancel with a reason: at once, no round trip */
+    call = mcp_client_send_tool(c, "slow", "{\"ms\":150}", NULL, &err);
+    EQS(mem_msg_at(4), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+                       "{\"ms\":150}}}");
+    mem_ops_clear();
+    EQI(mcp_call_cancel(call, "user abort"), MCP_OK);
+    EQS(mem.ops, "abandon 3;");
+    EQI(mem.nsent, 6);
+    EQS(mem_msg_at(5), CANCELLED_FOR(3, "user abort"));
+    EQI(mem_at(5)->id, -1); EQI(mem_at(5)->how, MCP_SEND_NOW);
+    EQI(mcp_call_status(call), MCP_ERR_CANCELLED);
+    EQST(mcp_call_result(call, &doc, &err), MCP_ERR_CANCELLED, err);
+    CHECK(doc == NULL);
+    EQS(err.message, "Request cancelled: user abort");
+    /* already over: a second cancel says how it ended and sends nothing; waiting returns at once */
+    EQI(mcp_call_cancel(call, "again"), MCP_ERR_CANCELLED);
+    EQI(mcp_call_wait(call, 100), MCP_ERR_CANCELLED);
+    EQI(mem.nsent, 6);
+    EQS(mem.ops, "abandon 3;");
+    mcp_call_free(call);
+    EQI(mem.nsent, 6);                                     /* freeing it then: nothing more */
+    logs[0] = 0;
+    u0 = unknown_ids(c);
+    answer(3, "{\"content\":[]}");
+    mcp_client_poll(c, 0);
+    EQS(logs, LATE_LOG(3));
+    EQI(unknown_ids(c) - u0, 1);
+    /* no reason: none sent; a server that honours it sends no answer, and nothing is logged */
     call = send_ping(c);
     mem_ops_clear();
-    EQI(mcp_call_cancel(call, "user asked"), MCP_OK);
-    EQS(mem.ops, "abandon 3;");
-    EQS(mem_msg_at(5), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3,"
-                       "\"reason\":\"user asked\"}}");
+    EQI(mcp_call_cancel(call, NULL), MCP_OK);
+    EQS(mem.ops, "abandon 4;");
+    EQS(mem_msg_at(7), CANCELLED(4));
     EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
-    EQS(err.message, "Request cancelled: user asked");
+    EQS(err.message, "Request cancelled");
     mcp_call_free(call);
     /* freeing a call in flight cancels it, without a reason */
     call = send_ping(c);
     mem_ops_clear();
     mcp_call_free(call);
-    EQS(mem.ops, "abandon 4;");
-    EQS(mem_msg_at(7), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":4}}");
+    EQS(mem.ops, "abandon 5;");
+    EQI(mem.nsent, 10);
+    EQS(mem_msg_at(9), CANCELLED(5));
+    logs[0] = 0;
+    u0 = unknown_ids(c);
+    mcp_client_poll(c, 20);
+    EQS(logs, "");
+    EQI(unknown_ids(c), u0);
     mcp_client_free(c);
 
     /* 2026-07-28 over a plain transport: notifications/cancelled goes */
@@ -582,25 +643,183 @@ TEST_CASE(cancel)
     mcp_call_cancel(call, "stop");
     EQS(mem.ops, "abandon 2;");
     EQI(mem.nsent, 3);
-    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,"
-                       "\"reason\":\"stop\"}}");
+    EQS(mem_msg_at(2), CANCELLED_FOR(2, "stop"));
+    EQI(mem_at(2)->how, MCP_SEND_NOW);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: stop");
     mcp_call_free(call);
+    /* a timeout is a cancellation too, with the timeout's sentence as the reason */
+    call = mcp_client_send(c, "ping", NULL, &o, &err);
+    mem_ops_clear();
+    EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 30ms");
+    EQS(mem.ops, "abandon 3;");
+    EQI(mem.nsent, 5);
+    EQS(mem_msg_at(4), CANCELLED_FOR(3, "Request timeout after 30ms"));
+    mcp_call_free(call);
+    /* not honoured: the late answers are counted and logged, once each */
+    logs[0] = 0;
+    u0 = unknown_ids(c);
+    answer(3, "{}");
+    answer(2, "{}");
+    mcp_client_poll(c, 0);
+    EQS(logs, LATE_LOG(3) LATE_LOG(2));
+    EQI(unknown_ids(c) - u0, 2);
     mcp_client_free(c);
     /* ... over MCP_TRANSPORT_HTTP: closing the stream (abandon) says it, nothing is sent */
     c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
     call = send_ping(c);
     mem_ops_clear();
-    mcp_call_cancel(call, "stop");
+    EQI(mcp_call_cancel(call, "user abort"), MCP_OK);
     EQS(mem.ops, "abandon 2;");
     EQI(mem.nsent, 2);
+    EQI(mcp_call_status(call), MCP_ERR_CANCELLED);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled: user abort");
+    mcp_call_free(call);
+    call = send_ping(c);
+    mem_ops_clear();
+    mcp_call_cancel(call, NULL);
+    EQS(mem.ops, "abandon 3;");
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+    EQS(err.message, "Request cancelled");
     mcp_call_free(call);
     call = mcp_client_send(c, "ping", NULL, &o, &err);
     mem_ops_clear();
     EQST(outcome(call, &err), MCP_ERR_TIMEOUT, err);
-    EQS(mem.ops, "abandon 3;");
-    EQI(mem.nsent, 3);
+    EQS(err.message, "Request timeout after 30ms");
+    EQS(mem.ops, "abandon 4;");
+    EQI(mem.nsent, 4);                                     /* the discover and three pings: no notification */
+    EQS(mem_msg_at(3), "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{" META "}}");
+    mcp_call_free(call);
+    /* the client goes on */
+    call = send_ping(c);
+    answer(5, "{}");
+    EQST(outcome(call, &err), MCP_OK, err);
+    EQI(mem.nsent, 5);
     mcp_call_free(call);
     mcp_client_free(c);
+}
+
+/* Cancelled from the call's own on_progress, at the second report */
+static int nprogress;
+static void cancel_at_2(void *u, mcp_call *call, double progress, double total, const char *message)
+{
+    (void)u; (void)progress; (void)total; (void)message;
+    if (++nprogress == 2) mcp_call_cancel(call, "enough progress");
+}
+
+static void progress(int64_t token, int n)
+{
+    char m[256];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+             "\"progress\":%d}}", (long long)token, n);
+    mem_msg(m);
+}
+
+TEST_CASE(cancel_progress)
+{
+    int e;
+    for (e = 0; e < 2; e++) {                          /* legacy stdio-like, then 2026-07-28 over HTTP */
+        mcp_client *c = e ? client(&mem_transport_http, ERA_MODERN, NULL, 0)
+                          : client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+        size_t n0 = mem.nsent;
+        mcp_error err;
+        mcp_call_opts o;
+        mcp_call *call;
+        memset(&o, 0, sizeof o);
+        o.on_progress = cancel_at_2;
+        nprogress = 0;
+        call = mcp_client_send_tool(c, "slow", "{\"ms\":1000}", &o, &err);
+        CHECKF(call != NULL, "send: %s", err.message);
+        if (!call) { mcp_client_free(c); continue; }
+        if (!e) EQS(mem_msg_at(n0), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\","
+                                    "\"arguments\":{\"ms\":1000},\"_meta\":{\"progressToken\":2}}}");
+        mem_ops_clear();
+        progress(2, 1); progress(2, 2); progress(2, 3);  /* the third comes after the cancel: dropped */
+        EQI(mcp_call_wait(call, 3000), MCP_ERR_CANCELLED);
+        EQI(nprogress, 2);
+        EQST(mcp_call_result(call, NULL, &err), MCP_ERR_CANCELLED, err);
+        EQS(err.message, "Request cancelled: enough progress");
+        EQS(mem.ops, "abandon 2;");
+        EQI(mem.nsent, n0 + (e ? 1 : 2));
+        if (!e) EQS(mem_msg_at(n0 + 1), CANCELLED_FOR(2, "enough progress"));
+        mcp_call_free(call);
+        mcp_client_free(c);
+    }
+}
+
+/* The handshake answered, and ping too */
+static void handshake_ping(const mem_sent *s, void *user)
+{
+    char method[64];
+    int64_t id = id_of(s->msg, method, sizeof method);
+    if (!strcmp(method, "ping")) answer(id, "{}");
+    else handshake(s, user);
+}
+
+static mcp_client *unconnected(void)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mem_reset();
+    era = ERA_LEGACY;
+    mem.respond = handshake_ping;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = &mem_transport;
+    d.protocol_version = "2025-11-25";
+    d.client_name = "t"; d.client_version = "1";
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    return c;
+}
+
+TEST_CASE(cancel_connect)
+{
+    mcp_client *c = unconnected();
+    mcp_error err;
+    mcp_call *call, *p;
+    if (!c) return;
+    /* initialize cannot be cancelled: refused, nothing sent, the connect goes on */
+    call = mcp_client_connect_begin(c, &err);
+    CHECKF(call != NULL, "connect_begin: %s", err.message);
+    EQI(mem.nsent, 1);
+    EQS(mem_msg_at(0), INITIALIZE(1));
+    mem_ops_clear();
+    EQI(mcp_call_cancel(call, "no"), MCP_ERR_INVALID);
+    EQI(mcp_call_status(call), MCP_AGAIN);
+    EQS(mem.ops, "");
+    EQI(mem.nsent, 1);
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    EQST(mcp_call_result(call, NULL, &err), MCP_OK, err);
+    mcp_call_free(call);
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(1), INITIALIZED);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQST(mcp_client_ping(c, &err), MCP_OK, err);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    mcp_client_free(c);
+    /* other calls while connecting: only ping is allowed, and nothing else is sent */
+    c = unconnected();
+    if (!c) return;
+    call = mcp_client_connect_begin(c, &err);
+    CHECK(call != NULL);
+    CHECK(mcp_client_send_tool(c, "echo", NULL, NULL, &err) == NULL);
+    EQI(err.status, MCP_ERR_INVALID);
+    EQI(mem.nsent, 1);
+    p = mcp_client_send(c, "ping", NULL, NULL, &err);
+    CHECKF(p != NULL, "ping: %s", err.message);
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    EQI(mcp_call_wait(p, 3000), MCP_OK);
+    mcp_call_free(p);
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    mcp_call_free(call);
+    EQS(mem_msg_at(2), INITIALIZED);
+    EQI(mem.nsent, 3);
+    mcp_client_free(c);
+    mem_reset();
 }
 
 /* ---- input_required (2026-07-28) --------------------------------------------------------------- */
@@ -1284,6 +1503,217 @@ TEST_CASE(listen)
     EQS(err.message, "No response received for request ID 4 (the stream broke twice)");
     EQI(mem.nsent, 4);
     mcp_call_free(call);
+    mcp_client_free(c);
+}
+
+#define SUB "\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":"
+#define LISTEN(id, filter) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"subscriptions/listen\",\"params\":" \
+                           "{\"notifications\":" filter "," META "}}"
+
+/* What a server sends on subscription id: method with params {_meta: {subscriptionId}, more} */
+static void sub_note(int64_t id, const char *method, const char *more)
+{
+    char m[512];
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\",\"params\":{" SUB "%lld}%s}}", method,
+             (long long)id, more);
+    mem_msg(m);
+}
+
+TEST_CASE(listen_calls)
+{
+    int h;
+    for (h = 0; h < 2; h++) {                          /* a plain transport, then MCP_TRANSPORT_HTTP */
+        const mcp_transport *tp = h ? &mem_transport_http : &mem_transport;
+        mcp_client *c = client(tp, ERA_LEGACY, NULL, 0);
+        mcp_error err;
+        mcp_call *a, *b, *t, *f;
+        mcp_call_opts o;
+        mcp_json_doc *doc = (mcp_json_doc *)&err;
+        char want[1024], *r;
+        size_t n0;
+        int64_t t0;
+        /* the legacy era has none: refused, nothing sent */
+        n0 = mem.nsent;
+        mem_ops_clear();
+        CHECK(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err) == NULL);
+        EQST(err.status, MCP_ERR_INVALID, err);
+        EQS(err.message, "subscriptions/listen exists in protocol version 2026-07-28 only; this connection speaks "
+                         "2025-11-25: use mcp_client_subscribe (and the GET stream) instead.");
+        EQI(mem.nsent, n0);
+        EQS(mem.ops, "");
+        mcp_client_free(c);
+
+        c = client(tp, ERA_MODERN, NULL, 40);          /* a small default timeout: listen has none */
+        a = mcp_client_listen(c, "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"file:///a\"]}", NULL, &err);
+        CHECKF(a != NULL, "listen: %s", err.message);
+        EQST(err.status, MCP_OK, err);
+        b = mcp_client_listen(c, "{\"resourcesListChanged\":true}", NULL, &err);
+        CHECKF(b != NULL, "listen: %s", err.message);
+        if (!a || !b) { mcp_call_free(a); mcp_call_free(b); mcp_client_free(c); continue; }
+        EQI(mcp_call_id(a), 2); EQI(mcp_call_id(b), 3);
+        EQI(mem.nsent, 3);
+        EQS(mem_msg_at(1), LISTEN(2, "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"file:///a\"]}"));
+        EQS(mem_msg_at(2), LISTEN(3, "{\"resourcesListChanged\":true}"));
+        EQI(mem_at(1)->id, 2); EQI(mem_at(2)->id, 3);
+        if (h) EQS(mem_at(2)->headers, "MCP-Protocol-Version: 2026-07-28\nMcp-Method: subscriptions/listen\n");
+        /* the acknowledgments and what follows reach on_notification, each with its subscription's id */
+        sub_note(2, "notifications/subscriptions/acknowledged", ",\"notifications\":{\"toolsListChanged\":true}");
+        sub_note(3, "notifications/subscriptions/acknowledged", ",\"notifications\":{\"resourcesListChanged\":true}");
+        sub_note(2, "notifications/tools/list_changed", "");
+        sub_note(3, "notifications/resources/list_changed", "");
+        sub_note(2, "notifications/resources/updated", ",\"uri\":\"file:///a\"");
+        /* no timeout: still open well past the client's 40 ms, nothing sent, nothing abandoned */
+        mem_ops_clear();
+        t0 = mcp_time_ms();
+        while (mcp_time_ms() - t0 < 150) mcp_client_poll(c, 10);
+        EQS(notes, "notifications/subscriptions/acknowledged {" SUB "2},\"notifications\":{\"toolsListChanged\":true}}\n"
+                   "notifications/subscriptions/acknowledged {" SUB "3},\"notifications\":{\"resourcesListChanged\":true}}\n"
+                   "notifications/tools/list_changed {" SUB "2}}\n"
+                   "notifications/resources/list_changed {" SUB "3}}\n"
+                   "notifications/resources/updated {" SUB "2},\"uri\":\"file:///a\"}\n");
+        EQI(mcp_call_status(a), MCP_AGAIN);
+        EQI(mcp_call_status(b), MCP_AGAIN);
+        EQST(mcp_call_result(a, &doc, &err), MCP_AGAIN, err);
+        CHECK(doc == NULL);
+        EQI(mem.nsent, 3);
+        EQS(mem.ops, "");
+        /* ... unless opts sets one: it times out like any call (plain: the server is told) */
+        memset(&o, 0, sizeof o);
+        o.timeout_ms = 30;
+        t = mcp_client_listen(c, "{\"toolsListChanged\":true}", &o, &err);
+        CHECKF(t != NULL, "listen: %s", err.message);
+        sub_note(4, "notifications/subscriptions/acknowledged", ",\"notifications\":{\"toolsListChanged\":true}");
+        notes[0] = 0;
+        mem_ops_clear();
+        EQST(outcome(t, &err), MCP_ERR_TIMEOUT, err);
+        EQS(err.message, "Request timeout after 30ms");
+        mcp_call_free(t);
+        EQS(notes, "notifications/subscriptions/acknowledged {" SUB "4},\"notifications\":{\"toolsListChanged\":true}}\n");
+        EQS(mem.ops, "abandon 4;");
+        EQI(mem.nsent, h ? 4 : 5);
+        if (!h) EQS(mem_msg_at(4), CANCELLED_FOR(4, "Request timeout after 30ms"));
+        /* mcp_call_cancel: MCP_ERR_CANCELLED, its stream abandoned (plain: notifications/cancelled) */
+        n0 = mem.nsent;
+        mem_ops_clear();
+        EQI(mcp_call_cancel(b, "done listening"), MCP_OK);
+        EQI(mcp_call_status(b), MCP_ERR_CANCELLED);
+        EQST(mcp_call_result(b, NULL, &err), MCP_ERR_CANCELLED, err);
+        EQS(err.message, "Request cancelled: done listening");
+        mcp_call_free(b);
+        EQS(mem.ops, "abandon 3;");
+        EQI(mem.nsent, n0 + (h ? 0 : 1));
+        if (!h) EQS(mem_msg_at(n0), CANCELLED_FOR(3, "done listening"));
+        EQI(unknown_ids(c), 0);
+        EQI(mcp_call_status(a), MCP_AGAIN);            /* the other one is untouched */
+        /* mcp_call_free on an open one cancels it too, without a reason */
+        f = mcp_client_listen(c, "{\"resourcesListChanged\":true}", NULL, &err);
+        CHECKF(f != NULL, "listen: %s", err.message);
+        EQI(mcp_call_id(f), 5);
+        n0 = mem.nsent;
+        mem_ops_clear();
+        mcp_call_free(f);
+        EQS(mem.ops, "abandon 5;");
+        EQI(mem.nsent, n0 + (h ? 0 : 1));
+        if (!h) EQS(mem_msg_at(n0), CANCELLED(5));
+        /* a graceful end from the server: MCP_OK with its result */
+        answer(2, "{\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}");
+        doc = NULL;
+        mcp_call_wait(a, 3000);
+        EQST(mcp_call_result(a, &doc, &err), MCP_OK, err);
+        r = mcp_json_dump(mcp_json_root(doc), 0, NULL);
+        snprintf(want, sizeof want, "{\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":2}}");
+        EQS(r, want);
+        mcp_free(r);
+        mcp_json_free(doc);
+        mcp_call_free(a);
+        EQI(unknown_ids(c), 0);
+        EQI(ncloses, 0);
+        mcp_client_free(c);
+    }
+    mem_reset();
+}
+
+TEST_CASE(listen_breaks)
+{
+    mcp_client *c = client(&mem_transport_http, ERA_MODERN, NULL, 0);
+    mcp_error err;
+    mcp_call *a, *b;
+    int64_t id = 2;
+    int k;
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(a != NULL, "listen: %s", err.message);
+    if (!a) { mcp_client_free(c); return; }
+    sub_note(2, "notifications/subscriptions/acknowledged", ",\"notifications\":{\"toolsListChanged\":true}");
+    mcp_client_poll(c, 0);
+    /* three breaks, each acknowledged: listened to again each time under a new id, and served */
+    for (k = 1; k <= 3; k++) {
+        char want[512];
+        mem_ops_clear();
+        mem_event(MCP_TEV_BROKEN, id, MCP_ERR_PROTOCOL, "the stream ended");
+        mcp_client_poll(c, 0);
+        snprintf(want, sizeof want, "abandon %lld;", (long long)id);
+        EQS(mem.ops, want);                            /* abandoned, never resumed */
+        id = 2 + k;
+        EQI(mcp_call_id(a), id);
+        EQI(mem.nsent, 2 + k);
+        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"subscriptions/listen\",\"params\":"
+                 "{\"notifications\":{\"toolsListChanged\":true}," META "}}", (long long)id);
+        EQS(mem_msg_at(1 + (size_t)k), want);
+        EQI(mem_at(1 + (size_t)k)->how, MCP_SEND_STREAM);
+        EQI(mcp_call_status(a), MCP_AGAIN);
+        EQST(mcp_call_result(a, NULL, &err), MCP_AGAIN, err);
+        notes[0] = 0;
+        sub_note(id, "notifications/subscriptions/acknowledged", ",\"notifications\":{\"toolsListChanged\":true}");
+        sub_note(id, "notifications/tools/list_changed", "");
+        mcp_client_poll(c, 0);
+        snprintf(want, sizeof want, "notifications/subscriptions/acknowledged {" SUB "%lld},\"notifications\":"
+                 "{\"toolsListChanged\":true}}\nnotifications/tools/list_changed {" SUB "%lld}}\n", (long long)id,
+                 (long long)id);
+        EQS(notes, want);
+    }
+    EQI(ncloses, 0);
+    /* cancelled after all that: the latest id's stream is abandoned, nothing sent */
+    mem_ops_clear();
+    EQI(mcp_call_cancel(a, NULL), MCP_OK);
+    EQI(mcp_call_status(a), MCP_ERR_CANCELLED);
+    mcp_call_free(a);
+    EQS(mem.ops, "abandon 5;");
+    EQI(mem.nsent, 5);
+    /* a re-listen broken before its acknowledgment: two breaks in a row end the call */
+    b = mcp_client_listen(c, "{\"resourcesListChanged\":true}", NULL, &err);
+    CHECKF(b != NULL, "listen: %s", err.message);
+    if (!b) { mcp_client_free(c); return; }
+    EQI(mcp_call_id(b), 6);
+    sub_note(6, "notifications/subscriptions/acknowledged", ",\"notifications\":{\"resourcesListChanged\":true}");
+    mem_event(MCP_TEV_BROKEN, 6, MCP_ERR_PROTOCOL, "the stream ended");
+    mcp_client_poll(c, 0);
+    EQI(mcp_call_id(b), 7);
+    EQI(mem.nsent, 7);
+    EQS(mem_msg_at(6), "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"subscriptions/listen\",\"params\":"
+                       "{\"notifications\":{\"resourcesListChanged\":true}," META "}}");
+    mem_ops_clear();
+    mem_event(MCP_TEV_BROKEN, 7, MCP_ERR_PROTOCOL, "the stream ended");
+    EQI(mcp_call_wait(b, 3000), MCP_ERR_PROTOCOL);
+    EQST(mcp_call_result(b, NULL, &err), MCP_ERR_PROTOCOL, err);
+    EQI(err.http_status, 0);
+    EQS(err.message, "No response received for request ID 7 (the stream broke twice)");
+    mcp_call_free(b);
+    mcp_client_poll(c, 20);
+    EQI(mem.nsent, 7);                                 /* no third one */
+    CHECK(strstr(mem.ops, "resume") == NULL);
+    /* that was for one listen only: the next is sent and served */
+    a = mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &err);
+    CHECKF(a != NULL, "listen: %s", err.message);
+    EQI(mem.nsent, 8);
+    EQI(mem_at(7)->id, 8);
+    EQI(mcp_call_status(a), MCP_AGAIN);
+    mcp_call_free(a);
+    /* the client goes on */
+    a = send_ping(c);
+    answer(9, "{}");
+    EQST(outcome(a, &err), MCP_OK, err);
+    mcp_call_free(a);
+    EQI(ncloses, 0);
     mcp_client_free(c);
 }
 
