@@ -8468,6 +8468,7 @@ typedef struct mcp__auth {
     char verifier[48], nonce[24];        /* PKCE code verifier (43 chars), state (22) */
     char *access, *refresh;
     int64_t expires;                     /* wall clock, seconds; 0: not said */
+    int64_t lifetime;                    /* expires_in of the token in hand, seconds (0: not said) */
     int step_ups, restarts;
     int early;                           /* a refresh before expiry: its failure is quiet */
     mcp_buf url, body, key;              /* the request being asked for; a store key */
@@ -9096,6 +9097,9 @@ static int mcp__au_authorize(mcp__auth *a)
         mcp_http_form_append(&a->body, "state", a->nonce, &e) != MCP_OK ||
         mcp_http_form_append(&a->body, "resource", a->resource, &e) != MCP_OK ||
         (a->asked && *a->asked && mcp_http_form_append(&a->body, "scope", a->asked, &e) != MCP_OK) ||
+        /* OpenID Connect grants offline_access only with prompt=consent (Core, section 11) */
+        (mcp__au_has_word(a->asked, "offline_access", 14) &&
+         mcp_http_form_append(&a->body, "prompt", "consent", &e) != MCP_OK) ||
         mcp_buf_append(&a->url, a->body.data, a->body.len) != MCP_OK || mcp_buf_append(&a->url, "", 1) != MCP_OK)
         return mcp__au_nomem(a);
     a->body.len = 0;
@@ -9281,7 +9285,8 @@ static void mcp__au_save_tokens(mcp__auth *a)
     mcp_jw_key(&w, "access_token"); mcp_jw_str(&w, a->access);
     if (a->refresh) { mcp_jw_key(&w, "refresh_token"); mcp_jw_str(&w, a->refresh); }
     if (a->expires) { mcp_jw_key(&w, "expires_at"); mcp_jw_int(&w, a->expires); }
-    if (a->asked) { mcp_jw_key(&w, "scope"); mcp_jw_str(&w, a->asked); }
+    if (a->lifetime) { mcp_jw_key(&w, "lifetime"); mcp_jw_int(&w, a->lifetime); }
+    if (a->asked && *a->asked) { mcp_jw_key(&w, "scope"); mcp_jw_str(&w, a->asked); }
     mcp_jw_obj_end(&w);
     if ((text = mcp_jw_finish(&w, NULL, NULL)) != NULL) {
         a->d->save(a->d->user, key, text);
@@ -9328,6 +9333,7 @@ static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, con
             if (!mcp__au_set(&a->refresh, mcp__au_str(r, "refresh_token"))) { mcp_json_free(doc); return mcp__au_nomem(a); }
         }
         a->expires = mcp_json_int64(mcp_json_get(r, "expires_in"), &exp) && exp > 0 ? (int64_t)time(NULL) + exp : 0;
+        a->lifetime = a->expires ? exp : 0;
         if (mcp__au_str(r, "scope") && !mcp__au_set(&a->asked, mcp__au_str(r, "scope"))) {
             mcp_json_free(doc); return mcp__au_nomem(a);
         }
@@ -9364,6 +9370,7 @@ static void mcp__au_load_tokens(mcp__auth *a)
             mcp__au_set(&a->token_ep, mcp__au_str(r, "token_endpoint")) &&
             mcp__au_set(&a->client_id, mcp__au_str(r, "client_id"))) {
             a->expires = mcp_json_int64(mcp_json_get(r, "expires_at"), &exp) ? exp : 0;
+            a->lifetime = mcp_json_int64(mcp_json_get(r, "lifetime"), &exp) ? exp : 0;
             a->method = mcp__au_method_of(mcp__au_str(r, "method"));
             if (a->method < 0) a->method = MCP__AM_NONE;
             for (k = 0; k < a->d->nclients; k++)
@@ -9466,12 +9473,15 @@ static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *valu
     return a->act;
 }
 
-/* Seconds until the token should be refreshed (0: now), or -1: nothing to refresh. */
+/* Seconds until the token should be refreshed (0: now), or -1: nothing to refresh. The
+   margin is 30 s, or a third of a shorter lifetime: a token that lives 4 s is refreshed after
+   about 3, not before every request. */
 static int64_t mcp__auth_refresh_in(const mcp__auth *a)
 {
-    int64_t left;
+    int64_t left, early = MCP__AUTH_EARLY_S;
     if (a->state != MCP__AU_DONE || !a->expires || !a->refresh || !a->token_ep) return -1;
-    left = a->expires - MCP__AUTH_EARLY_S - (int64_t)time(NULL);
+    if (a->lifetime > 0 && a->lifetime / 3 < early) early = a->lifetime / 3;
+    left = a->expires - early - (int64_t)time(NULL);
     return left < 0 ? 0 : left;
 }
 
