@@ -18,7 +18,10 @@
 #    over stdio) and tests/interop/mcpc_features.sh (feature by feature: server-everything on
 #    all three transports, server-filesystem, server-memory, schema_server.mjs, https through
 #    tls_relay.mjs); the last line adds up all three runs;
-# 5. checks that no HTTP server of this folder is left running.
+# 5. runs tests/interop/oauth.sh: mcp.h's authorization flow (and mcpc's, once it has one)
+#    against a real authorization server, oidc-provider (pinned in oauth/package.json, with
+#    the Node 22 it needs), in front of an MCP server on the SDK v2 that checks tokens;
+# 6. checks that no HTTP server of this folder is left running.
 # Environment: CC (default cc), BUILD (default build), INTEROP_VERBOSE=1 (every stderr line,
 # request and notification, and the HTTP servers' output), INTEROP_TRANSPORTS (a subset of
 # "stdio streamableHttp sse" for server-everything and modern-server).
@@ -80,8 +83,11 @@ mlast="$(tail -n 1 "$build/interop_mcpc.log")"
 # ... and feature by feature, on every transport and the other servers (mcpc_features.sh)
 BUILD="$build" bash "$here/mcpc_features.sh" | tee "$build/interop_mcpc_features.log" || rc=1
 flast="$(tail -n 1 "$build/interop_mcpc_features.log")"
+# the authorization flow against a real authorization server (oauth.sh)
+BUILD="$build" bash "$here/oauth.sh" | tee "$build/interop_oauth.log" || rc=1
+olast="$(tail -n 1 "$build/interop_oauth.log")"
 tp=0 tf=0 ts=0
-for l in "$last" "$mlast" "$flast"; do        # "N passed, N failed[, N skipped]"
+for l in "$last" "$mlast" "$flast" "$olast"; do        # "N passed, N failed[, N skipped]"
     p=${l%% passed*}; f=${l#*passed, }; f=${f%% failed*}; s=0
     if [[ "$l" == *skipped* ]]; then s=${l#*failed, }; s=${s%% skipped*}; fi
     if [[ "$p$f$s" =~ ^[0-9]+$ ]]; then tp=$((tp + p)); tf=$((tf + f)); ts=$((ts + s)); else tf=$((tf + 1)); fi
@@ -95,7 +101,7 @@ if [ "$ts" -gt 0 ]; then last="$last, $ts skipped"; fi
 # another run (another user of this checkout) has going at the same time is not taken for one.
 if command -v pgrep >/dev/null 2>&1; then
     left=""
-    for pid in $(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio)|tls_relay.mjs|schema_server.mjs)" || true); do
+    for pid in $(pgrep -f "$here/(node_modules/@modelcontextprotocol/server-everything/dist/index.js (streamableHttp|sse)|modern_server.mjs (http|stdio)|tls_relay.mjs|schema_server.mjs|oauth/(as|mcp_server|browser).mjs)" || true); do
         if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "MCP_INTEROP_RUN=$MCP_INTEROP_RUN"; then
             left="$left $pid"
         elif [ ! -r "/proc/$pid/environ" ] && kill -0 "$pid" 2>/dev/null; then
@@ -107,7 +113,7 @@ if command -v pgrep >/dev/null 2>&1; then
         echo "0 passed, 1 failed"
         exit 1
     fi
-    echo "interop: no server-everything, modern-server, schema-server or TLS relay process of this run left running"
+    echo "interop: no server-everything, modern-server, schema-server, TLS relay or OAuth test process of this run left running"
     echo "$last"
 fi
 exit "$rc"
