@@ -9381,8 +9381,8 @@ MCP__UNUSED static int mcp__auth_answer(mcp__auth *a, int status, const char *ct
                             "OpenID Connect discovery) at any of the places the MCP specification names.", a->issuer);
     case MCP__AU_REGISTER:
         if (status == 200 || status == 201) return mcp__au_register_answer(a, ctype, body, len);
-        return mcp__au_fail(a, MCP_ERR_AUTH, "%s answered %d%s%.300s", a->step, status, len ? ": " : ".",
-                            len ? body : "");
+        return mcp__au_fail(a, MCP_ERR_AUTH, "%s answered %d%s%.*s", a->step, status, len ? ": " : ".",
+                            (int)(len < 300 ? len : 300), len ? body : "");   /* body: len bytes, no NUL */
     case MCP__AU_TOKEN: case MCP__AU_REFRESH:
         return mcp__au_token_answer(a, status, ctype, body, len);
     default:

@@ -747,6 +747,21 @@ TEST_CASE(client_dynamic_registration)
     fx_free(&f);
 }
 
+TEST_CASE(client_registration_refused)
+{
+    static const char reason[] = "{\"error\":\"invalid_redirect_uri\"}";
+    fx f;
+    fx_init(&f);
+    CHECK(to_client(&f, NULL, NULL) == MCP__AD_FETCH);
+    /* exactly these bytes, no NUL after them: the sentence quotes no more (ASan) */
+    CHECK(ans_n(&f, 400, "application/json", reason, sizeof reason - 1) == MCP__AD_FAILED);
+    FAILED(&f, MCP_ERR_AUTH);
+    SAYS(&f, "400: {\"error\":\"invalid_redirect_uri\"}");
+    CHECK(strlen(strstr(f.a.err.message, "400: ")) == 5 + sizeof reason - 1);
+    CLEAN(&f);
+    fx_free(&f);
+}
+
 TEST_CASE(client_registration_without_client_id)
 {
     fx f;
