@@ -8572,16 +8572,20 @@ static int mcp__au_random(char *out, size_t cap, size_t n)
     return 1;
 }
 
-/* Store keys: "mcp-auth tokens RESOURCE" (the value names the issuer: a token is used only
-   with the server that issued it), "mcp-auth client ISSUER" (a registration). */
+/* Store keys: "mcp-auth tokens SERVER" (the MCP server's canonical URL, known before any
+   discovery, not the resource its metadata names; the value names the issuer and resource: a
+   token is used only with the server that issued it), "mcp-auth client ISSUER" (a registration). */
 static const char *mcp__au_key(mcp__auth *a, const char *kind)
 {
-    const char *of = !strcmp(kind, "tokens") ? a->resource : a->issuer ? a->issuer : "";
+    char *home = !strcmp(kind, "tokens") ? mcp__au_canonical(a->server) : NULL;
+    const char *of = home ? home : a->issuer ? a->issuer : "";
+    int ok;
+    if (!home && !strcmp(kind, "tokens")) return NULL;
     a->key.len = 0;
-    if (mcp_buf_append(&a->key, "mcp-auth ", 9) != MCP_OK || mcp_buf_append(&a->key, kind, strlen(kind)) != MCP_OK ||
-        mcp_buf_append(&a->key, " ", 1) != MCP_OK || mcp_buf_append(&a->key, of, strlen(of) + 1) != MCP_OK)
-        return NULL;
-    return a->key.data;
+    ok = mcp_buf_append(&a->key, "mcp-auth ", 9) == MCP_OK && mcp_buf_append(&a->key, kind, strlen(kind)) == MCP_OK &&
+         mcp_buf_append(&a->key, " ", 1) == MCP_OK && mcp_buf_append(&a->key, of, strlen(of) + 1) == MCP_OK;
+    MCP_FREE(home, NULL);
+    return ok ? a->key.data : NULL;
 }
 
 /* Parses a JSON answer body; NULL with the flow failed (a sentence naming the step). */
@@ -9159,6 +9163,7 @@ static void mcp__au_save_tokens(mcp__auth *a)
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "issuer"); mcp_jw_str(&w, a->issuer);
+    mcp_jw_key(&w, "resource"); mcp_jw_str(&w, a->resource);
     mcp_jw_key(&w, "token_endpoint"); mcp_jw_str(&w, a->token_ep);
     mcp_jw_key(&w, "client_id"); mcp_jw_str(&w, a->client_id);
     mcp_jw_key(&w, "method"); mcp_jw_str(&w, mcp__au_method_names[a->method]);
@@ -9240,7 +9245,8 @@ static void mcp__au_load_tokens(mcp__auth *a)
             mcp__au_set(&a->access, mcp__au_str(r, "access_token")) && mcp__au_set(&a->issuer, mcp__au_str(r, "issuer")) &&
             mcp__au_set(&a->refresh, mcp__au_str(r, "refresh_token")) && mcp__au_set(&a->asked, mcp__au_str(r, "scope")) &&
             mcp__au_set(&a->token_ep, mcp__au_str(r, "token_endpoint")) &&
-            mcp__au_set(&a->client_id, mcp__au_str(r, "client_id"))) {
+            mcp__au_set(&a->client_id, mcp__au_str(r, "client_id")) &&
+            (!mcp__au_str(r, "resource") || mcp__au_set(&a->resource, mcp__au_str(r, "resource")))) {
             a->expires = mcp_json_int64(mcp_json_get(r, "expires_at"), &exp) ? exp : 0;
             a->method = mcp__au_method_of(mcp__au_str(r, "method"));
             if (a->method < 0) a->method = MCP__AM_NONE;

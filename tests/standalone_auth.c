@@ -1434,6 +1434,7 @@ TEST_CASE(store_what_and_where)
     jd = tk ? mcp_json_parse(tk, strlen(tk), NULL) : NULL;
     r = mcp_json_root(jd);
     CHECK(streq(mcp_json_str(mcp_json_get(r, "issuer")), ISSUER));
+    CHECK(streq(mcp_json_str(mcp_json_get(r, "resource")), SERVER));
     CHECK(streq(mcp_json_str(mcp_json_get(r, "token_endpoint")), ISSUER "/token"));
     CHECK(streq(mcp_json_str(mcp_json_get(r, "client_id")), "cid-reg"));
     CHECK(streq(mcp_json_str(mcp_json_get(r, "method")), "client_secret_post"));
@@ -1494,6 +1495,29 @@ TEST_CASE(store_tokens_loaded_at_init)
     CHECK(f.a.state == MCP__AU_DONE && f.a.refresh == NULL);
     CHECK(chal(&f, 401, "Bearer") == MCP__AD_FETCH);    /* the flow, not a refresh */
     CHECK(is_get(&f, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"));
+    fx_free(&f);
+}
+
+TEST_CASE(store_tokens_found_again_for_a_parent_resource)
+{
+    fx f;
+    fx_init(&f);
+    f.cl[0].client_id = "cid-pre"; f.d.clients = f.cl; f.d.nclients = 1;
+    CHECK(to_browser(&f, "{\"resource\":\"https://mcp.example.com\",\"authorization_servers\":[\"" ISSUER "\"]}", NULL)
+          == MCP__AD_BROWSER);
+    CHECK(streq(param(f.x.url, "resource"), "https://mcp.example.com"));
+    CHECK(come_back(&f) == MCP__AD_FETCH);
+    CHECK(streq(bparam(&f, "resource"), "https://mcp.example.com"));
+    CHECK(ans(&f, 200, TOKEN_OK) == MCP__AD_DONE);
+    CHECK(f.s.n == 1 && st_get(&f.s, "mcp-auth tokens " SERVER) != NULL);   /* under the server's URL */
+    mcp__auth_free(&f.a);
+    f.started = 0;
+    CHECK(fx_start_at(&f, SERVER, REDIR));
+    CHECKF(f.a.state == MCP__AU_DONE && streq(f.a.access, "at-S3CRET-1"), "keys stored: %s%s%s",
+           f.s.n > 0 ? f.s.key[0] : "", f.s.n > 1 ? ", " : "", f.s.n > 1 ? f.s.key[1] : "");
+    CHECK(chal(&f, 401, "Bearer") == MCP__AD_FETCH);
+    CHECK(streq(bparam(&f, "grant_type"), "refresh_token"));
+    CHECK(streq(bparam(&f, "resource"), "https://mcp.example.com"));   /* the resource the token is for */
     fx_free(&f);
 }
 
