@@ -9335,8 +9335,10 @@ MCP__UNUSED static int mcp__auth_challenge(mcp__auth *a, int status, const char 
     } else if (!mcp__au_set(&a->ch_scope, b.scope) ||
                (b.resource_metadata && !mcp__au_set(&a->prm_url, b.resource_metadata))) {
         mcp__au_nomem(a);
-    } else if (status == 403 && a->issuer && a->token_ep) {
-        mcp__au_authorize(a);           /* step-up: discovery and identity still hold */
+    } else if (status == 403 && a->issuer && a->token_ep && a->client_id &&
+               (a->authz_ep || a->d->grant == MCP_AUTH_CLIENT_CREDENTIALS)) {
+        mcp__au_identified(a);          /* step-up: discovery and identity still hold (not after
+                                           tokens from the store: they name no authorization_endpoint) */
     } else if (status == 401 && a->refresh && a->token_ep && a->state == MCP__AU_DONE) {
         mcp__au_token(a, 1, NULL);
     } else if (status == 401 && a->state == MCP__AU_DONE && a->access && a->restarts++ > 1) {

@@ -1379,6 +1379,52 @@ TEST_CASE(step_up_gives_up)
     fx_free(&f);
 }
 
+/* The step-up shortcut (no discovery) only with an authorization endpoint and a client in
+   hand: not after tokens loaded from the store (their record names neither), nor after a
+   flow that failed before them; the client_credentials grant asks the token endpoint again. */
+TEST_CASE(step_up_needs_the_endpoints)
+{
+    char doc[1024];
+    fx f;
+    fx_init(&f);
+    f.cl[0].client_id = "cid-pre"; f.d.clients = f.cl; f.d.nclients = 1;
+    st_put(&f.s, "mcp-auth tokens " SERVER, "{\"issuer\":\"" ISSUER "\",\"token_endpoint\":\"" ISSUER "/token\","
+           "\"client_id\":\"cid-pre\",\"method\":\"none\",\"access_token\":\"at-S3CRET-7\",\"scope\":\"read\"}");
+    CHECK(fx_start_at(&f, SERVER, REDIR));
+    CHECK(f.a.state == MCP__AU_DONE && f.a.authz_ep == NULL);
+    CHECK(chal(&f, 403, "Bearer error=\"insufficient_scope\", scope=\"admin\"") == MCP__AD_FETCH);
+    CHECK(is_get(&f, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"));
+    CHECK(ans(&f, 200, PRM_OK) == MCP__AD_FETCH);
+    CHECK(ans(&f, 200, asm_doc(doc, sizeof doc, ISSUER, NULL)) == MCP__AD_BROWSER);
+    CHECK(streq(param(f.x.url, "scope"), "read admin"));
+    fx_free(&f);
+    /* the metadata had no authorization_endpoint: failed; a 403 then starts over */
+    fx_init(&f);
+    f.cl[0].client_id = "cid-pre"; f.d.clients = f.cl; f.d.nclients = 1;
+    CHECK(fx_start_at(&f, SERVER, REDIR));
+    chal(&f, 401, "Bearer");
+    ans(&f, 200, PRM_OK);
+    CHECK(ans(&f, 200, "{\"issuer\":\"" ISSUER "\",\"token_endpoint\":\"" ISSUER "/token\","
+                       "\"code_challenge_methods_supported\":[\"S256\"]}") == MCP__AD_FAILED);
+    CHECK(chal(&f, 403, "Bearer error=\"insufficient_scope\", scope=\"admin\"") == MCP__AD_FETCH);
+    CHECK(is_get(&f, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"));
+    fx_free(&f);
+    /* client_credentials: no browser, the token endpoint with the union */
+    fx_init(&f);
+    f.d.grant = MCP_AUTH_CLIENT_CREDENTIALS;
+    f.cl[0].client_id = "cid-m2m"; f.cl[0].client_secret = SECRET; f.d.clients = f.cl; f.d.nclients = 1;
+    CHECK(fx_start_at(&f, SERVER, NULL));
+    chal(&f, 401, "Bearer scope=\"jobs\"");
+    ans(&f, 200, PRM_OK);
+    CHECK(ans(&f, 200, "{\"issuer\":\"" ISSUER "\",\"token_endpoint\":\"" ISSUER "/token\"}") == MCP__AD_FETCH);
+    CHECK(ans(&f, 200, "{\"access_token\":\"at-S3CRET-m2m\",\"token_type\":\"Bearer\"}") == MCP__AD_DONE);
+    CHECK(chal(&f, 403, "Bearer error=\"insufficient_scope\", scope=\"admin\"") == MCP__AD_FETCH);
+    CHECK(streq(f.x.url, ISSUER "/token"));
+    CHECK(streq(bparam(&f, "grant_type"), "client_credentials"));
+    CHECK(streq(bparam(&f, "scope"), "jobs admin"));
+    fx_free(&f);
+}
+
 TEST_CASE(step_up_other_403_fails)
 {
     fx f;
