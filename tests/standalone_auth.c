@@ -959,7 +959,7 @@ TEST_CASE(redirect_state)
     redirect_case(NULL, "code=" CODE "&state=%sX", 0, "wrong state");
     redirect_case(NULL, "code=" CODE "&state=", 0, "wrong state");
     redirect_case(NULL, "code=" CODE "&x=%s", 0, "no state");
-    redirect_case(NULL, "code=" CODE "&state=%s&state=%s", 0, "malformed");
+    redirect_case(NULL, "code=" CODE "&state=%s&state=x", 0, "malformed");
     redirect_case(NULL, "http://127.0.0.1:5555/callback?code=" CODE "&state=%s#frag", 1, NULL);
     redirect_case(NULL, "/callback?state=%s&code=" CODE, 1, NULL);
 }
