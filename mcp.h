@@ -8666,16 +8666,20 @@ static int mcp__au_random(char *out, size_t cap, size_t n)
     return 1;
 }
 
-/* Store keys: "mcp-auth tokens RESOURCE" (the value names the issuer: a token is used only
-   with the server that issued it), "mcp-auth client ISSUER" (a registration). */
+/* Store keys: "mcp-auth tokens SERVER" (the MCP server's canonical URL, known before any
+   discovery, not the resource its metadata names; the value names the issuer and resource: a
+   token is used only with the server that issued it), "mcp-auth client ISSUER" (a registration). */
 static const char *mcp__au_key(mcp__auth *a, const char *kind)
 {
-    const char *of = !strcmp(kind, "tokens") ? a->resource : a->issuer ? a->issuer : "";
+    char *home = !strcmp(kind, "tokens") ? mcp__au_canonical(a->server) : NULL;
+    const char *of = home ? home : a->issuer ? a->issuer : "";
+    int ok;
+    if (!home && !strcmp(kind, "tokens")) return NULL;
     a->key.len = 0;
-    if (mcp_buf_append(&a->key, "mcp-auth ", 9) != MCP_OK || mcp_buf_append(&a->key, kind, strlen(kind)) != MCP_OK ||
-        mcp_buf_append(&a->key, " ", 1) != MCP_OK || mcp_buf_append(&a->key, of, strlen(of) + 1) != MCP_OK)
-        return NULL;
-    return a->key.data;
+    ok = mcp_buf_append(&a->key, "mcp-auth ", 9) == MCP_OK && mcp_buf_append(&a->key, kind, strlen(kind)) == MCP_OK &&
+         mcp_buf_append(&a->key, " ", 1) == MCP_OK && mcp_buf_append(&a->key, of, strlen(of) + 1) == MCP_OK;
+    MCP_FREE(home, NULL);
+    return ok ? a->key.data : NULL;
 }
 
 /* Parses a JSON answer body; NULL with the flow failed (a sentence naming the step). */
@@ -9279,6 +9283,7 @@ static void mcp__au_save_tokens(mcp__auth *a)
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "issuer"); mcp_jw_str(&w, a->issuer);
+    mcp_jw_key(&w, "resource"); mcp_jw_str(&w, a->resource);
     mcp_jw_key(&w, "token_endpoint"); mcp_jw_str(&w, a->token_ep);
     mcp_jw_key(&w, "client_id"); mcp_jw_str(&w, a->client_id);
     mcp_jw_key(&w, "method"); mcp_jw_str(&w, mcp__au_method_names[a->method]);
@@ -9368,7 +9373,8 @@ static void mcp__au_load_tokens(mcp__auth *a)
             mcp__au_set(&a->access, mcp__au_str(r, "access_token")) && mcp__au_set(&a->issuer, mcp__au_str(r, "issuer")) &&
             mcp__au_set(&a->refresh, mcp__au_str(r, "refresh_token")) && mcp__au_set(&a->asked, mcp__au_str(r, "scope")) &&
             mcp__au_set(&a->token_ep, mcp__au_str(r, "token_endpoint")) &&
-            mcp__au_set(&a->client_id, mcp__au_str(r, "client_id"))) {
+            mcp__au_set(&a->client_id, mcp__au_str(r, "client_id")) &&
+            (!mcp__au_str(r, "resource") || mcp__au_set(&a->resource, mcp__au_str(r, "resource")))) {
             a->expires = mcp_json_int64(mcp_json_get(r, "expires_at"), &exp) ? exp : 0;
             a->lifetime = mcp_json_int64(mcp_json_get(r, "lifetime"), &exp) ? exp : 0;
             a->method = mcp__au_method_of(mcp__au_str(r, "method"));
@@ -9458,8 +9464,10 @@ static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *valu
     } else if (!mcp__au_set(&a->ch_scope, b.scope) ||
                (b.resource_metadata && !mcp__au_set(&a->prm_url, b.resource_metadata))) {
         mcp__au_nomem(a);
-    } else if (status == 403 && a->issuer && a->token_ep) {
-        mcp__au_authorize(a);           /* step-up: discovery and identity still hold */
+    } else if (status == 403 && a->issuer && a->token_ep && a->client_id &&
+               (a->authz_ep || a->d->grant == MCP_AUTH_CLIENT_CREDENTIALS)) {
+        mcp__au_identified(a);          /* step-up: discovery and identity still hold (not after
+                                           tokens from the store: they name no authorization_endpoint) */
     } else if (status == 401 && a->refresh && a->token_ep && a->state == MCP__AU_DONE) {
         mcp__au_token(a, 1, NULL);
     } else if (status == 401 && a->state == MCP__AU_DONE && a->access && a->restarts++ > 1) {
@@ -9531,8 +9539,8 @@ static int mcp__auth_answer(mcp__auth *a, int status, const char *ctype, const c
                             "OpenID Connect discovery) at any of the places the MCP specification names.", a->issuer);
     case MCP__AU_REGISTER:
         if (status == 200 || status == 201) return mcp__au_register_answer(a, ctype, body, len);
-        return mcp__au_fail(a, MCP_ERR_AUTH, "%s answered %d%s%.300s", a->step, status, len ? ": " : ".",
-                            len ? body : "");
+        return mcp__au_fail(a, MCP_ERR_AUTH, "%s answered %d%s%.*s", a->step, status, len ? ": " : ".",
+                            (int)(len < 300 ? len : 300), len ? body : "");   /* body: len bytes, no NUL */
     case MCP__AU_TOKEN: case MCP__AU_REFRESH:
         return mcp__au_token_answer(a, status, ctype, body, len);
     default:
