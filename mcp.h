@@ -4752,8 +4752,9 @@ MCPDEF int mcp_http_form_get(const char *s, size_t len, const char *name, mcp_bu
     if (len > MCP_HTTP_FORM_MAX)
         return mcp__fail(err, MCP_ERR_LIMIT, "The form data is %lu bytes long, more than the limit of %lu (MCP_HTTP_FORM_MAX).",
                          (unsigned long)len, (unsigned long)MCP_HTTP_FORM_MAX);
-    if (mcp__form_check(s, len, err) < 0) return MCP_ERR_PARSE;
     out->len = 0;
+    if (!len) { mcp__ok(err); return 0; }       /* s may be NULL then */
+    if (mcp__form_check(s, len, err) < 0) return MCP_ERR_PARSE;
     while (i < len) {
         amp = (const char *)memchr(s + i, '&', len - i);
         pe = amp ? (size_t)(amp - s) : len;
