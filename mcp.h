@@ -783,7 +783,8 @@ MCPAPI void       mcp_jsonl_free(mcp_jsonl *p);
 
 #ifndef MCP_NO_HTTP
 /* ============================================================================================
-   >>http  URL parser, request writer, HTTP/1.1 response parser
+   >>http  URL parser, request writer, HTTP/1.1 response parser, WWW-Authenticate parser,
+           form codec (the last two not under MCP_NO_AUTH)
    ============================================================================================ */
 
 typedef struct mcp_http_url {
@@ -871,6 +872,107 @@ MCPAPI size_t      mcp_http_resp_header_count(const mcp_http_resp *r);
 MCPAPI const char *mcp_http_resp_header_at(const mcp_http_resp *r, size_t i, const char **value);
 MCPAPI void        mcp_http_resp_reset(mcp_http_resp *r);   /* next response, keep memory */
 MCPAPI void        mcp_http_resp_free(mcp_http_resp *r);
+
+#ifndef MCP_NO_AUTH
+/* ---- WWW-Authenticate (RFC 9110 section 11.6.1; Bearer: RFC 6750 section 3) ----------------
+   For the authorization layer. The parser reads one field value (a list of challenges) as
+   items: a challenge's scheme, then its auth-params or its token68. Sans-I/O like mcp_sse:
+   feed the value in pieces, take each item with next, call finish at the end of the value
+   (it may give a last item); then the parser takes the next WWW-Authenticate field. Names are
+   given as written (compare them case-insensitively); quoted values come unquoted, with their
+   quoted-pairs resolved. Item fields point into the parser: valid until the next call on it.
+   Lenient with empty list elements and whitespace, strict with the rest of the grammar: an
+   unquoted value must be a token, quoted strings must end, no control characters.
+
+       mcp_http_wwwauth wa = {0};
+       for (off = 0; off < n; off += used) {
+           st = mcp_http_wwwauth_feed(&wa, value + off, n - off, &used);
+           if (st < 0) goto fail;                           // wa.what says why
+           while (mcp_http_wwwauth_next(&wa, &it) == MCP_OK) handle(&it);
+       }
+       if (mcp_http_wwwauth_finish(&wa) < 0) goto fail;
+       while (mcp_http_wwwauth_next(&wa, &it) == MCP_OK) handle(&it);
+       mcp_http_wwwauth_free(&wa);
+*/
+#ifndef MCP_HTTP_WWWAUTH_MAX_ITEM
+#define MCP_HTTP_WWWAUTH_MAX_ITEM ((size_t)8 << 10)
+#endif
+#ifndef MCP_HTTP_WWWAUTH_MAX_ITEMS
+#define MCP_HTTP_WWWAUTH_MAX_ITEMS 256
+#endif
+
+typedef enum mcp_http_wwwauth_kind {
+    MCP_WWWAUTH_SCHEME = 1,      /* a challenge begins: name is its auth-scheme */
+    MCP_WWWAUTH_PARAM,           /* an auth-param of the current challenge: name, value */
+    MCP_WWWAUTH_TOKEN68          /* the current challenge's token68: value (name is NULL) */
+} mcp_http_wwwauth_kind;
+
+typedef struct mcp_http_wwwauth_item {
+    mcp_http_wwwauth_kind kind;
+    const char *name; size_t name_len;     /* NUL-terminated */
+    const char *value; size_t value_len;   /* NUL-terminated; NULL for a scheme */
+} mcp_http_wwwauth_item;
+
+typedef struct mcp_http_wwwauth {
+    size_t max_item;             /* bytes of one item (name + value); 0: 8 KiB */
+    size_t max_items;            /* items until reset, over all fields; 0: 256 */
+    const char *what;            /* after an error: what went wrong, a full sentence */
+    /* private */
+    mcp_buf _buf;                /* the item being read: name, NUL, value, NUL */
+    size_t _name_len, _items;
+    int _state, _after_scheme, _open, _t68, _word_t68, _eq_tight, _val_ws, _sep, _ready, _clear;
+    mcp_http_wwwauth_item _item;
+    mcp_status _status;          /* sticky error */
+} mcp_http_wwwauth;
+
+/* Consumes bytes until an item is ready: MCP_OK (take it with next), MCP_AGAIN (all bytes
+   taken), MCP_ERR_PARSE (malformed), MCP_ERR_LIMIT (an item over max_item, or more than
+   max_items items); errors are sticky until reset. */
+MCPAPI mcp_status mcp_http_wwwauth_feed(mcp_http_wwwauth *p, const char *data, size_t len, size_t *used);
+MCPAPI mcp_status mcp_http_wwwauth_next(mcp_http_wwwauth *p, mcp_http_wwwauth_item *it); /* OK or AGAIN */
+/* The field value ended: MCP_OK (a last item may wait for next; the parser then takes a new
+   field), or the error (a quoted string or a parameter cut short, an item not taken). */
+MCPAPI mcp_status mcp_http_wwwauth_finish(mcp_http_wwwauth *p);
+MCPAPI void       mcp_http_wwwauth_reset(mcp_http_wwwauth *p);   /* keeps memory and limits */
+MCPAPI void       mcp_http_wwwauth_free(mcp_http_wwwauth *p);
+
+/* What the authorization layer needs from a 401 or 403: the first Bearer challenge of all
+   the WWW-Authenticate fields, in order. Absent parameters are NULL. One allocation, of at
+   most four times MCP_HTTP_WWWAUTH_MAX_ITEM bytes; mcp_http_bearer_free releases it. */
+typedef struct mcp_http_bearer {
+    int found;                   /* a Bearer challenge was there */
+    const char *resource_metadata;   /* RFC 9728: the protected resource metadata URL */
+    const char *scope, *error, *error_description;   /* RFC 6750 section 3 */
+    char *_mem;
+} mcp_http_bearer;
+
+/* Fills b from r's WWW-Authenticate fields (after r's HEAD event); MCP_OK even when none
+   is Bearer (then found is 0). A malformed field, or a parameter of RFC 6750 or RFC 9728
+   repeated in the Bearer challenge, is MCP_ERR_PARSE (MCP_ERR_LIMIT: too large) with a
+   sentence in err; b is then empty. Reading stops at the end of the first Bearer challenge. */
+MCPAPI mcp_status mcp_http_bearer_challenge(mcp_http_bearer *b, const mcp_http_resp *r, mcp_error *err);
+/* The same from field values got some other way (values[0..n), each NUL-terminated). */
+MCPAPI mcp_status mcp_http_bearer_from_values(mcp_http_bearer *b, const char *const *values, size_t n,
+                                              mcp_error *err);
+MCPAPI void       mcp_http_bearer_free(mcp_http_bearer *b);
+
+/* ---- application/x-www-form-urlencoded: token requests, authorization URLs, redirects --- */
+#ifndef MCP_HTTP_FORM_MAX
+#define MCP_HTTP_FORM_MAX ((size_t)1 << 20)
+#endif
+
+/* Appends "name=value" to out, after a '&' when out is not empty, each percent-encoded but
+   for RFC 3986 unreserved characters (ALPHA DIGIT - . _ ~; a space is %20). Both strings
+   must be non-NULL (MCP_ERR_INVALID). On failure out is as it was. */
+MCPAPI mcp_status mcp_http_form_append(mcp_buf *out, const char *name, const char *value, mcp_error *err);
+/* Looks name up in form data s[0..len) (a query without its '?', or a form body): pairs
+   split at '&', then at the first '='; '+' and %XX decoded; names compared exactly after
+   decoding. Returns 1 (found: out holds the decoded value, NUL-terminated, replacing what
+   it held), 0 (absent), or a negative mcp_status with a sentence in err: MCP_ERR_PARSE for
+   a '%' not followed by two hex digits or a NUL byte anywhere (raw or decoded), or name
+   given twice (RFC 6749 section 3.1); MCP_ERR_LIMIT when len is over MCP_HTTP_FORM_MAX. */
+MCPAPI int        mcp_http_form_get(const char *s, size_t len, const char *name, mcp_buf *out, mcp_error *err);
+#endif /* MCP_NO_AUTH */
 
 /* ============================================================================================
    >>sse  Server-Sent Events parser (WHATWG HTML, "Parsing an event stream")
@@ -4363,6 +4465,538 @@ MCPDEF void mcp_http_resp_free(mcp_http_resp *r)
     r->_hdrs = NULL; r->_hdrcap = 0;
     mcp_http_resp_reset(r);
 }
+
+#ifndef MCP_NO_AUTH
+/* ---- WWW-Authenticate ----------------------------------------------------------------------
+   One state machine, a byte at a time (c == -1: the end of the field value). A word read at
+   the start of a list element is a scheme or a parameter name: what follows it decides (an
+   '=' makes it a name), so a scheme is given when the next word begins, without taking that
+   byte. The word right after a scheme may instead be a token68 ("abc==" before a comma or
+   the end).
+
+       LIST --tchar--> WORD --'='--> VAL --'"'--> QUOTED <--> QPAIR
+                        |  \--SP--> WORD_WS        \--tchar--> TOKVAL
+                        |          (a next word: the first was a scheme -> PSTART)
+                        \--',' / end: scheme (-> LIST) or token68 (-> AFTER)
+       VAL --'='--> T68EQ (a token68 with trailing '='); an item given -> AFTER --','--> LIST */
+enum {
+    MCP__WA_LIST = 0, MCP__WA_PSTART, MCP__WA_WORD, MCP__WA_WORD_WS, MCP__WA_VAL,
+    MCP__WA_QUOTED, MCP__WA_QPAIR, MCP__WA_TOKVAL, MCP__WA_T68EQ, MCP__WA_AFTER
+};
+
+static mcp_status mcp__wa_fail(mcp_http_wwwauth *p, mcp_status st, const char *what)
+{
+    p->_status = st; p->what = what;
+    return st;
+}
+
+/* RFC 9110 token68 characters (without the trailing '=') */
+static int mcp__t68char(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("-._~+/", c) != NULL);
+}
+
+/* The error for a byte that cannot stand where a name, a value or a separator must. */
+static mcp_status mcp__wa_stray(mcp_http_wwwauth *p, int c)
+{
+    if (c == '"') return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has a quoted string where an auth-scheme, a parameter name or a token68 must be.");
+    if (c == '=') return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has an '=' with no parameter name before it.");
+    if (!mcp__vchar(c)) return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has a control character outside a quoted string.");
+    return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has a character that is not allowed outside a quoted string in an auth-scheme, a parameter name or a token68.");
+}
+
+static mcp_status mcp__wa_put(mcp_http_wwwauth *p, int c)
+{
+    size_t max = p->max_item ? p->max_item : MCP_HTTP_WWWAUTH_MAX_ITEM;
+    char ch = (char)c;
+    if (p->_buf.len - (size_t)p->_sep >= max)
+        return mcp__wa_fail(p, MCP_ERR_LIMIT, "An item of the WWW-Authenticate header (an auth-scheme, a parameter or a token68) is longer than the limit.");
+    if (mcp_buf_append(&p->_buf, &ch, 1) != MCP_OK)
+        return mcp__wa_fail(p, MCP_ERR_NOMEM, "Out of memory reading the WWW-Authenticate header.");
+    return MCP_OK;
+}
+
+/* Gives the buffered item: the name is [0, _name_len) when _sep, else the whole buffer. */
+static mcp_status mcp__wa_emit(mcp_http_wwwauth *p, mcp_http_wwwauth_kind kind, int next_state)
+{
+    size_t max = p->max_items ? p->max_items : MCP_HTTP_WWWAUTH_MAX_ITEMS;
+    mcp_http_wwwauth_item *it = &p->_item;
+    if (++p->_items > max)
+        return mcp__wa_fail(p, MCP_ERR_LIMIT, "The WWW-Authenticate header has more items (auth-schemes, parameters and token68s) than the limit.");
+    if (mcp_buf_append(&p->_buf, "", 1) != MCP_OK)
+        return mcp__wa_fail(p, MCP_ERR_NOMEM, "Out of memory reading the WWW-Authenticate header.");
+    it->kind = kind; it->name = NULL; it->name_len = 0;
+    it->value = p->_buf.data; it->value_len = p->_buf.len - 1;
+    if (kind == MCP_WWWAUTH_SCHEME) {
+        it->name = it->value; it->name_len = it->value_len; it->value = NULL; it->value_len = 0;
+        p->_open = 1; p->_t68 = 0;
+    } else if (kind == MCP_WWWAUTH_PARAM) {
+        it->name = p->_buf.data; it->name_len = p->_name_len;
+        it->value = p->_buf.data + p->_name_len + 1; it->value_len = p->_buf.len - p->_name_len - 2;
+    } else {
+        p->_t68 = 1;
+    }
+    p->_state = next_state; p->_ready = 1;
+    return MCP_OK;
+}
+
+/* The word ended at a comma or the end: a scheme without parameters, or a token68. */
+static mcp_status mcp__wa_word_end(mcp_http_wwwauth *p)
+{
+    if (!p->_after_scheme) return mcp__wa_emit(p, MCP_WWWAUTH_SCHEME, MCP__WA_LIST);
+    if (!p->_word_t68)
+        return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has a word after an auth-scheme that is neither a token68 nor a name=value parameter.");
+    return mcp__wa_emit(p, MCP_WWWAUTH_TOKEN68, MCP__WA_AFTER);
+}
+
+/* "name=" turned out to be the start of a token68 ("abc=" before a comma or another '='). */
+static int mcp__wa_is_t68(const mcp_http_wwwauth *p)
+{
+    return p->_after_scheme && p->_word_t68 && p->_eq_tight;
+}
+
+static mcp_status mcp__wa_to_t68(mcp_http_wwwauth *p)
+{
+    p->_buf.len--; p->_sep = 0;                       /* drop the name's NUL */
+    return mcp__wa_put(p, '=');
+}
+
+/* A value begins: the word before the '=' is a parameter name of the open challenge. */
+static mcp_status mcp__wa_param_start(mcp_http_wwwauth *p)
+{
+    if (!p->_open) return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has a parameter before any auth-scheme.");
+    if (p->_t68) return mcp__wa_fail(p, MCP_ERR_PARSE, "A challenge in the WWW-Authenticate header has both a token68 and parameters.");
+    if (memchr(p->_buf.data, '/', p->_name_len))
+        return mcp__wa_fail(p, MCP_ERR_PARSE, "A parameter name in the WWW-Authenticate header has a '/' in it.");
+    return MCP_OK;
+}
+
+static mcp_status mcp__wa_word_start(mcp_http_wwwauth *p, int c, int after_scheme)
+{
+    p->_buf.len = 0; p->_sep = 0;
+    p->_after_scheme = after_scheme; p->_word_t68 = mcp__t68char(c);
+    p->_state = MCP__WA_WORD;
+    return mcp__wa_put(p, c);
+}
+
+/* Between list elements (LIST), or after a scheme and its whitespace (PSTART). */
+static mcp_status mcp__wa_between(mcp_http_wwwauth *p, int c, int *took)
+{
+    *took = 1;
+    if (c == -1 || c == ' ' || c == '\t') return MCP_AGAIN;
+    if (c == ',') { p->_state = MCP__WA_LIST; return MCP_AGAIN; }
+    if (mcp__tchar(c) || (c == '/' && p->_state == MCP__WA_PSTART)) {
+        mcp_status st = mcp__wa_word_start(p, c, p->_state == MCP__WA_PSTART);
+        return st < 0 ? st : MCP_AGAIN;
+    }
+    *took = 0;
+    return mcp__wa_stray(p, c);
+}
+
+/* In a word (WORD) or in the whitespace after it (WORD_WS). */
+static mcp_status mcp__wa_word(mcp_http_wwwauth *p, int c, int *took)
+{
+    mcp_status st = MCP_OK;
+    *took = 1;
+    if (p->_state == MCP__WA_WORD && (mcp__tchar(c) || (c == '/' && p->_after_scheme))) {
+        p->_word_t68 &= mcp__t68char(c);
+        st = mcp__wa_put(p, c);
+    } else if (c == ' ' || c == '\t') {
+        p->_state = MCP__WA_WORD_WS;
+    } else if (c == '=') {
+        p->_eq_tight = p->_state == MCP__WA_WORD; p->_val_ws = 0;
+        p->_name_len = p->_buf.len; p->_sep = 1;     /* the NUL does not count against the limit */
+        st = mcp__wa_put(p, 0);
+        p->_state = MCP__WA_VAL;
+    } else if (c == ',' || c == -1) {
+        *took = 0;
+        return mcp__wa_word_end(p);
+    } else if (p->_state == MCP__WA_WORD_WS && (mcp__tchar(c) || c == '/')) {
+        *took = 0;
+        if (p->_after_scheme)
+            return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has two words side by side in a challenge; parameters must be name=value, separated by commas.");
+        return mcp__wa_emit(p, MCP_WWWAUTH_SCHEME, MCP__WA_PSTART);
+    } else {
+        *took = 0;
+        return mcp__wa_stray(p, c);
+    }
+    return st < 0 ? st : MCP_AGAIN;
+}
+
+/* After "name=" and its whitespace: the value, or a token68's trailing '='. */
+static mcp_status mcp__wa_val(mcp_http_wwwauth *p, int c, int *took)
+{
+    mcp_status st;
+    *took = 1;
+    if (c == ' ' || c == '\t') { p->_val_ws = 1; return MCP_AGAIN; }
+    if (c == '=' && mcp__wa_is_t68(p) && !p->_val_ws) {
+        st = mcp__wa_to_t68(p);
+        if (st == MCP_OK) st = mcp__wa_put(p, '=');
+        p->_state = MCP__WA_T68EQ;
+        return st < 0 ? st : MCP_AGAIN;
+    }
+    if (c == ',' || c == -1) {
+        *took = 0;
+        if (!mcp__wa_is_t68(p))
+            return mcp__wa_fail(p, MCP_ERR_PARSE, "A parameter in the WWW-Authenticate header has no value after its '='.");
+        if ((st = mcp__wa_to_t68(p)) < 0) return st;
+        return mcp__wa_emit(p, MCP_WWWAUTH_TOKEN68, MCP__WA_AFTER);
+    }
+    if (c == '"' || mcp__tchar(c)) {
+        if ((st = mcp__wa_param_start(p)) < 0) { *took = 0; return st; }
+        p->_state = c == '"' ? MCP__WA_QUOTED : MCP__WA_TOKVAL;
+        st = c == '"' ? MCP_OK : mcp__wa_put(p, c);
+        return st < 0 ? st : MCP_AGAIN;
+    }
+    *took = 0;
+    if (c == '=') return mcp__wa_fail(p, MCP_ERR_PARSE, "A parameter value in the WWW-Authenticate header begins with '='; such a value must be quoted.");
+    return mcp__wa_stray(p, c);
+}
+
+/* Inside a quoted string (QUOTED), or right after a backslash in one (QPAIR). */
+static mcp_status mcp__wa_quoted(mcp_http_wwwauth *p, int c, int *took)
+{
+    mcp_status st;
+    *took = 1;
+    if (c == -1) {
+        *took = 0;
+        return mcp__wa_fail(p, MCP_ERR_PARSE, "A quoted string in the WWW-Authenticate header has no closing '\"'.");
+    }
+    if (!mcp__vchar(c)) {
+        *took = 0;
+        return mcp__wa_fail(p, MCP_ERR_PARSE, p->_state == MCP__WA_QPAIR
+                            ? "A backslash in a quoted string of the WWW-Authenticate header is followed by a control character."
+                            : "A quoted string in the WWW-Authenticate header has a control character.");
+    }
+    if (p->_state == MCP__WA_QUOTED && c == '"') return mcp__wa_emit(p, MCP_WWWAUTH_PARAM, MCP__WA_AFTER);
+    if (p->_state == MCP__WA_QUOTED && c == '\\') { p->_state = MCP__WA_QPAIR; return MCP_AGAIN; }
+    p->_state = MCP__WA_QUOTED;
+    st = mcp__wa_put(p, c);
+    return st < 0 ? st : MCP_AGAIN;
+}
+
+/* An unquoted value (TOKVAL), a token68's trailing '=' (T68EQ), or after an item (AFTER). */
+static mcp_status mcp__wa_tail(mcp_http_wwwauth *p, int c, int *took)
+{
+    mcp_status st;
+    *took = 1;
+    if (p->_state == MCP__WA_AFTER) {
+        if (c == ',') p->_state = MCP__WA_LIST;
+        else if (c != ' ' && c != '\t' && c != -1) {
+            *took = 0;
+            if (!mcp__vchar(c)) return mcp__wa_stray(p, c);
+            return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has two items of a challenge without a comma between them.");
+        }
+        return MCP_AGAIN;
+    }
+    if (c == ' ' || c == '\t' || c == ',' || c == -1) {
+        *took = 0;
+        return mcp__wa_emit(p, p->_state == MCP__WA_TOKVAL ? MCP_WWWAUTH_PARAM : MCP_WWWAUTH_TOKEN68, MCP__WA_AFTER);
+    }
+    if (p->_state == MCP__WA_TOKVAL && mcp__tchar(c)) { st = mcp__wa_put(p, c); return st < 0 ? st : MCP_AGAIN; }
+    if (p->_state == MCP__WA_T68EQ && c == '=') { st = mcp__wa_put(p, c); return st < 0 ? st : MCP_AGAIN; }
+    *took = 0;
+    if (!mcp__vchar(c)) return mcp__wa_stray(p, c);
+    if (p->_state == MCP__WA_T68EQ)
+        return mcp__wa_fail(p, MCP_ERR_PARSE, "A token68 in the WWW-Authenticate header has a character after its trailing '='.");
+    return mcp__wa_fail(p, MCP_ERR_PARSE, "An unquoted parameter value in the WWW-Authenticate header has a character that is not allowed in a token; such a value must be quoted.");
+}
+
+/* One byte (c == -1: the end of the field). MCP_OK: an item is ready; MCP_AGAIN: none yet.
+   *took says whether the byte was used up (a byte that only ends an item is read again). */
+static mcp_status mcp__wa_byte(mcp_http_wwwauth *p, int c, int *took)
+{
+    switch (p->_state) {
+    case MCP__WA_LIST: case MCP__WA_PSTART: return mcp__wa_between(p, c, took);
+    case MCP__WA_WORD: case MCP__WA_WORD_WS: return mcp__wa_word(p, c, took);
+    case MCP__WA_VAL: return mcp__wa_val(p, c, took);
+    case MCP__WA_QUOTED: case MCP__WA_QPAIR: return mcp__wa_quoted(p, c, took);
+    default: return mcp__wa_tail(p, c, took);
+    }
+}
+
+MCPDEF mcp_status mcp_http_wwwauth_feed(mcp_http_wwwauth *p, const char *data, size_t len, size_t *used)
+{
+    size_t off = 0;
+    int took;
+    mcp_status st;
+    *used = 0;
+    if (p->_status < 0) return p->_status;
+    if (p->_ready) return MCP_OK;
+    if (p->_clear) { p->_buf.len = 0; p->_sep = 0; p->_clear = 0; }
+    while (off < len) {
+        st = mcp__wa_byte(p, (unsigned char)data[off], &took);
+        off += (size_t)took;
+        if (st != MCP_AGAIN) { *used = off; return st; }
+    }
+    *used = off;
+    return MCP_AGAIN;
+}
+
+MCPDEF mcp_status mcp_http_wwwauth_next(mcp_http_wwwauth *p, mcp_http_wwwauth_item *it)
+{
+    if (!p->_ready) {
+        memset(it, 0, sizeof *it);
+        return p->_status < 0 ? p->_status : MCP_AGAIN;
+    }
+    *it = p->_item;
+    p->_ready = 0; p->_clear = 1;
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_http_wwwauth_finish(mcp_http_wwwauth *p)
+{
+    int took;
+    mcp_status st;
+    if (p->_status < 0) return p->_status;
+    if (p->_ready)
+        return mcp__wa_fail(p, MCP_ERR_INVALID, "mcp_http_wwwauth_finish was called while an item still waited for mcp_http_wwwauth_next.");
+    if (p->_clear) { p->_buf.len = 0; p->_sep = 0; p->_clear = 0; }
+    if ((st = mcp__wa_byte(p, -1, &took)) < 0) return st;
+    p->_state = MCP__WA_LIST; p->_open = 0; p->_t68 = 0; p->_after_scheme = 0;   /* a new field */
+    return MCP_OK;
+}
+
+MCPDEF void mcp_http_wwwauth_reset(mcp_http_wwwauth *p)
+{
+    p->what = NULL;
+    p->_buf.len = 0; p->_name_len = 0; p->_items = 0;
+    p->_state = MCP__WA_LIST; p->_after_scheme = 0; p->_open = 0; p->_t68 = 0; p->_word_t68 = 0;
+    p->_eq_tight = 0; p->_val_ws = 0; p->_sep = 0; p->_ready = 0; p->_clear = 0;
+    memset(&p->_item, 0, sizeof p->_item);
+    p->_status = MCP_OK;
+}
+
+MCPDEF void mcp_http_wwwauth_free(mcp_http_wwwauth *p)
+{
+    if (!p) return;
+    mcp_buf_free(&p->_buf);
+    mcp_http_wwwauth_reset(p);
+}
+
+/* ---- the Bearer challenge ------------------------------------------------------------------- */
+
+/* The parameters RFC 6750 section 3 and RFC 9728 section 5.1 define for Bearer: each at most
+   once. The first four are kept, in mcp_http_bearer's order. */
+static const char *const mcp__bearer_names[] = {
+    "resource_metadata", "scope", "error", "error_description", "realm", "error_uri"
+};
+
+typedef struct mcp__bearer_acc {
+    mcp_buf mem;                 /* the kept values, each NUL-terminated */
+    size_t off[4];               /* where each starts in mem, or (size_t)-1 */
+    unsigned seen;               /* which of mcp__bearer_names appeared */
+    int state;                   /* 0: before the Bearer challenge, 1: in it, 2: after it */
+} mcp__bearer_acc;
+
+static mcp_status mcp__bearer_item(mcp__bearer_acc *a, const mcp_http_wwwauth_item *it, mcp_error *err)
+{
+    size_t i;
+    if (it->kind == MCP_WWWAUTH_SCHEME) {
+        if (a->state == 1) a->state = 2;
+        else if (mcp__ieq(it->name, it->name_len, "bearer")) a->state = 1;
+        return MCP_OK;
+    }
+    if (a->state != 1 || it->kind != MCP_WWWAUTH_PARAM) return MCP_OK;   /* a token68 is ignored */
+    for (i = 0; i < sizeof mcp__bearer_names / sizeof mcp__bearer_names[0]; i++)
+        if (mcp__ieq(it->name, it->name_len, mcp__bearer_names[i])) break;
+    if (i == sizeof mcp__bearer_names / sizeof mcp__bearer_names[0]) return MCP_OK;
+    if (a->seen & (1u << i))
+        return mcp__fail(err, MCP_ERR_PARSE, "The Bearer challenge of the WWW-Authenticate header gives "
+                         "the parameter %s more than once (RFC 6750 section 3 forbids it).", mcp__bearer_names[i]);
+    a->seen |= 1u << i;
+    if (i >= 4) return MCP_OK;
+    a->off[i] = a->mem.len;
+    if (mcp_buf_append(&a->mem, it->value, it->value_len + 1) != MCP_OK)
+        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory reading the WWW-Authenticate header.");
+    return MCP_OK;
+}
+
+/* Feeds one field value to wa, handing each item to the accumulator until its challenge is
+   over. */
+static mcp_status mcp__bearer_field(mcp_http_wwwauth *wa, mcp__bearer_acc *a, const char *v,
+                                    size_t field, mcp_error *err)
+{
+    size_t n = strlen(v), off = 0, used;
+    mcp_http_wwwauth_item it;
+    mcp_status st;
+    int fin = 0;
+    while (a->state < 2) {
+        if (off < n) st = mcp_http_wwwauth_feed(wa, v + off, n - off, &used);
+        else if (!fin) { st = mcp_http_wwwauth_finish(wa); fin = 1; used = 0; }
+        else break;
+        off += used;
+        if (st < 0)
+            return mcp__fail(err, st, "The WWW-Authenticate header (field %lu of the response) %s %s",
+                             (unsigned long)field + 1, st == MCP_ERR_LIMIT ? "is too large:" : "is malformed:", wa->what);
+        while (a->state < 2 && mcp_http_wwwauth_next(wa, &it) == MCP_OK)
+            if ((st = mcp__bearer_item(a, &it, err)) < 0) return st;
+    }
+    return MCP_OK;
+}
+
+static mcp_status mcp__bearer_fill(mcp_http_bearer *b, const mcp_http_resp *r, const char *const *values,
+                                   size_t n, mcp_error *err)
+{
+    mcp_http_wwwauth wa;
+    mcp__bearer_acc a;
+    const char *v;
+    mcp_status st = MCP_OK;
+    size_t i;
+    memset(b, 0, sizeof *b);
+    memset(&wa, 0, sizeof wa);
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < 4; i++) a.off[i] = (size_t)-1;
+    for (i = 0; a.state < 2 && st == MCP_OK; i++) {
+        v = r ? mcp_http_resp_header(r, "www-authenticate", i) : i < n ? values[i] : NULL;
+        if (!v) break;
+        st = mcp__bearer_field(&wa, &a, v, i, err);
+    }
+    mcp_http_wwwauth_free(&wa);
+    if (st < 0) { mcp_buf_free(&a.mem); return st; }
+    b->found = a.state > 0;
+    b->_mem = a.mem.data;
+    b->resource_metadata = a.off[0] != (size_t)-1 ? b->_mem + a.off[0] : NULL;
+    b->scope = a.off[1] != (size_t)-1 ? b->_mem + a.off[1] : NULL;
+    b->error = a.off[2] != (size_t)-1 ? b->_mem + a.off[2] : NULL;
+    b->error_description = a.off[3] != (size_t)-1 ? b->_mem + a.off[3] : NULL;
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_http_bearer_challenge(mcp_http_bearer *b, const mcp_http_resp *r, mcp_error *err)
+{
+    if (!r) { memset(b, 0, sizeof *b); return mcp__fail(err, MCP_ERR_INVALID, "mcp_http_bearer_challenge needs a response."); }
+    return mcp__bearer_fill(b, r, NULL, 0, err);
+}
+
+MCPDEF mcp_status mcp_http_bearer_from_values(mcp_http_bearer *b, const char *const *values, size_t n,
+                                              mcp_error *err)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!values[i]) { memset(b, 0, sizeof *b); return mcp__fail(err, MCP_ERR_INVALID, "mcp_http_bearer_from_values was given a NULL field value."); }
+    return mcp__bearer_fill(b, NULL, values, n, err);
+}
+
+MCPDEF void mcp_http_bearer_free(mcp_http_bearer *b)
+{
+    if (!b) return;
+    MCP_FREE(b->_mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- form and query codec ------------------------------------------------------------------- */
+
+static int mcp__unreserved(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+static char *mcp__form_enc(char *w, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *u = (const unsigned char *)s;
+    for (; *u; u++) {
+        if (mcp__unreserved(*u)) { *w++ = (char)*u; continue; }
+        *w++ = '%'; *w++ = hex[*u >> 4]; *w++ = hex[*u & 15];
+    }
+    return w;
+}
+
+MCPDEF mcp_status mcp_http_form_append(mcp_buf *out, const char *name, const char *value, mcp_error *err)
+{
+    size_t n, m;
+    char *w;
+    if (!out || !name || !value)
+        return mcp__fail(err, MCP_ERR_INVALID, "mcp_http_form_append needs a buffer, a name and a value (use \"\" for an empty one).");
+    n = strlen(name); m = strlen(value);
+    if (n > ((size_t)-1) / 8 || m > ((size_t)-1) / 8 - n || mcp_buf_reserve(out, 3 * (n + m) + 2) != MCP_OK)
+        return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory writing form data.");
+    w = out->data + out->len;
+    if (out->len) *w++ = '&';
+    w = mcp__form_enc(w, name);
+    *w++ = '=';
+    w = mcp__form_enc(w, value);
+    out->len = (size_t)(w - out->data);
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+/* Checks every escape of s[0..len): a '%' with two hex digits, not %00. Returns 0 or fails. */
+static int mcp__form_check(const char *s, size_t len, mcp_error *err)
+{
+    const char *p = s, *end = s + len;
+    if (memchr(s, 0, len))
+        return mcp__fail(err, MCP_ERR_PARSE, "The form data has a NUL byte (at byte %lu).",
+                         (unsigned long)((const char *)memchr(s, 0, len) - s));
+    while ((p = (const char *)memchr(p, '%', (size_t)(end - p))) != NULL) {
+        if (end - p < 3 || mcp__hexval((unsigned char)p[1]) < 0 || mcp__hexval((unsigned char)p[2]) < 0)
+            return mcp__fail(err, MCP_ERR_PARSE, "The form data has a '%%' that is not followed by two "
+                             "hex digits (at byte %lu).", (unsigned long)(p - s));
+        if (p[1] == '0' && p[2] == '0')
+            return mcp__fail(err, MCP_ERR_PARSE, "The form data encodes a NUL byte (%%00 at byte %lu).", (unsigned long)(p - s));
+        p += 3;
+    }
+    return 0;
+}
+
+/* Decodes s[*i] ('+', %XX or itself; escapes already checked) and moves *i past it. */
+static int mcp__form_dec(const char *s, size_t *i)
+{
+    int c = (unsigned char)s[*i];
+    if (c == '+') c = ' ';
+    else if (c == '%') { c = mcp__hexval((unsigned char)s[*i + 1]) * 16 + mcp__hexval((unsigned char)s[*i + 2]); *i += 2; }
+    (*i)++;
+    return c;
+}
+
+static int mcp__form_name_is(const char *s, size_t n, const char *name)
+{
+    size_t i = 0, j = 0;
+    while (i < n)
+        if (!name[j] || (unsigned char)name[j++] != mcp__form_dec(s, &i)) return 0;
+    return name[j] == 0;
+}
+
+MCPDEF int mcp_http_form_get(const char *s, size_t len, const char *name, mcp_buf *out, mcp_error *err)
+{
+    size_t i = 0, pe, eq, k;
+    int found = 0;
+    const char *amp, *e;
+    if ((!s && len) || !name || !out)
+        return mcp__fail(err, MCP_ERR_INVALID, "mcp_http_form_get needs the form data, a name and a buffer.");
+    if (len > MCP_HTTP_FORM_MAX)
+        return mcp__fail(err, MCP_ERR_LIMIT, "The form data is %lu bytes long, more than the limit of %lu (MCP_HTTP_FORM_MAX).",
+                         (unsigned long)len, (unsigned long)MCP_HTTP_FORM_MAX);
+    out->len = 0;
+    if (!len) { mcp__ok(err); return 0; }       /* s may be NULL then */
+    if (mcp__form_check(s, len, err) < 0) return MCP_ERR_PARSE;
+    while (i < len) {
+        amp = (const char *)memchr(s + i, '&', len - i);
+        pe = amp ? (size_t)(amp - s) : len;
+        e = (const char *)memchr(s + i, '=', pe - i);
+        eq = e ? (size_t)(e - s) : pe;
+        if (pe > i && mcp__form_name_is(s + i, eq - i, name)) {
+            if (found) {
+                out->len = 0;
+                return mcp__fail(err, MCP_ERR_PARSE, "The parameter \"%.100s\" appears more than once in the form "
+                                 "data; RFC 6749 section 3.1 allows each parameter only once.", name);
+            }
+            found = 1;
+            if (mcp_buf_reserve(out, pe - eq + 1) != MCP_OK)
+                return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory reading form data.");
+            for (k = eq + 1; k < pe;) out->data[out->len++] = (char)mcp__form_dec(s, &k);
+            out->data[out->len] = 0;
+        }
+        i = pe + 1;
+    }
+    mcp__ok(err);
+    return found;
+}
+#endif /* MCP_NO_AUTH */
 
 /* ============================================================================================
    >>sse
