@@ -4826,6 +4826,7 @@ static mcp_status mcp__wa_tail(mcp_http_wwwauth *p, int c, int *took)
         if (c == ',') p->_state = MCP__WA_LIST;
         else if (c != ' ' && c != '\t' && c != -1) {
             *took = 0;
+            if (!mcp__vchar(c)) return mcp__wa_stray(p, c);
             return mcp__wa_fail(p, MCP_ERR_PARSE, "The WWW-Authenticate header has two items of a challenge without a comma between them.");
         }
         return MCP_AGAIN;
@@ -4837,11 +4838,10 @@ static mcp_status mcp__wa_tail(mcp_http_wwwauth *p, int c, int *took)
     if (p->_state == MCP__WA_TOKVAL && mcp__tchar(c)) { st = mcp__wa_put(p, c); return st < 0 ? st : MCP_AGAIN; }
     if (p->_state == MCP__WA_T68EQ && c == '=') { st = mcp__wa_put(p, c); return st < 0 ? st : MCP_AGAIN; }
     *took = 0;
+    if (!mcp__vchar(c)) return mcp__wa_stray(p, c);
     if (p->_state == MCP__WA_T68EQ)
         return mcp__wa_fail(p, MCP_ERR_PARSE, "A token68 in the WWW-Authenticate header has a character after its trailing '='.");
-    if (mcp__vchar(c))
-        return mcp__wa_fail(p, MCP_ERR_PARSE, "An unquoted parameter value in the WWW-Authenticate header has a character that is not allowed in a token; such a value must be quoted.");
-    return mcp__wa_stray(p, c);
+    return mcp__wa_fail(p, MCP_ERR_PARSE, "An unquoted parameter value in the WWW-Authenticate header has a character that is not allowed in a token; such a value must be quoted.");
 }
 
 /* One byte (c == -1: the end of the field). MCP_OK: an item is ready; MCP_AGAIN: none yet.
@@ -5112,8 +5112,9 @@ MCPDEF int mcp_http_form_get(const char *s, size_t len, const char *name, mcp_bu
     if (len > MCP_HTTP_FORM_MAX)
         return mcp__fail(err, MCP_ERR_LIMIT, "The form data is %lu bytes long, more than the limit of %lu (MCP_HTTP_FORM_MAX).",
                          (unsigned long)len, (unsigned long)MCP_HTTP_FORM_MAX);
-    if (mcp__form_check(s, len, err) < 0) return MCP_ERR_PARSE;
     out->len = 0;
+    if (!len) { mcp__ok(err); return 0; }       /* s may be NULL then */
+    if (mcp__form_check(s, len, err) < 0) return MCP_ERR_PARSE;
     while (i < len) {
         amp = (const char *)memchr(s + i, '&', len - i);
         pe = amp ? (size_t)(amp - s) : len;
