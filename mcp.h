@@ -8472,6 +8472,8 @@ typedef struct mcp__auth {
     int64_t lifetime;                    /* expires_in of the token in hand, seconds (0: not said) */
     int step_ups, restarts;
     int early;                           /* a refresh before expiry: its failure is quiet */
+    int64_t issued_ms;                   /* mcp_time_ms() when the token in hand came */
+    int quick401;                        /* 401s each soon after a new token: the server refuses them */
     mcp_buf url, body, key;              /* the request being asked for; a store key */
     char *hv[4];                         /* its headers' text */
     const char *hdrs[5];
@@ -9346,6 +9348,7 @@ static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, con
         mcp_json_free(doc);
         mcp__au_save_tokens(a);
         a->early = 0;
+        a->issued_ms = mcp_time_ms();
         a->state = MCP__AU_DONE;
         return a->act = MCP__AD_DONE;
     }
@@ -9447,6 +9450,17 @@ static int mcp__au_step_up(mcp__auth *a, const char *scope)
     return a->step_ups = more ? 0 : a->step_ups + 1;
 }
 
+/* A 401 for a token issued less than 10 s ago counts; three in a row and the server is
+   refusing whatever the authorization server issues (refreshing again would loop). */
+static int mcp__au_refused_again(mcp__auth *a)
+{
+    if (a->state != MCP__AU_DONE || !a->issued_ms || mcp_time_ms() - a->issued_ms >= 10000) {
+        a->quick401 = 0;
+        return 0;
+    }
+    return ++a->quick401 > 2;
+}
+
 /* The MCP server answered 401 or 403 with these WWW-Authenticate values: what now. */
 static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *values, size_t n)
 {
@@ -9455,7 +9469,10 @@ static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *valu
     if (mcp_http_bearer_from_values(&b, values, n, &e) != MCP_OK)
         return mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server answered %d with a WWW-Authenticate header that "
                             "cannot be read: %s", status, e.message);
-    if (status == 403 && (!b.error || strcmp(b.error, "insufficient_scope"))) {
+    if (status == 401 && mcp__au_refused_again(a)) {
+        mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server refused three access tokens in a row, each just issued by "
+                     "its authorization server (HTTP 401 each time): giving up.");
+    } else if (status == 403 && (!b.error || strcmp(b.error, "insufficient_scope"))) {
         mcp__au_fail(a, MCP_ERR_HTTP, "The MCP server answered 403 Forbidden%s%.100s.", b.error ? ": " : "",
                      b.error ? b.error : "");
     } else if (status == 403 && mcp__au_step_up(a, b.scope) > MCP__AUTH_STEP_UPS) {
