@@ -9450,7 +9450,7 @@ static int mcp__au_step_up(mcp__auth *a, const char *scope)
     return a->step_ups = more ? 0 : a->step_ups + 1;
 }
 
-/* A 401 for a token issued less than 10 s ago counts; three in a row and the server is
+/* A 401 for a token issued less than 10 s ago counts; four in a row and the server is
    refusing whatever the authorization server issues (refreshing again would loop). */
 static int mcp__au_refused_again(mcp__auth *a)
 {
@@ -9458,7 +9458,7 @@ static int mcp__au_refused_again(mcp__auth *a)
         a->quick401 = 0;
         return 0;
     }
-    return ++a->quick401 > 2;
+    return ++a->quick401 > 3;
 }
 
 /* The MCP server answered 401 or 403 with these WWW-Authenticate values: what now. */
@@ -9470,7 +9470,7 @@ static int mcp__auth_challenge(mcp__auth *a, int status, const char *const *valu
         return mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server answered %d with a WWW-Authenticate header that "
                             "cannot be read: %s", status, e.message);
     if (status == 401 && mcp__au_refused_again(a)) {
-        mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server refused three access tokens in a row, each just issued by "
+        mcp__au_fail(a, MCP_ERR_AUTH, "The MCP server refused four access tokens in a row, each just issued by "
                      "its authorization server (HTTP 401 each time): giving up.");
     } else if (status == 403 && (!b.error || strcmp(b.error, "insufficient_scope"))) {
         mcp__au_fail(a, MCP_ERR_HTTP, "The MCP server answered 403 Forbidden%s%.100s.", b.error ? ": " : "",
@@ -9515,7 +9515,7 @@ static int64_t mcp__auth_refresh_in(const mcp__auth *a)
    nothing to do. If the refresh fails the token is kept until the server refuses it. */
 static int mcp__auth_due(mcp__auth *a)
 {
-    if (mcp__auth_refresh_in(a) != 0) return a->act;
+    if (mcp__auth_refresh_in(a) != 0) return a->state == MCP__AU_DONE ? (a->act = MCP__AD_DONE) : a->act;
     a->early = 1;
     return mcp__au_token(a, 1, NULL);
 }

@@ -1292,6 +1292,9 @@ TEST_CASE(token_expiry_due)
     fx_init(&f);
     CHECK(to_done(&f, NULL, "{\"access_token\":\"at-S3CRET-1\",\"token_type\":\"Bearer\",\"expires_in\":10,"
                             "\"refresh_token\":\"rt-S3CRET-1\"}") == MCP__AD_DONE);
+    /* a 10 s token is refreshed in its last third, not at once */
+    CHECK(mcp__auth_due(&f.a) == MCP__AD_DONE && f.a.lifetime == 10);
+    f.a.expires = (int64_t)time(NULL) + 2;
     CHECK(mcp__auth_due(&f.a) == MCP__AD_FETCH && nx(&f) == MCP__AD_FETCH);
     CHECK(streq(bparam(&f, "grant_type"), "refresh_token") && streq(bparam(&f, "resource"), SERVER));
     CHECK(ans(&f, 200, TOKEN_OK) == MCP__AD_DONE);
@@ -1320,6 +1323,27 @@ TEST_CASE(token_401_again_gives_up)
     CHECK(fetches == 2);
     FAILED(&f, MCP_ERR_AUTH);
     SAYS(&f, "refuses the access token");
+    fx_free(&f);
+}
+
+/* A server that refuses every token, refreshed or not: the refreshes stop. */
+TEST_CASE(token_refused_fresh_gives_up)
+{
+    fx f;
+    int k, refreshes = 0;
+    char tok[128];
+    fx_init(&f);
+    CHECK(to_done(&f, NULL, NULL) == MCP__AD_DONE);
+    for (k = 0; k < 8 && chal(&f, 401, "Bearer error=\"invalid_token\"") == MCP__AD_FETCH; k++) {
+        refreshes++;
+        CHECK(streq(bparam(&f, "grant_type"), "refresh_token"));
+        snprintf(tok, sizeof tok, "{\"access_token\":\"at-S3CRET-%d\",\"token_type\":\"Bearer\"}", k + 2);
+        if (ans(&f, 200, tok) != MCP__AD_DONE) break;
+    }
+    CHECK(refreshes == 3);
+    FAILED(&f, MCP_ERR_AUTH);
+    SAYS(&f, "refused four access tokens in a row");
+    CLEAN(&f);
     fx_free(&f);
 }
 
