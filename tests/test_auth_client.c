@@ -4,7 +4,7 @@
    checking every parameter, a token endpoint with PKCE and rotating refresh tokens). What the
    server saw is read from its /debug pages (tests/http_srv.h).
 
-   The "browser" is open_url: a forked child GETs the authorization URL, takes the 302's
+   The "browser" is open_url: a forked child (this program again, run with --browse URL) GETs the authorization URL, takes the 302's
    Location and GETs it (mcp.h's loopback receiver), checks the page, and exits with a status
    that says what went wrong; the parent is inside the blocking mcp_client_connect meanwhile,
    which keeps polling. Tokens live in an in-memory store behind load/save.
@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char server_path[PATH_MAX];
+static char server_path[PATH_MAX], self_path[PATH_MAX];
 static int slack = 1;
 #define LATE(ms) ((int)(ms) * slack)
 
@@ -196,9 +196,9 @@ enum { B_FOLLOW = 0, B_NEVER, B_KEEP };   /* follow the redirect (a child); neve
 typedef struct browser { int mode, opens, nkids; pid_t kids[8]; char url[4096]; } browser;
 static browser br;
 
-/* The child: authorization URL -> 302 -> the loopback receiver's page. Exit status: 0 fine,
-   10 no 302, 11 no Location, 12 the receiver did not answer 200, 13 not its page, 14 the
-   page shows the code. */
+/* The child (this program run again with --browse URL): authorization URL -> 302 -> the
+   loopback receiver's page. Exit status: 0 fine, 10 no 302, 11 no Location, 12 the receiver
+   did not answer 200, 13 not its page, 14 the page shows the code; 99 it could not start. */
 static void browse_child(const char *url)
 {
     static page pg;
@@ -225,7 +225,12 @@ static void open_url(void *user, const char *url)
     say(url);
     if (b->mode != B_FOLLOW) return;
     fflush(NULL);
-    if (b->nkids < 8 && (b->kids[b->nkids++] = fork()) == 0) browse_child(url);
+    if (b->nkids < 8 && (b->kids[b->nkids++] = fork()) == 0) {
+        /* the child runs this program again as the browser: a fresh process (under valgrind
+           not traced, and without the parent's heap to be taken for leaks) */
+        execl(self_path, self_path, "--browse", url, (char *)NULL);
+        _exit(99);
+    }
 }
 
 /* The browsers' verdict, once they are done: 0 every one went through, else the first
@@ -588,6 +593,8 @@ int main(int argc, char **argv)
 {
     const char *srvp;
     char guess[PATH_MAX];
+    if (argc == 3 && !strcmp(argv[1], "--browse")) browse_child(argv[2]);    /* open_url's child */
+    if (!realpath(argv[0], self_path)) snprintf(self_path, sizeof self_path, "%s", argv[0]);
     test_args(&argc, argv);
     srvp = argc > 2 ? argv[2] : NULL;
     if (!srvp) {
