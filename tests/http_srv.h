@@ -119,11 +119,11 @@ static long stat_of(const srv *s, const char *key)
     return v;
 }
 
-static void srv_reset(const srv *s) { free(dbg(s, "reset")); }
+TEST_UNUSED static void srv_reset(const srv *s) { free(dbg(s, "reset")); }
 
 /* The request log: records whose field `key` equals `val` (NULL: any), counted; the nth one
    (0-based) copied out as JSON text when out is given. */
-static int log_find(const srv *s, const char *key, const char *val, int nth, char *out, size_t n)
+TEST_UNUSED static int log_find(const srv *s, const char *key, const char *val, int nth, char *out, size_t n)
 {
     mcp_json_doc *d = dbg_json(s, "log");
     const mcp_json *r;
