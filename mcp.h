@@ -8686,14 +8686,19 @@ static const char *mcp__au_key(mcp__auth *a, const char *kind)
 }
 
 /* Parses a JSON answer body; NULL with the flow failed (a sentence naming the step). */
-static mcp_json_doc *mcp__au_doc(mcp__auth *a, const char *ctype, const char *body, size_t len)
+static mcp_json_doc *mcp__au_doc(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
 {
     mcp_json_opts o;
     mcp_json_doc *doc;
     mcp_error pe;
+    int json = !ctype || mcp__prefix_ci(ctype, "application/json") || strstr(ctype, "json");
     memset(&o, 0, sizeof o);
     o.max_size = MCP__AUTH_MAX_DOC;
-    if (ctype && !mcp__prefix_ci(ctype, "application/json") && !strstr(ctype, "json")) {
+    if (!json && (status < 200 || status > 299)) {       /* an error page: its status says it */
+        mcp__au_fail(a, MCP_ERR_HTTP, "%s answered %d (a %.40s page, not a JSON error).", a->step, status, ctype);
+        return NULL;
+    }
+    if (!json) {
         mcp__au_fail(a, MCP_ERR_PROTOCOL, "%s answered with content type \"%.60s\", not JSON.", a->step, ctype);
         return NULL;
     }
@@ -8776,7 +8781,7 @@ static int mcp__au_asm_next(mcp__auth *a);
 
 static int mcp__au_prm_answer(mcp__auth *a, const char *ctype, const char *body, size_t len)
 {
-    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    mcp_json_doc *doc = mcp__au_doc(a, 200, ctype, body, len);
     const mcp_json *r, *as;
     const char *res, *iss;
     int off = 0;
@@ -8843,7 +8848,7 @@ static int mcp__au_register(mcp__auth *a);
 
 static int mcp__au_asm_answer(mcp__auth *a, const char *ctype, const char *body, size_t len)
 {
-    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    mcp_json_doc *doc = mcp__au_doc(a, 200, ctype, body, len);
     const mcp_json *r, *ccm;
     const char *iss;
     int s256 = 0, off = 0;
@@ -9036,7 +9041,7 @@ static int mcp__au_register(mcp__auth *a)
 
 static int mcp__au_register_answer(mcp__auth *a, const char *ctype, const char *body, size_t len)
 {
-    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    mcp_json_doc *doc = mcp__au_doc(a, 200, ctype, body, len);
     const mcp_json *r;
     if (!doc) return a->act;
     r = mcp_json_root(doc);
@@ -9307,7 +9312,7 @@ static int mcp__au_quiet(mcp__auth *a);
 
 static int mcp__au_token_answer(mcp__auth *a, int status, const char *ctype, const char *body, size_t len)
 {
-    mcp_json_doc *doc = mcp__au_doc(a, ctype, body, len);
+    mcp_json_doc *doc = mcp__au_doc(a, status, ctype, body, len);
     const mcp_json *r;
     const char *tok, *type, *err;
     int64_t exp = 0;
@@ -9672,6 +9677,7 @@ struct mcp_call {
     int refreshed;                       /* the tools/list refresh happened (once per call) */
     int parked;                          /* its session was lost: waits for the new one */
     int au_parked;                       /* met 401/403: waits for the authorization flow */
+    int au_failed;                       /* that flow failed: its sentence is the call's */
     int answered;                        /* its id got an answer: nothing to abandon */
     int resumes;                         /* its event stream resumed after breaking */
 };
@@ -11399,6 +11405,7 @@ static void mcp__au_release(mcp_client *c, int ok)
         call->au_parked = 0;
         if (!ok) {
             call->http_status = 0;
+            call->au_failed = 1;                         /* (the connect does not try initialize) */
             mcp__call_fail(call, r->a.err.status, "%s", r->a.err.message);
             continue;
         }
@@ -11545,8 +11552,9 @@ static void mcp__au_io(mcp_client *c)
     }
     if (r->until && r->a.state == MCP__AU_BROWSER && mcp_time_ms() >= r->until) {
         r->until = 0;
-        mcp__au_fail(&r->a, MCP_ERR_AUTH, "No answer from the browser within %d s: the authorization was not "
-                     "completed.", (c->d.auth->timeout_ms > 0 ? c->d.auth->timeout_ms : MCP__AUTH_TIMEOUT_MS) / 1000);
+        int ms = c->d.auth->timeout_ms > 0 ? c->d.auth->timeout_ms : MCP__AUTH_TIMEOUT_MS;
+        mcp__au_fail(&r->a, MCP_ERR_AUTH, "No answer from the browser within %d %s: the authorization was not "
+                     "completed.", ms >= 10000 ? ms / 1000 : ms, ms >= 10000 ? "s" : "ms");
         mcp__au_drive(c);
     }
 }
@@ -11777,8 +11785,9 @@ static void mcp__probe_finish(mcp_client *c, mcp_call *call)
         return;
     } else if (call->status == MCP_ERR_HTTP && call->http_status >= 300 && call->http_status < 400) {
         /* a redirect not followed (too many, another origin, 301-303): initialize meets it too */
-    } else if (call->status == MCP_ERR_HTTP && (call->http_status == 401 || call->http_status == 403)) {
-        /* the server wants authorization (no desc.auth, or it failed): so would initialize */
+    } else if ((call->status == MCP_ERR_HTTP && (call->http_status == 401 || call->http_status == 403)) ||
+               call->au_failed) {
+        /* the server wants authorization (no desc.auth, or its flow failed): so would initialize */
     } else if (!pinned && (call->status == MCP_ERR_RPC || call->status == MCP_ERR_TIMEOUT ||
                            call->status == MCP_ERR_HTTP || call->status == MCP_ERR_PROTOCOL ||
                            call->status == MCP_ERR_PARSE)) {
