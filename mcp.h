@@ -611,8 +611,10 @@
    mcp_client_auth_redirect. The wait has auth.timeout_ms (default 5 minutes).
 
    The store keeps what the next run needs, so the user signs in once. Keys are short texts
-   ("mcp-auth tokens <resource>", "mcp-auth client <issuer>"); values are JSON texts that hold
-   secrets (tokens, a client secret): keep them where only the user can read them.
+   ("mcp-auth tokens <server>", "mcp-auth client <issuer>", and "mcp-auth flow <server>" while
+   an authorization waits for its browser: a later run can hand the redirect to
+   mcp_client_auth_redirect before it connects); values are JSON texts that hold secrets
+   (tokens, a client secret, the PKCE verifier): keep them where only the user can read them.
 
        static int my_load(void *user, const char *key, mcp_buf *value)
        {
@@ -1241,7 +1243,9 @@ MCPAPI mcp_status  mcp_client_notify(mcp_client *c, const char *method, const ch
 MCPAPI mcp_status  mcp_client_close(mcp_client *c);   /* graceful; in-flight calls fail "Transport closed" */
 /* The browser came back from the authorization page to the program's own redirect URI
    (desc.auth->redirect_uri): url is where it landed (or just its query). MCP_OK: the flow
-   goes on in the polls; an error: the flow failed, and the requests waiting for it. */
+   goes on in the polls; an error: the flow failed, and the requests waiting for it. Called
+   before mcp_client_connect it finishes a flow an earlier run of the program left waiting
+   (the store keeps it), redeeming the code at once; the connect then uses the token. */
 MCPAPI mcp_status  mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_error *err);
 /* Closes without the polite waits, for a server being abandoned (after a timeout, Ctrl-C):
    stdio sends SIGTERM to the server's group at once (SIGKILL after close_timeout_ms, then
@@ -8671,13 +8675,16 @@ static int mcp__au_random(char *out, size_t cap, size_t n)
 
 /* Store keys: "mcp-auth tokens SERVER" (the MCP server's canonical URL, known before any
    discovery, not the resource its metadata names; the value names the issuer and resource: a
-   token is used only with the server that issued it), "mcp-auth client ISSUER" (a registration). */
+   token is used only with the server that issued it), "mcp-auth client ISSUER" (a registration),
+   "mcp-auth flow SERVER" (an authorization waiting for its browser: the verifier and state, so
+   another run of the program can finish it with mcp_client_auth_redirect). */
 static const char *mcp__au_key(mcp__auth *a, const char *kind)
 {
-    char *home = !strcmp(kind, "tokens") ? mcp__au_canonical(a->server) : NULL;
+    int by_server = strcmp(kind, "client") != 0;        /* tokens, flow: this server's */
+    char *home = by_server ? mcp__au_canonical(a->server) : NULL;
     const char *of = home ? home : a->issuer ? a->issuer : "";
     int ok;
-    if (!home && !strcmp(kind, "tokens")) return NULL;
+    if (!home && by_server) return NULL;
     a->key.len = 0;
     ok = mcp_buf_append(&a->key, "mcp-auth ", 9) == MCP_OK && mcp_buf_append(&a->key, kind, strlen(kind)) == MCP_OK &&
          mcp_buf_append(&a->key, " ", 1) == MCP_OK && mcp_buf_append(&a->key, of, strlen(of) + 1) == MCP_OK;
@@ -9084,6 +9091,81 @@ static int mcp__au_scope(mcp__auth *a)
     return 1;
 }
 
+/* The authorization in flight, for the store (over: it is removed). */
+static void mcp__au_save_flow(mcp__auth *a, int over)
+{
+    mcp_jw w;
+    char *text = NULL;
+    const char *key = mcp__au_key(a, "flow");
+    if (!key || !a->d->save) return;
+    if (!over) {
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "issuer"); mcp_jw_str(&w, a->issuer);
+        mcp_jw_key(&w, "token_endpoint"); mcp_jw_str(&w, a->token_ep);
+        mcp_jw_key(&w, "client_id"); mcp_jw_str(&w, a->client_id);
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, mcp__au_method_names[a->method]);
+        mcp_jw_key(&w, "redirect_uri"); mcp_jw_str(&w, a->redirect);
+        mcp_jw_key(&w, "resource"); mcp_jw_str(&w, a->resource);
+        mcp_jw_key(&w, "scope"); mcp_jw_str(&w, a->asked ? a->asked : "");
+        mcp_jw_key(&w, "code_verifier"); mcp_jw_str(&w, a->verifier);
+        mcp_jw_key(&w, "state"); mcp_jw_str(&w, a->nonce);
+        mcp_jw_key(&w, "iss"); mcp_jw_bool(&w, (a->as & MCP__AS_ISS) != 0);
+        mcp_jw_obj_end(&w);
+        if (!(text = mcp_jw_finish(&w, NULL, NULL))) return;
+    }
+    a->d->save(a->d->user, key, text);
+    if (text) { memset(text, 0, strlen(text)); mcp_free(text); }
+}
+
+/* The secret of the client a record names: pre-registered, or its kept registration. */
+static void mcp__au_find_secret(mcp__auth *a)
+{
+    size_t k;
+    char *id;
+    for (k = 0; k < a->d->nclients; k++)
+        if ((!a->d->clients[k].issuer || !strcmp(a->d->clients[k].issuer, a->issuer)) &&
+            a->d->clients[k].client_id && !strcmp(a->d->clients[k].client_id, a->client_id))
+            mcp__au_set(&a->client_secret, a->d->clients[k].client_secret);
+    if (a->client_secret || (a->method != MCP__AM_BASIC && a->method != MCP__AM_POST)) return;
+    id = a->client_id;
+    a->client_id = NULL;
+    if (!mcp__au_load_client(a) || strcmp(a->client_id, id)) mcp__au_forget(&a->client_secret);
+    MCP_FREE(a->client_id, NULL);
+    a->client_id = id;
+}
+
+/* A flow another run left waiting for its browser: the state to finish it from. */
+static void mcp__au_load_flow(mcp__auth *a)
+{
+    mcp_buf v;
+    mcp_json_doc *doc;
+    const mcp_json *r;
+    const char *key = mcp__au_key(a, "flow"), *ver, *st;
+    memset(&v, 0, sizeof v);
+    if (!key || !a->d->load || a->d->load(a->d->user, key, &v) != 1) { mcp_buf_free(&v); return; }
+    if ((doc = mcp_json_parse(v.data ? v.data : "", v.len, NULL)) != NULL) {
+        r = mcp_json_root(doc);
+        ver = mcp__au_str(r, "code_verifier"); st = mcp__au_str(r, "state");
+        if (ver && st && strlen(ver) < sizeof a->verifier && strlen(st) < sizeof a->nonce &&
+            mcp__au_str(r, "issuer") && mcp__au_str(r, "token_endpoint") && mcp__au_str(r, "client_id") &&
+            mcp__au_str(r, "redirect_uri") && mcp__au_str(r, "resource") &&
+            mcp__au_set(&a->issuer, mcp__au_str(r, "issuer")) && mcp__au_set(&a->token_ep, mcp__au_str(r, "token_endpoint")) &&
+            mcp__au_set(&a->client_id, mcp__au_str(r, "client_id")) && mcp__au_set(&a->redirect, mcp__au_str(r, "redirect_uri")) &&
+            mcp__au_set(&a->resource, mcp__au_str(r, "resource")) && mcp__au_set(&a->asked, mcp__au_str(r, "scope"))) {
+            memcpy(a->verifier, ver, strlen(ver) + 1); memcpy(a->nonce, st, strlen(st) + 1);
+            a->method = mcp__au_method_of(mcp__au_str(r, "method"));
+            if (a->method < 0) a->method = MCP__AM_NONE;
+            if (mcp_json_is_true(mcp_json_get(r, "iss"))) a->as |= MCP__AS_ISS;
+            mcp__au_find_secret(a);
+            a->state = MCP__AU_BROWSER;
+        }
+        mcp_json_free(doc);
+    }
+    if (v.data) memset(v.data, 0, v.len);
+    mcp_buf_free(&v);
+}
+
 static int mcp__au_authorize(mcp__auth *a)
 {
     unsigned char h[32];
@@ -9115,6 +9197,7 @@ static int mcp__au_authorize(mcp__auth *a)
         mcp_buf_append(&a->url, a->body.data, a->body.len) != MCP_OK || mcp_buf_append(&a->url, "", 1) != MCP_OK)
         return mcp__au_nomem(a);
     a->body.len = 0;
+    mcp__au_save_flow(a, 0);
     return a->act = MCP__AD_BROWSER;
 }
 
@@ -9155,6 +9238,7 @@ static int mcp__auth_redirect(mcp__auth *a, const char *q)
     }
     if (code.data) memset(code.data, 0, code.len);
     mcp_buf_free(&code); mcp_buf_free(&st); mcp_buf_free(&iss); mcp_buf_free(&er);
+    if (a->state != MCP__AU_BROWSER) mcp__au_save_flow(a, 1);   /* answered: nothing waits now */
     return a->act;
 }
 
@@ -9372,7 +9456,6 @@ static void mcp__au_load_tokens(mcp__auth *a)
     mcp_json_doc *doc;
     const mcp_json *r;
     int64_t exp = 0;
-    size_t k;
     const char *key = mcp__au_key(a, "tokens");
     memset(&v, 0, sizeof v);
     if (!key || !a->d->load || a->d->load(a->d->user, key, &v) != 1) { mcp_buf_free(&v); return; }
@@ -9388,17 +9471,9 @@ static void mcp__au_load_tokens(mcp__auth *a)
             a->lifetime = mcp_json_int64(mcp_json_get(r, "lifetime"), &exp) ? exp : 0;
             a->method = mcp__au_method_of(mcp__au_str(r, "method"));
             if (a->method < 0) a->method = MCP__AM_NONE;
-            for (k = 0; k < a->d->nclients; k++)
-                if ((!a->d->clients[k].issuer || !strcmp(a->d->clients[k].issuer, a->issuer)) &&
-                    a->d->clients[k].client_id && !strcmp(a->d->clients[k].client_id, a->client_id))
-                    mcp__au_set(&a->client_secret, a->d->clients[k].client_secret);
-            if (!a->client_secret && a->method != MCP__AM_NONE && a->method != MCP__AM_JWT) {
-                char *id = a->client_id;    /* the registration for that issuer, if it is this client */
-                a->client_id = NULL;
-                if (!mcp__au_load_client(a) || strcmp(a->client_id, id)) mcp__au_forget(&a->refresh);
-                MCP_FREE(a->client_id, NULL);
-                a->client_id = id;
-            }
+            mcp__au_find_secret(a);     /* no secret for a client that needs one: no refresh */
+            if (!a->client_secret && (a->method == MCP__AM_BASIC || a->method == MCP__AM_POST))
+                mcp__au_forget(&a->refresh);
             a->state = MCP__AU_DONE;
         }
         mcp_json_free(doc);
@@ -9417,6 +9492,7 @@ static int mcp__auth_init(mcp__auth *a, const mcp_auth *d, const char *server, c
         !mcp__au_set(&a->version, version) || !mcp__au_set(&a->redirect, redirect))
         return 0;
     mcp__au_load_tokens(a);
+    if (a->state != MCP__AU_DONE) mcp__au_load_flow(a);
     return 1;
 }
 
@@ -11425,8 +11501,9 @@ static int mcp__au_give(mcp_client *c)
 {
     mcp__authrun *r = c->au;
     size_t n = r->a.access ? strlen(r->a.access) : 0;
-    char *v = (char *)MCP_MALLOC(n + 8, NULL);
-    if (!v) return 0;
+    char *v;
+    if (!c->t) return 1;                                 /* not connected yet: the connect gives it */
+    if (!(v = (char *)MCP_MALLOC(n + 8, NULL))) return 0;
     memcpy(v, "Bearer ", 7); memcpy(v + 7, r->a.access, n + 1);
     c->tp->authorize(c->t, v);
     memset(v, 0, n + 7);
@@ -11569,6 +11646,14 @@ static void mcp__poll_all(mcp_client *c, int wait)
     mcp__wait_fds(fds, n, total > n ? (wait < 0 || wait > 10 ? 10 : wait) : wait);
 }
 
+/* The flow's request, waited for a while (mcp_client_auth_redirect before the connect). */
+static void mcp__au_io_wait(mcp_client *c)
+{
+    mcp_pollfd f;
+    if (mcp__once_pollfd(&c->au->x, &f)) mcp__wait_fds(&f, 1, 100);
+    mcp__au_io(c);
+}
+
 /* The flow's descriptors after the transport's (n of them in fds, max room). */
 static int mcp__au_pollfds(const mcp_client *c, mcp_pollfd *fds, int n, int max)
 {
@@ -11638,6 +11723,7 @@ MCPDEF mcp_status mcp_client_auth_redirect(mcp_client *c, const char *url, mcp_e
         return mcp__fail(err, MCP_ERR_INVALID, "No authorization is waiting for a redirect.");
     mcp__auth_redirect(&c->au->a, url);
     mcp__au_drive(c);
+    while (!c->t && c->au->x_on) mcp__au_io_wait(c);     /* before the connect: no polls run it */
     if (c->au->a.state == MCP__AU_FAILED) { if (err) *err = c->au->a.err; return c->au->a.err.status; }
     mcp__ok(err);
     return MCP_OK;

@@ -644,7 +644,7 @@ TEST_CASE(client_pre_registered)
         f.d.clients = f.cl; f.d.nclients = 2;
         CHECK(to_client(&f, NULL, NULL) == MCP__AD_BROWSER);   /* no registration */
         CHECK(streq(param(f.x.url, "client_id"), "cid-pre"));
-        CHECK(f.s.saves == 0);
+        CHECK(f.s.saves == 1 && f.s.n == 1 && st_get(&f.s, "mcp-auth flow " SERVER));   /* the flow only */
         fx_free(&f);
     }
     /* only for another issuer: not used, registration instead */
@@ -1258,7 +1258,7 @@ TEST_CASE(token_refresh_invalid_grant_starts_over_once)
     CHECK(chal(&f, 401, "Bearer") == MCP__AD_FETCH && streq(bparam(&f, "grant_type"), "refresh_token"));
     CHECK(ans(&f, 400, "{\"error\":\"invalid_grant\"}") == MCP__AD_FETCH);
     /* the stored tokens are gone, the flow begins again */
-    CHECK(st_get(&f.s, "mcp-auth tokens " SERVER) == NULL && f.s.deletes == 1);
+    CHECK(st_get(&f.s, "mcp-auth tokens " SERVER) == NULL && f.s.deletes == 2);   /* the flow's, then these */
     CHECK(f.a.access == NULL && f.a.refresh == NULL);
     CHECK(is_get(&f, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"));
     CHECK(ans(&f, 200, PRM_OK) == MCP__AD_FETCH);
@@ -1343,6 +1343,46 @@ TEST_CASE(token_refused_fresh_gives_up)
     CHECK(refreshes == 3);
     FAILED(&f, MCP_ERR_AUTH);
     SAYS(&f, "refused four access tokens in a row");
+    CLEAN(&f);
+    fx_free(&f);
+}
+
+/* The authorization waiting for its browser is in the store: another run of the program
+   finishes it from the redirect alone (the verifier and state came back), then it is gone. */
+TEST_CASE(store_flow_finished_by_another_run)
+{
+    char state[64], q[512];
+    const char *rec, *v;
+    fx f;
+    fx_init(&f);
+    CHECK(to_browser(&f, NULL, NULL) == MCP__AD_BROWSER);
+    rec = st_get(&f.s, "mcp-auth flow " SERVER);
+    CHECK(rec && strstr(rec, "\"code_verifier\"") && strstr(rec, "\"state\"") && strstr(rec, ISSUER "/token"));
+    CHECK(rec && !strstr(rec, "client_secret"));
+    snprintf(state, sizeof state, "%s", param(f.x.url, "state"));
+    /* a new engine on the same store, as a new process: it waits for that redirect */
+    mcp__auth_free(&f.a);
+    f.started = 0;
+    CHECK(fx_start_at(&f, SERVER, REDIR));
+    CHECK(f.a.state == MCP__AU_BROWSER && streq(f.a.nonce, state));
+    snprintf(q, sizeof q, "http://127.0.0.1:5555/callback?code=%s&state=%s&iss=%s", CODE, state,
+             "https%3A%2F%2Fauth.example.com");
+    CHECK(redirect(&f, q) == MCP__AD_FETCH);
+    CHECK(streq(f.x.url, ISSUER "/token") && streq(bparam(&f, "code"), CODE));
+    CHECK((v = bparam(&f, "code_verifier")) != NULL && strlen(v) == 43);
+    CHECK(st_get(&f.s, "mcp-auth flow " SERVER) == NULL);          /* answered: nothing waits */
+    CHECK(ans(&f, 200, TOKEN_OK) == MCP__AD_DONE);
+    CHECK(st_get(&f.s, "mcp-auth tokens " SERVER) != NULL);
+    /* a forged redirect for the stored flow is refused, and ends it */
+    fx_free(&f);
+    fx_init(&f);
+    CHECK(to_browser(&f, NULL, NULL) == MCP__AD_BROWSER);
+    mcp__auth_free(&f.a);
+    f.started = 0;
+    CHECK(fx_start_at(&f, SERVER, REDIR));
+    CHECK(redirect(&f, "code=x&state=forged") == MCP__AD_FAILED);
+    FAILED(&f, MCP_ERR_AUTH);
+    CHECK(st_get(&f.s, "mcp-auth flow " SERVER) == NULL);
     CLEAN(&f);
     fx_free(&f);
 }
@@ -1486,7 +1526,7 @@ TEST_CASE(store_what_and_where)
     CHECK(to_client(&f, NULL, NULL) == MCP__AD_FETCH);
     CHECK(ans(&f, 201, "{\"client_id\":\"cid-reg\",\"client_secret\":\"" SECRET "\","
                        "\"token_endpoint_auth_method\":\"client_secret_post\"}") == MCP__AD_BROWSER);
-    CHECK(f.s.n == 1);
+    CHECK(f.s.n == 2 && st_get(&f.s, "mcp-auth flow " SERVER));     /* the registration, the flow */
     cl = st_get(&f.s, "mcp-auth client " ISSUER);
     CHECK(cl != NULL);
     jd = cl ? mcp_json_parse(cl, strlen(cl), NULL) : NULL;

@@ -490,6 +490,46 @@ TEST_CASE(program_redirect_uri_and_auth_redirect)
     end();
 }
 
+/* A program that shows the URL and exits: its next run (a new client on the same store)
+   hands the redirect over before connecting; the flow the first left in the store is
+   finished (the code redeemed with its verifier), and the connect needs no new sign-in. */
+TEST_CASE(auth_redirect_in_a_later_run)
+{
+    mcp_error err;
+    mcp_status st;
+    mcp_client *c;
+    mcp_call *init;
+    page pg;
+    int64_t until;
+    if (!begin(NULL, 1)) return;
+    br.mode = B_KEEP;
+    auth.redirect_uri = "http://127.0.0.1:1/callback";
+    c = mcp_client_new(&desc, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) { end(); return; }
+    init = mcp_client_connect_begin(c, &err);
+    until = mcp_time_ms() + LATE(10000);
+    while (init && !br.opens && mcp_time_ms() < until) mcp_client_poll(c, 50);
+    CHECK(br.opens == 1);
+    if (init) mcp_call_free(init);
+    mcp_client_free(c);                                   /* the first run ends here */
+    CHECK(store_has("code_verifier"));                    /* its flow waits in the store */
+    CHECK(br.opens == 1 && http_get(br.url, &pg) == 302);
+    c = mcp_client_new(&desc, &err);                      /* the next run */
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) { end(); return; }
+    st = mcp_client_auth_redirect(c, pg.location, &err);
+    CHECKF(st == MCP_OK, "mcp_client_auth_redirect before the connect: %s", err.message);
+    CHECK(STAT("code_grants") == 1);
+    CHECK(!store_has("code_verifier"));                   /* over: nothing waits now */
+    st = mcp_client_connect(c, &err);
+    CHECKF(st == MCP_OK, "the connect with the token: %s", err.message);
+    if (st == MCP_OK) use_tools(c, "{\"run\":2}");
+    CHECK(br.opens == 1 && STAT("authorizations") == 1);
+    mcp_client_free(c);
+    end();
+}
+
 /* A redirect with another state is not this flow's answer (a forged one, an old tab): the
    loopback receiver refuses it (400) and goes on waiting, here until the browser's timeout. */
 TEST_CASE(state_mismatch_refused)
