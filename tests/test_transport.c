@@ -23,7 +23,9 @@
    body and a re-read that fails); notifications (each to on_notification with its params or
    none, logging/setLevel and resources/subscribe byte for byte, batches); timeouts (the default,
    per call, none, progress resetting the clock, the maximum totals, the progressToken in _meta,
-   a timed-out and a slow initialize).
+   a timed-out and a slow initialize); requests from the server (server_requests: the declared
+   capabilities, replies at once and later, errors, an invalid result, ping, a request the
+   server cancels, one held at close, no on_request; each reply byte for byte, on both tables).
 
    Usage: test_transport [DATA_DIR] (DATA_DIR is not read). */
 #define _POSIX_C_SOURCE 200809L
@@ -2146,6 +2148,189 @@ TEST_CASE(timeouts)
         EQST(mcp_client_ping(c, &err), MCP_OK, err);
         mcp_client_free(c);
     }
+}
+
+/* ---- requests from the server (sampling, elicitation, roots) --------------------------------------- */
+
+#define INIT_CAPS(id, caps) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
+                            "\"2025-11-25\",\"capabilities\":" caps ",\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define REPLY(id, result) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"result\":" result "}"
+#define REPLY_ERR(id, code, msg) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"error\":{\"code\":" #code ",\"message\":\"" msg "\"}}"
+
+/* on_request as a program would: roots/list at once, sampling and elicitation held for later,
+   anything else -32601 */
+static struct served { int n; char method[16][64]; mcp_request *held[8]; int nheld; } sv;
+static void on_serve(void *u, mcp_client *c, mcp_request *req)
+{
+    const char *m = mcp_request_method(req);
+    (void)u; (void)c;
+    if (sv.n < 16) snprintf(sv.method[sv.n], sizeof sv.method[0], "%s", m);
+    sv.n++;
+    if (!strcmp(m, "roots/list")) mcp_request_reply(req, ANS_R, NULL);
+    else if ((!strcmp(m, "sampling/createMessage") || !strcmp(m, "elicitation/create")) && sv.nheld < 8)
+        sv.held[sv.nheld++] = req;
+    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+/* A 2025-11-25 client declaring caps (and caps_json), with on_serve when serve */
+static mcp_client *serving(const mcp_transport *tp, unsigned caps, const char *caps_json, int serve)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mem_reset(); era = ERA_LEGACY; mem.respond = handshake;
+    notes[0] = logs[0] = 0; ncloses = 0;
+    memset(&sv, 0, sizeof sv);
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = tp;
+    d.protocol_version = "2025-11-25";
+    d.client_name = "t"; d.client_version = "1";
+    d.on_log = on_log; d.on_close = on_close; d.on_notification = on_note;
+    if (serve) d.on_request = on_serve;
+    d.capabilities = caps; d.capabilities_json = caps_json;
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return NULL;
+    EQST(mcp_client_connect(c, &err), MCP_OK, err);
+    mem.respond = NULL;
+    return c;
+}
+
+TEST_CASE(server_requests)
+{
+    mcp_client *c;
+    mcp_error err;
+    mcp_call *call;
+    size_t n0;
+    int t;
+    for (t = 0; t < 2; t++) {                            /* a plain transport, then an HTTP one */
+        c = serving(t ? &mem_transport_http : &mem_transport,
+                    MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION, NULL, 1);
+        if (!c) continue;
+        EQS(mem_msg_at(0), INIT_CAPS(1, "{\"roots\":{\"listChanged\":true},\"sampling\":{},\"elicitation\":{\"form\":{}}}"));
+        n0 = mem.nsent;
+        /* answered at once, for a string and an integer id: each reply sent now, no headers */
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\",\"params\":{}}");
+        mcp_client_poll(c, 0);
+        EQI(mem.nsent, n0 + 2);
+        EQS(mem_msg_at(n0), REPLY("\"s1\"", ANS_R));
+        EQI(mem_at(n0)->id, -1); EQI(mem_at(n0)->how, MCP_SEND_NOW); EQS(mem_at(n0)->headers, "");
+        EQS(mem_msg_at(n0 + 1), REPLY("7", ANS_R));
+        EQI(sv.n, 2);
+        EQS(sv.method[0], "roots/list");
+        /* ping is answered by the library, and a method it does not know: on_request sees neither */
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s2\",\"method\":\"ping\"}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s3\",\"method\":\"x/unknown\",\"params\":{\"a\":1}}");
+        mcp_client_poll(c, 0);
+        EQS(mem_msg_at(n0 + 2), REPLY("\"s2\"", "{}"));
+        EQS(mem_msg_at(n0 + 3), REPLY_ERR("\"s3\"", -32601, "Method not found"));
+        EQI(sv.n, 2);                                    /* an unknown method is the library's -32601 too */
+        /* deferred: kept by on_request, answered later from the program's loop; a call of ours
+           meanwhile stays in flight */
+        call = send_ping(c);                             /* id 2 */
+        n0 = mem.nsent;
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s4\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":"
+                "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"hi\"}}],\"maxTokens\":5}}");
+        mcp_client_poll(c, 0);
+        EQI(sv.nheld, 1);
+        if (sv.nheld == 1) {
+            const mcp_json *p = mcp_request_params(sv.held[0]);
+            EQS(mcp_request_method(sv.held[0]), "sampling/createMessage");
+            CHECK(mcp_json_num(mcp_json_get(p, "maxTokens")) == 5);
+            CHECK(!mcp_request_cancelled(sv.held[0]));
+            mcp_client_poll(c, 30);
+            EQI(mem.nsent, n0);                          /* nothing until the program answers */
+            EQI(mcp_call_status(call), MCP_AGAIN);
+            EQST(mcp_request_reply(sv.held[0], "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":"
+                                   "\"sampled\"},\"model\":\"test-model\",\"stopReason\":\"endTurn\"}", &err), MCP_OK, err);
+            EQS(mem_msg_at(n0), REPLY("\"s4\"", "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":"
+                                      "\"sampled\"},\"model\":\"test-model\",\"stopReason\":\"endTurn\"}"));
+            EQI(mem_at(n0)->how, MCP_SEND_NOW);
+        }
+        answer(2, "{}");
+        EQI(mcp_call_wait(call, 3000), MCP_OK);
+        mcp_call_free(call);
+        /* a deferred error for an elicitation with an integer id; an accept; an invalid result */
+        sv.nheld = 0; n0 = mem.nsent;
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\","
+                "\"requestedSchema\":{\"type\":\"object\"}}}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s6\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"ok?\"}}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s7\",\"method\":\"sampling/createMessage\",\"params\":{}}");
+        mcp_client_poll(c, 0);
+        EQI(sv.nheld, 3);
+        if (sv.nheld == 3) {
+            EQS(mcp_request_method(sv.held[0]), "elicitation/create");
+            EQS(mcp_json_str(mcp_json_get(mcp_request_params(sv.held[0]), "message")), "Name?");
+            EQST(mcp_request_reply_error(sv.held[0], -32000, "user went away", &err), MCP_OK, err);
+            EQS(mem_msg_at(n0), REPLY_ERR("5", -32000, "user went away"));
+            EQST(mcp_request_reply(sv.held[1], ANS_E, &err), MCP_OK, err);
+            EQS(mem_msg_at(n0 + 1), REPLY("\"s6\"", ANS_E));
+            EQST(mcp_request_reply(sv.held[2], "{oops", &err), MCP_ERR_INVALID, err);
+            CHECKF(!strncmp(err.message, "The result is not valid JSON: ", 30), "%s", err.message);
+            EQS(mem_msg_at(n0 + 2), REPLY_ERR("\"s7\"", -32603, "Internal error: the client produced an invalid result"));
+            EQI(mem.nsent, n0 + 3);
+        }
+        /* the server cancels its request: marked, and the reply is not sent */
+        sv.nheld = 0; n0 = mem.nsent; notes[0] = 0;
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s9\",\"method\":\"sampling/createMessage\",\"params\":{}}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"s9\","
+                "\"reason\":\"the server gave up\"}}");
+        mcp_client_poll(c, 0);
+        EQS(notes, "notifications/cancelled {\"requestId\":\"s9\",\"reason\":\"the server gave up\"}\n");
+        EQI(sv.nheld, 1);
+        if (sv.nheld == 1) {
+            EQI(mcp_request_cancelled(sv.held[0]), 1);
+            EQST(mcp_request_reply(sv.held[0], "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"late\"},"
+                                   "\"model\":\"m\"}", &err), MCP_OK, err);
+        }
+        EQI(mem.nsent, n0);                              /* nothing reached the server */
+        EQS(logs, "");
+        mcp_client_free(c);
+        EQI(ncloses, 1);
+    }
+
+    /* a request held when the client closes: the call in flight and the reply report it closed */
+    c = serving(&mem_transport, MCP_CAP_SAMPLING, NULL, 1);
+    if (!c) return;
+    EQS(mem_msg_at(0), INIT_CAPS(1, "{\"sampling\":{}}"));
+    call = mcp_client_send_tool(c, "ask", NULL, NULL, &err);
+    CHECKF(call != NULL, "send: %s", err.message);
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"sampling/createMessage\",\"params\":{}}");
+    mcp_client_poll(c, 0);
+    EQI(sv.nheld, 1);
+    n0 = mem.nsent;
+    mcp_client_close(c);
+    EQST(mcp_call_status(call), MCP_ERR_CLOSED, err);
+    if (sv.nheld == 1) {
+        EQST(mcp_request_reply(sv.held[0], "{}", &err), MCP_ERR_CLOSED, err);
+        EQS(err.message, "Transport closed");
+    }
+    EQI(mem.nsent, n0);
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* no on_request: every request but ping gets -32601, and no capability is declared */
+    c = serving(&mem_transport, MCP_CAP_ROOTS | MCP_CAP_SAMPLING, NULL, 0);
+    if (!c) return;
+    EQS(mem_msg_at(0), INITIALIZE(1));
+    n0 = mem.nsent;
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"sampling/createMessage\",\"params\":{}}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s3\",\"method\":\"ping\"}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, n0 + 3);
+    EQS(mem_msg_at(n0), REPLY_ERR("\"s1\"", -32601, "Method not found"));
+    EQS(mem_msg_at(n0 + 1), REPLY_ERR("2", -32601, "Method not found"));
+    EQS(mem_msg_at(n0 + 2), REPLY("\"s3\"", "{}"));
+    mcp_client_free(c);
+
+    /* capabilities as JSON text */
+    c = serving(&mem_transport, 0, "{\"roots\":{},\"experimental\":{\"x\":{\"y\":1}}}", 0);
+    if (!c) return;
+    EQS(mem_msg_at(0), INIT_CAPS(1, "{\"roots\":{},\"experimental\":{\"x\":{\"y\":1}}}"));
+    mcp_client_free(c);
+    mem_reset();
 }
 
 int main(int argc, char **argv)
