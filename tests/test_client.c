@@ -818,24 +818,20 @@ TEST_CASE(server_requests)
     }
     mcp_json_free(doc);
 
-    /* immediate replies, string and integer ids */
+    /* The pipe's part: the server sees the capabilities, each reply reaches it, its cancel reaches
+       us. Every kind of request and reply is tested once, byte for byte, in test_transport
+       (server_requests). */
+    /* an immediate reply */
     st = ask(c, "{\"method\":\"roots/list\"}", &err);
     EQST(st, MCP_OK, err);
     EQS(big, "{\"result\":{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}}");
-    st = ask(c, "{\"method\":\"roots/list\",\"numeric_id\":true,\"params\":{}}", &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"result\":{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}}");
-    CHECK(s.reqs == 2);
+    CHECK(s.reqs == 1);
     EQS(s.req[0], "roots/list");
     /* ping is answered by the library, on_request never sees it */
     st = ask(c, "{\"method\":\"ping\"}", &err);
     EQST(st, MCP_OK, err);
     EQS(big, "{\"result\":{}}");
-    CHECK(s.reqs == 2);
-    /* an error reply from on_request */
-    st = ask(c, "{\"method\":\"x/unknown\",\"params\":{\"a\":1}}", &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}");
+    CHECK(s.reqs == 1);
 
     /* deferred: on_request keeps it, the program answers later from its own loop */
     call = mcp_client_send_tool(c, "ask", "{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":"
@@ -866,55 +862,6 @@ TEST_CASE(server_requests)
     mcp_json_free(doc);
     mcp_call_free(call);
 
-    /* deferred error, for an elicitation with an integer id */
-    call = mcp_client_send_tool(c, "ask", "{\"method\":\"elicitation/create\",\"numeric_id\":true,\"params\":"
-                                "{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    CHECK(s.nheld == 1);
-    if (s.nheld == 1) {
-        EQS(mcp_request_method(s.held[0]), "elicitation/create");
-        EQS(mcp_json_str(mcp_json_get(mcp_request_params(s.held[0]), "message")), "Name?");
-        st = mcp_request_reply_error(s.held[0], -32000, "user went away", &err);
-        EQST(st, MCP_OK, err);
-        s.nheld = 0;
-    }
-    CHECK(mcp_call_wait(call, 2000) == MCP_OK);
-    mcp_call_result(call, &doc, &err);
-    EQS(text_of(mcp_json_root(doc)), "{\"error\":{\"code\":-32000,\"message\":\"user went away\"}}");
-    mcp_json_free(doc);
-    mcp_call_free(call);
-
-    /* immediate accept of an elicitation, answered from the blocking call's own poll */
-    call = mcp_client_send_tool(c, "ask", "{\"method\":\"elicitation/create\",\"params\":{\"message\":\"ok?\"}}",
-                                NULL, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    if (s.nheld == 1) {
-        st = mcp_request_reply(s.held[0], "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", &err);
-        EQST(st, MCP_OK, err);
-        s.nheld = 0;
-    }
-    CHECK(mcp_call_wait(call, 2000) == MCP_OK);
-    mcp_call_result(call, &doc, &err);
-    EQS(text_of(mcp_json_root(doc)), "{\"result\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}}");
-    mcp_json_free(doc);
-    mcp_call_free(call);
-
-    /* an invalid result: the server gets -32603, the caller MCP_ERR_INVALID */
-    call = mcp_client_send_tool(c, "ask", "{\"method\":\"sampling/createMessage\",\"params\":{}}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    if (s.nheld == 1) {
-        st = mcp_request_reply(s.held[0], "{oops", &err);
-        EQST(st, MCP_ERR_INVALID, err);
-        CHECK(starts(err.message, "The result is not valid JSON: "));
-        s.nheld = 0;
-    }
-    CHECK(mcp_call_wait(call, 2000) == MCP_OK);
-    mcp_call_result(call, &doc, &err);
-    EQS(text_of(mcp_json_root(doc)), "{\"error\":{\"code\":-32603,\"message\":\"Internal error: the client produced "
-                                     "an invalid result\"}}");
-    mcp_json_free(doc);
-    mcp_call_free(call);
-
     /* the server cancels its request: the request is marked, the reply is not sent */
     s.notes = 0;
     st = ask(c, "{\"method\":\"sampling/createMessage\",\"params\":{},\"cancel\":true}", &err);
@@ -923,7 +870,7 @@ TEST_CASE(server_requests)
     CHECK(s.nheld == 1);
     CHECK(s.notes == 1);
     EQS(s.note[0], "notifications/cancelled");
-    EQS(s.note_params[0], "{\"requestId\":\"s9\",\"reason\":\"the server gave up\"}");
+    EQS(s.note_params[0], "{\"requestId\":\"s4\",\"reason\":\"the server gave up\"}");
     if (s.nheld == 1) {
         CHECK(mcp_request_cancelled(s.held[0]) == 1);
         st = mcp_request_reply(s.held[0], "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"late\"},"
@@ -936,49 +883,6 @@ TEST_CASE(server_requests)
     mcp_client_free(c);
     CHECK(s.closes == 1);
 
-    /* a request held when the client closes: replying reports the closed transport */
-    desc_for(&d, &s, NULL);
-    d.on_request = cb_request;
-    d.capabilities = MCP_CAP_SAMPLING;
-    c = open_client(&d);
-    call = mcp_client_send_tool(c, "ask", "{\"method\":\"sampling/createMessage\",\"params\":{}}", NULL, &err);
-    for (i = 0; i < 200 && s.nheld == 0; i++) mcp_client_poll(c, 10);
-    CHECK(s.nheld == 1);
-    mcp_client_close(c);
-    EQST(mcp_call_status(call), MCP_ERR_CLOSED, err);
-    if (s.nheld == 1) {
-        st = mcp_request_reply(s.held[0], "{}", &err);
-        EQST(st, MCP_ERR_CLOSED, err);
-        EQS(err.message, "Transport closed");
-        s.nheld = 0;
-    }
-    mcp_call_free(call);
-    mcp_client_free(c);
-
-    /* no on_request: every request but ping gets -32601, and no capability is declared */
-    desc_for(&d, &s, NULL);
-    d.capabilities = MCP_CAP_ROOTS | MCP_CAP_SAMPLING;
-    c = open_client(&d);
-    tool(c, "client", NULL, big, sizeof big, &err);
-    CHECK(strstr(big, "\"capabilities\":{}") != NULL);
-    st = ask(c, "{\"method\":\"roots/list\"}", &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}");
-    st = ask(c, "{\"method\":\"sampling/createMessage\",\"numeric_id\":true,\"params\":{}}", &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}");
-    st = ask(c, "{\"method\":\"ping\"}", &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"result\":{}}");
-    mcp_client_free(c);
-
-    /* capabilities as JSON text */
-    desc_for(&d, &s, NULL);
-    d.capabilities_json = "{\"roots\":{},\"experimental\":{\"x\":{\"y\":1}}}";
-    c = open_client(&d);
-    tool(c, "client", NULL, big, sizeof big, &err);
-    CHECK(strstr(big, "\"capabilities\":{\"roots\":{},\"experimental\":{\"x\":{\"y\":1}}}") != NULL);
-    mcp_client_free(c);
     g_end(&g);
 }
 
@@ -986,23 +890,15 @@ TEST_CASE(server_requests)
 
 TEST_CASE(notifications)
 {
+    /* The pipe's part: the server's notifications reach on_notification, and the log level and
+       the subscription reach the server (it filters by them). What the client makes of each
+       notification, and of batches, is tested once in test_transport (notifications). */
     guard g;
     seen s;
     mcp_client_desc d;
     mcp_client *c;
     mcp_error err;
     mcp_status st;
-    static const char *const want[][2] = {
-        { "notifications/message", "{\"level\":\"warning\",\"logger\":\"test_server\",\"data\":\"log at warning\"}" },
-        { "notifications/message", "{\"level\":\"error\",\"logger\":\"test_server\",\"data\":\"log at error\"}" },
-        { "notifications/tools/list_changed", "(none)" },
-        { "notifications/resources/list_changed", "(none)" },
-        { "notifications/prompts/list_changed", "{}" },
-        { "notifications/resources/updated", "{\"uri\":\"mem://counter\"}" },
-        { "notifications/progress", "{\"progressToken\":\"nobody\",\"progress\":1}" },
-        { "notifications/cancelled", "{\"requestId\":424242,\"reason\":\"no such request\"}" },
-    };
-    int i;
     g_begin(&g, "notifications");
     desc_for(&d, &s, NULL);
     c = open_client(&d);
@@ -1018,36 +914,9 @@ TEST_CASE(notifications)
     st = tool(c, "notify", NULL, big, sizeof big, &err);
     EQST(st, MCP_OK, err);
     CHECKF(s.notes == 8, "%d notifications", s.notes);
-    for (i = 0; i < 8 && i < s.notes; i++) {
-        EQS(s.note[i], want[i][0]);
-        EQS(s.note_params[i], want[i][1]);
-    }
-    /* a batch (2025-03-26): a notification and the answer in one array */
-    s.notes = 0;
-    st = tool(c, "batch", NULL, big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "batched");
-    CHECK(s.notes == 1);
-    EQS(s.note_params[0], "{\"level\":\"info\",\"data\":\"in a batch\"}");
-    /* a batch of five responses, newest first */
-    {
-        mcp_call *rc[5];
-        mcp_json_doc *doc;
-        char args[64];
-        int bad = 0;
-        for (i = 0; i < 5; i++) {
-            snprintf(args, sizeof args, "{\"i\":%d,\"n\":5%s}", i, i == 4 ? ",\"batch\":true" : "");
-            rc[i] = mcp_client_send_tool(c, "rev", args, NULL, &err);
-        }
-        for (i = 0; i < 5; i++) {
-            snprintf(args, sizeof args, "{\"i\":%d,\"n\":5%s}", i, i == 4 ? ",\"batch\":true" : "");
-            if (mcp_call_wait(rc[i], 2000) != MCP_OK || mcp_call_result(rc[i], &doc, &err) != MCP_OK) bad++;
-            else if (!text_of(mcp_json_root(doc)) || strcmp(text_of(mcp_json_root(doc)), args)) bad++;
-            mcp_json_free(doc);
-            mcp_call_free(rc[i]);
-        }
-        CHECK(bad == 0);
-    }
+    EQS(s.note_params[0], "{\"level\":\"warning\",\"logger\":\"test_server\",\"data\":\"log at warning\"}");
+    EQS(s.note[5], "notifications/resources/updated");
+    EQS(s.note_params[5], "{\"uri\":\"mem://counter\"}");
     CHECK(s.logs == 0);
     mcp_client_free(c);
     g_end(&g);
@@ -1232,6 +1101,9 @@ static mcp_call *send_opts(mcp_client *c, const char *name, const char *args, in
 
 TEST_CASE(timeouts)
 {
+    /* The stdio path only: the timeouts, progress, its reset and the maximum totals are tested once
+       in test_transport (timeouts). Here the notifications/cancelled reaches the server, progress
+       comes through the pipe, and a timed-out initialize is not cancelled to the server. */
     guard g;
     seen s;
     mcp_client_desc d;
@@ -1240,10 +1112,8 @@ TEST_CASE(timeouts)
     mcp_status st;
     mcp_call *call;
     mcp_json_doc *doc;
-    mcp_client_stats s0, s1;
     int64_t t0, el, id;
     char want[256];
-    int i, mono;
     g_begin(&g, "timeouts and progress");
     desc_for(&d, &s, NULL);
     d.timeout_ms = 200;
@@ -1264,40 +1134,6 @@ TEST_CASE(timeouts)
     snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
              "\"reason\":\"Request timeout after 200ms\"}}", (long long)id);
     CHECKF(strstr(history(c), want) != NULL, "the server was not told: %s", big);
-    st = mcp_client_request(c, "test/never", NULL, &doc, &err);     /* generic request */
-    EQST(st, MCP_ERR_TIMEOUT, err);
-    EQS(err.message, "Request timeout after 200ms");
-    st = tool(c, "never", NULL, big, sizeof big, &err);             /* blocking typed call */
-    EQST(st, MCP_ERR_TIMEOUT, err);
-    EQS(err.message, "Request timeout after 200ms");
-
-    /* per call: shorter, and none at all */
-    call = send_opts(c, "never", NULL, 80, 0, 0, NULL);
-    t0 = mcp_time_ms();
-    mcp_call_wait(call, -1);
-    el = mcp_time_ms() - t0;
-    st = mcp_call_result(call, NULL, &err);
-    EQST(st, MCP_ERR_TIMEOUT, err);
-    EQS(err.message, "Request timeout after 80ms");
-    CHECKF(el >= 75 && el < LATE(1000), "per-call timeout after %lld ms", (long long)el);
-    mcp_call_free(call);
-    call = send_opts(c, "slow", "{\"ms\":300}", -1, 0, 0, NULL);
-    CHECK(mcp_call_wait(call, -1) == MCP_OK);
-    mcp_call_free(call);
-
-    /* a late answer after a timeout is ignored, counted and logged */
-    mcp_client_get_stats(c, &s0);
-    s.logs = 0;
-    call = send_opts(c, "slow", "{\"ms\":150}", 50, 0, 0, NULL);
-    id = mcp_call_id(call);
-    CHECK(mcp_call_wait(call, -1) == MCP_ERR_TIMEOUT);
-    mcp_call_free(call);
-    for (i = 0; i < 40 && s.logs == 0; i++) mcp_client_poll(c, 10);
-    mcp_client_get_stats(c, &s1);
-    CHECK(s1.unknown_ids == s0.unknown_ids + 1);
-    CHECK(s.logs == 1);
-    snprintf(want, sizeof want, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
-    EQS(s.log[0], want);
 
     /* progress resets the clock: 600 ms of work with a 150 ms timeout */
     s.progress = 0;
@@ -1312,66 +1148,6 @@ TEST_CASE(timeouts)
     mcp_json_free(doc);
     mcp_call_free(call);
     CHECKF(s.progress == 11, "%d progress callbacks", s.progress);
-    for (i = 0, mono = 1; i < s.progress && i < MAXREC; i++) {
-        char m[32];
-        snprintf(m, sizeof m, "step %d", i + 1);
-        if (s.prog[i] != i + 1 || s.total[i] != 12 || strcmp(s.pmsg[i], m)) mono = 0;
-    }
-    CHECK(mono);
-    /* the same work without reset: times out; progress still reaches the callback */
-    s.progress = 0;
-    call = send_opts(c, "slow", "{\"ms\":600,\"every\":50}", 150, 0, 0, &s);
-    st = mcp_call_wait(call, -1);
-    CHECK(st == MCP_ERR_TIMEOUT);
-    mcp_call_result(call, NULL, &err);
-    EQS(err.message, "Request timeout after 150ms");
-    CHECKF(s.progress >= 1 && s.progress <= 3, "%d progress callbacks", s.progress);
-    mcp_call_free(call);
-    /* the maximum total cuts a call that keeps making progress */
-    call = send_opts(c, "slow", "{\"ms\":2000,\"every\":40}", 150, 1, 350, &s);
-    t0 = mcp_time_ms();
-    st = mcp_call_wait(call, -1);
-    el = mcp_time_ms() - t0;
-    CHECK(st == MCP_ERR_TIMEOUT);
-    CHECKF(el >= 340 && el < LATE(1500), "max total after %lld ms", (long long)el);
-    mcp_call_result(call, NULL, &err);
-    EQS(err.message, "Request timeout after 350ms (the maximum total time)");
-    mcp_call_free(call);
-    /* the default maximum: 10 x the timeout */
-    call = send_opts(c, "slow", "{\"ms\":3000,\"every\":20}", 40, 1, 0, NULL);
-    t0 = mcp_time_ms();
-    st = mcp_call_wait(call, -1);
-    el = mcp_time_ms() - t0;
-    mcp_call_result(call, NULL, &err);
-    EQST(st, MCP_ERR_TIMEOUT, err);
-    EQS(err.message, "Request timeout after 400ms (the maximum total time)");
-    CHECKF(el >= 390 && el < LATE(2000), "default max total after %lld ms", (long long)el);
-    mcp_call_free(call);
-    /* no total: the callback gets total < 0; progress tokens reach the server in _meta */
-    s.progress = 0;
-    call = send_opts(c, "slow", "{\"ms\":100,\"every\":30,\"no_total\":true}", 0, 0, 0, &s);
-    CHECK(mcp_call_wait(call, -1) == MCP_OK);
-    CHECK(s.progress == 3 && s.total[0] < 0 && s.prog[2] == 3);
-    EQS(s.pmsg[0], "step 1");
-    mcp_call_free(call);
-    {
-        mcp_call_opts o;
-        memset(&o, 0, sizeof o);
-        o.on_progress = on_progress; o.user = &s;
-        call = mcp_client_send(c, "tools/call", "{\"name\":\"meta\",\"_meta\":{\"progressToken\":\"mine\",\"k\":1}}", &o, &err);
-        CHECK(mcp_call_wait(call, -1) == MCP_OK);
-        mcp_call_result(call, &doc, &err);
-        snprintf(want, sizeof want, "{\"progressToken\":%lld,\"k\":1}", (long long)mcp_call_id(call));
-        EQS(text_of(mcp_json_root(doc)), want);
-        mcp_json_free(doc);
-        mcp_call_free(call);
-        call = mcp_client_send(c, "tools/call", "{\"name\":\"meta\"}", NULL, &err);   /* no token without a use */
-        CHECK(mcp_call_wait(call, -1) == MCP_OK);
-        mcp_call_result(call, &doc, &err);
-        EQS(text_of(mcp_json_root(doc)), "null");
-        mcp_json_free(doc);
-        mcp_call_free(call);
-    }
     mcp_client_free(c);
 
     /* initialize times out too; it is never "cancelled" to the server */
@@ -1383,32 +1159,16 @@ TEST_CASE(timeouts)
         desc_for(&d, &s, args);
         d.timeout_ms = 150;
         c = mcp_client_new(&d, &err);
-        t0 = mcp_time_ms();
         st = mcp_client_connect(c, &err);
-        el = mcp_time_ms() - t0;
         EQST(st, MCP_ERR_TIMEOUT, err);
         EQS(err.message, "Request timeout after 150ms");
-        CHECKF(el >= 145 && el < LATE(1000), "initialize timed out after %lld ms", (long long)el);
         CHECK(s.closes == 1);
-        st = mcp_client_ping(c, &err);
-        EQST(st, MCP_ERR_CLOSED, err);
         mcp_client_free(c);
         log = read_file(logpath);
         CHECK(log && strstr(log, "\"method\":\"initialize\""));
         CHECK(log && !strstr(log, "notifications/cancelled"));
         free(log);
         unlink(logpath);
-    }
-    /* a slow initialize within the timeout */
-    {
-        const char *args[] = { "--init=slow:150", NULL };
-        desc_for(&d, &s, args);
-        d.timeout_ms = 1000;
-        t0 = mcp_time_ms();
-        c = open_client(&d);
-        CHECK(mcp_time_ms() - t0 >= 145);
-        CHECK(mcp_client_ping(c, &err) == MCP_OK);
-        mcp_client_free(c);
     }
     g_end(&g);
 }

@@ -20,7 +20,12 @@
    JSON-RPC error objects as mcp_error (rpc_errors: every code's sentence, in both eras); the less
    common cases (SESSION_LOST for no request, events for ids no longer in flight, a
    batch, requests from the server, close_now, BROKEN during the connect, -32020 in a FAILED's
-   body and a re-read that fails).
+   body and a re-read that fails); notifications (each to on_notification with its params or
+   none, logging/setLevel and resources/subscribe byte for byte, batches); timeouts (the default,
+   per call, none, progress resetting the clock, the maximum totals, the progressToken in _meta,
+   a timed-out and a slow initialize); requests from the server (server_requests: the declared
+   capabilities, replies at once and later, errors, an invalid result, ping, a request the
+   server cancels, one held at close, no on_request; each reply byte for byte, on both tables).
 
    Usage: test_transport [DATA_DIR] (DATA_DIR is not read). */
 #define _POSIX_C_SOURCE 200809L
@@ -61,10 +66,10 @@ static void on_log(void *u, mcp_client *c, const char *m) { (void)u; (void)c; ca
 static void on_stderr(void *u, mcp_client *c, const char *l, size_t n) { (void)u; (void)c; cat(errs, sizeof errs, l, n); }
 static void on_note(void *u, mcp_client *c, const char *method, const mcp_json *params)
 {
-    char *p = mcp_json_dump(params, 0, NULL);
+    char *p = params ? mcp_json_dump(params, 0, NULL) : NULL;    /* "(none)": no params at all */
     size_t at = strlen(notes);
     (void)u; (void)c;
-    snprintf(notes + at, sizeof notes - at, "%s %s\n", method, nn(p));
+    snprintf(notes + at, sizeof notes - at, "%s %s\n", method, p ? p : "(none)");
     mcp_free(p);
 }
 static void on_close(void *u, mcp_client *c, const mcp_error *why)
@@ -1854,6 +1859,478 @@ TEST_CASE(more)
                      "again failed: Connection reset");
     mcp_call_free(call);
     mcp_client_free(c);
+}
+
+/* ---- notifications, progress and timeouts --------------------------------------------------------- */
+
+/* Every request answered with an empty result (the handshake as handshake does) */
+static void answer_all(const mem_sent *s, void *user)
+{
+    char method[64];
+    int64_t id = id_of(s->msg, method, sizeof method);
+    if (!strcmp(method, "initialize") || !strcmp(method, "server/discover")) handshake(s, user);
+    else if (id >= 0) answer(id, "{}");
+}
+
+TEST_CASE(notifications)
+{
+    mcp_client *c;
+    mcp_error err;
+    mcp_call *call, *rc[5];
+    mcp_json_doc *doc = NULL;
+    size_t n0;
+    int i, bad = 0;
+    server_caps = "{\"tools\":{},\"resources\":{\"subscribe\":true},\"logging\":{}}";
+    c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 0);
+    server_caps = NULL;
+    if (!c) return;
+    n0 = mem.nsent;
+    /* each to on_notification with its method and params, in order; none answered, none logged */
+    mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"warning\",\"logger\":"
+            "\"srv\",\"data\":\"log at warning\"}}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/prompts/list_changed\",\"params\":{}}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":\"mem://counter\"}}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\","
+            "\"progress\":1}}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":424242,"
+            "\"reason\":\"no such request\"}}");
+    mcp_client_poll(c, 0);
+    EQS(notes, "notifications/message {\"level\":\"warning\",\"logger\":\"srv\",\"data\":\"log at warning\"}\n"
+               "notifications/tools/list_changed (none)\n"
+               "notifications/prompts/list_changed {}\n"
+               "notifications/resources/updated {\"uri\":\"mem://counter\"}\n"
+               "notifications/progress {\"progressToken\":\"nobody\",\"progress\":1}\n"
+               "notifications/cancelled {\"requestId\":424242,\"reason\":\"no such request\"}\n");
+    EQI(mem.nsent, n0);
+    /* the level and the subscription the server filters by: their requests, byte for byte */
+    mem.respond = answer_all;
+    EQST(mcp_client_set_log_level(c, "warning", &err), MCP_OK, err);
+    EQS(mem_msg_at(n0), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"warning\"}}");
+    EQST(mcp_client_subscribe(c, "mem://counter", &err), MCP_OK, err);
+    EQS(mem_msg_at(n0 + 1), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\",\"params\":"
+                            "{\"uri\":\"mem://counter\"}}");
+    mem.respond = NULL;
+    /* a batch (2025-03-26): a notification and the answer in one array */
+    notes[0] = 0;
+    call = mcp_client_send_tool(c, "batch", NULL, NULL, &err);
+    CHECKF(call != NULL, "send: %s", err.message);
+    mem_msg("[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":"
+            "\"in a batch\"}},{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":"
+            "\"batched\"}]}}]");
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    EQST(mcp_call_result(call, &doc, &err), MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "content"), 0), "text")), "batched");
+    mcp_json_free(doc); doc = NULL;
+    mcp_call_free(call);
+    EQS(notes, "notifications/message {\"level\":\"info\",\"data\":\"in a batch\"}\n");
+    /* a batch of five responses, newest first: each to its own call */
+    for (i = 0; i < 5; i++) rc[i] = send_ping(c);          /* ids 5 to 9 */
+    mem_msg("[{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"i\":4}},{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"i\":3}},"
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"i\":2}},{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"i\":1}},"
+            "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"i\":0}}]");
+    for (i = 0; i < 5; i++) {
+        if (!rc[i]) { bad++; continue; }
+        if (mcp_call_wait(rc[i], 3000) != MCP_OK || mcp_call_result(rc[i], &doc, &err) != MCP_OK) bad++;
+        else if (mcp_json_num(mcp_json_get(mcp_json_root(doc), "i")) != i) bad++;
+        mcp_json_free(doc); doc = NULL;
+        mcp_call_free(rc[i]);
+    }
+    EQI(bad, 0);
+    EQI(mem.reports[mem.nreports - 1], 5);
+    EQS(logs, "");
+    mcp_client_free(c);
+}
+
+static struct prog { int n; double prog[32], total[32]; char msg[32][32]; } pg;
+static void on_prog(void *u, mcp_call *call, double progress_, double total, const char *message)
+{
+    (void)u; (void)call;
+    if (pg.n < 32) {
+        pg.prog[pg.n] = progress_; pg.total[pg.n] = total;
+        snprintf(pg.msg[pg.n], sizeof pg.msg[0], "%s", message ? message : "(null)");
+    }
+    pg.n++;
+}
+
+/* A progress report for token: step n of total (< 0: none), "step n" */
+static void step(int64_t token, int n, int total)
+{
+    char m[256], t[32] = "";
+    if (total >= 0) snprintf(t, sizeof t, ",\"total\":%d", total);
+    snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+             "\"progress\":%d%s,\"message\":\"step %d\"}}", (long long)token, n, t, n);
+    mem_msg(m);
+}
+
+static mcp_call *send_opts(mcp_client *c, const char *name, int timeout, int reset, int max_total, int with_progress)
+{
+    mcp_call_opts o;
+    mcp_error err;
+    mcp_call *call;
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = timeout; o.reset_on_progress = reset; o.max_total_ms = max_total;
+    if (with_progress) o.on_progress = on_prog;
+    call = mcp_client_send_tool(c, name, NULL, &o, &err);
+    CHECKF(call != NULL, "send: %s", err.message);
+    return call;
+}
+
+/* Reports progress on call every every_ms until it ends or n steps are sent; its status */
+static mcp_status steps_until_done(mcp_client *c, mcp_call *call, int every_ms, int n, int total)
+{
+    int i;
+    for (i = 1; i <= n && mcp_call_status(call) == MCP_AGAIN; i++) {
+        step(mcp_call_id(call), i, total);
+        mcp_client_poll(c, 0);
+        mcp_call_wait(call, every_ms);
+    }
+    return mcp_call_status(call);
+}
+
+TEST_CASE(timeouts)
+{
+    mcp_client *c = client(&mem_transport, ERA_LEGACY, "2025-11-25", 200);
+    mcp_error err;
+    mcp_call *call;
+    mcp_json_doc *doc = NULL;
+    int64_t t0, el;
+    size_t n0;
+    int i, mono;
+    if (!c) return;
+    /* the client's default, and notifications/cancelled with the timeout's sentence */
+    call = send_opts(c, "never", 0, 0, 0, 0);
+    t0 = mcp_time_ms();
+    EQI(mcp_call_wait(call, -1), MCP_ERR_TIMEOUT);
+    el = mcp_time_ms() - t0;
+    CHECKF(el >= 190 && el < 1000, "timed out after %lld ms", (long long)el);
+    EQST(mcp_call_result(call, &doc, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 200ms");
+    CHECK(doc == NULL);
+    mcp_call_free(call);
+    EQS(mem_msg_at(2), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"never\"}}");
+    EQS(mem_msg_at(3), CANCELLED_FOR(2, "Request timeout after 200ms"));
+    /* a generic request and a blocking typed call time out the same way */
+    EQST(mcp_client_request(c, "test/never", NULL, &doc, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 200ms");
+    EQS(mem_msg_at(4), "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"test/never\"}");
+    EQS(mem_msg_at(5), CANCELLED_FOR(3, "Request timeout after 200ms"));
+    EQST(mcp_client_call_tool(c, "never", NULL, &doc, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 200ms");
+    EQS(mem_msg_at(7), CANCELLED_FOR(4, "Request timeout after 200ms"));
+    /* per call: shorter, and none at all */
+    call = send_opts(c, "never", 80, 0, 0, 0);
+    t0 = mcp_time_ms();
+    mcp_call_wait(call, -1);
+    el = mcp_time_ms() - t0;
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 80ms");
+    CHECKF(el >= 75 && el < 1000, "per-call timeout after %lld ms", (long long)el);
+    mcp_call_free(call);
+    call = send_opts(c, "slow", -1, 0, 0, 0);            /* id 6 */
+    EQI(mcp_call_wait(call, 300), MCP_AGAIN);            /* past the default: still waiting */
+    answer(6, "{\"content\":[]}");
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    mcp_call_free(call);
+    /* progress resets the clock: 11 reports 50 ms apart with a 150 ms timeout */
+    memset(&pg, 0, sizeof pg);
+    call = send_opts(c, "slow", 150, 1, 0, 1);           /* id 7 */
+    t0 = mcp_time_ms();
+    EQI(steps_until_done(c, call, 50, 11, 12), MCP_AGAIN);
+    el = mcp_time_ms() - t0;
+    CHECKF(el >= 540, "the reports took %lld ms", (long long)el);
+    answer(7, "{\"content\":[{\"type\":\"text\",\"text\":\"slept 600 ms\"}]}");
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    mcp_call_free(call);
+    EQI(pg.n, 11);
+    for (i = 0, mono = 1; i < pg.n && i < 32; i++) {
+        char m[32];
+        snprintf(m, sizeof m, "step %d", i + 1);
+        if (pg.prog[i] != i + 1 || pg.total[i] != 12 || strcmp(pg.msg[i], m)) mono = 0;
+    }
+    CHECK(mono);
+    /* the same without reset: times out; the reports before still reach the callback */
+    memset(&pg, 0, sizeof pg);
+    call = send_opts(c, "slow", 150, 0, 0, 1);
+    EQI(steps_until_done(c, call, 60, 11, 12), MCP_ERR_TIMEOUT);     /* reports at 0, 60, 120 ms */
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 150ms");
+    CHECKF(pg.n >= 1 && pg.n <= 3, "%d progress callbacks", pg.n);
+    mcp_call_free(call);
+    /* the maximum total cuts a call that keeps making progress */
+    call = send_opts(c, "slow", 150, 1, 350, 1);
+    t0 = mcp_time_ms();
+    EQI(steps_until_done(c, call, 40, 50, 50), MCP_ERR_TIMEOUT);
+    el = mcp_time_ms() - t0;
+    CHECKF(el >= 340 && el < 1500, "max total after %lld ms", (long long)el);
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 350ms (the maximum total time)");
+    mcp_call_free(call);
+    /* the default maximum: 10 x the timeout */
+    call = send_opts(c, "slow", 40, 1, 0, 1);
+    t0 = mcp_time_ms();
+    EQI(steps_until_done(c, call, 20, 200, 200), MCP_ERR_TIMEOUT);
+    el = mcp_time_ms() - t0;
+    EQST(mcp_call_result(call, NULL, &err), MCP_ERR_TIMEOUT, err);
+    EQS(err.message, "Request timeout after 400ms (the maximum total time)");
+    CHECKF(el >= 390 && el < 2000, "default max total after %lld ms", (long long)el);
+    mcp_call_free(call);
+    /* no total: the callback gets total < 0 */
+    memset(&pg, 0, sizeof pg);
+    call = send_opts(c, "slow", 0, 0, 0, 1);
+    for (i = 1; i <= 3; i++) step(mcp_call_id(call), i, -1);
+    answer(mcp_call_id(call), "{\"content\":[]}");
+    EQI(mcp_call_wait(call, 3000), MCP_OK);
+    CHECK(pg.n == 3 && pg.total[0] < 0 && pg.prog[2] == 3);
+    EQS(pg.msg[0], "step 1");
+    mcp_call_free(call);
+    /* the progressToken in _meta is the call's id, the caller's other _meta members kept; none
+       without an on_progress */
+    {
+        mcp_call_opts o;
+        memset(&o, 0, sizeof o);
+        o.on_progress = on_prog;
+        n0 = mem.nsent;
+        call = mcp_client_send(c, "tools/call", "{\"name\":\"meta\",\"_meta\":{\"progressToken\":\"mine\",\"k\":1}}", &o, &err);
+        CHECKF(call != NULL, "send: %s", err.message);
+        EQS(mem_msg_at(n0), "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"meta\","
+                            "\"_meta\":{\"progressToken\":12,\"k\":1}}}");
+        mcp_call_free(call);
+        n0 = mem.nsent;
+        call = mcp_client_send(c, "tools/call", "{\"name\":\"meta\"}", NULL, &err);
+        EQS(mem_msg_at(n0), "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{\"name\":\"meta\"}}");
+        mcp_call_free(call);
+    }
+    mcp_client_free(c);
+
+    /* initialize times out too; it is never "cancelled" to the server */
+    {
+        mcp_client_desc d;
+        memset(&d, 0, sizeof d);
+        mem_reset(); ncloses = 0;
+        d.transport = MCP_CUSTOM; d.custom = &mem_transport;
+        d.protocol_version = "2025-11-25"; d.timeout_ms = 150; d.on_close = on_close;
+        d.client_name = "t"; d.client_version = "1";
+        c = mcp_client_new(&d, &err);
+        CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+        if (!c) return;
+        t0 = mcp_time_ms();
+        EQST(mcp_client_connect(c, &err), MCP_ERR_TIMEOUT, err);
+        el = mcp_time_ms() - t0;
+        EQS(err.message, "Request timeout after 150ms");
+        CHECKF(el >= 145 && el < 1000, "initialize timed out after %lld ms", (long long)el);
+        EQI(ncloses, 1);
+        EQI(mem.nsent, 1);
+        EQS(mem_msg_at(0), INITIALIZE(1));
+        EQST(mcp_client_ping(c, &err), MCP_ERR_CLOSED, err);
+        EQI(mem.nsent, 1);
+        mcp_client_free(c);
+    }
+    /* a slow initialize within the timeout */
+    {
+        mcp_client_desc d;
+        mcp_call *init;
+        memset(&d, 0, sizeof d);
+        mem_reset();
+        d.transport = MCP_CUSTOM; d.custom = &mem_transport;
+        d.protocol_version = "2025-11-25"; d.timeout_ms = 1000;
+        d.client_name = "t"; d.client_version = "1";
+        c = mcp_client_new(&d, &err);
+        if (!c) return;
+        init = mcp_client_connect_begin(c, &err);
+        CHECKF(init != NULL, "connect_begin: %s", err.message);
+        EQI(mcp_call_wait(init, 150), MCP_AGAIN);
+        answer(1, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}");
+        EQI(mcp_call_wait(init, 3000), MCP_OK);
+        mcp_call_free(init);
+        EQS(mem_msg_at(1), INITIALIZED);
+        mem.respond = answer_all;
+        EQST(mcp_client_ping(c, &err), MCP_OK, err);
+        mcp_client_free(c);
+    }
+}
+
+/* ---- requests from the server (sampling, elicitation, roots) --------------------------------------- */
+
+#define INIT_CAPS(id, caps) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
+                            "\"2025-11-25\",\"capabilities\":" caps ",\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define REPLY(id, result) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"result\":" result "}"
+#define REPLY_ERR(id, code, msg) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"error\":{\"code\":" #code ",\"message\":\"" msg "\"}}"
+
+/* on_request as a program would: roots/list at once, sampling and elicitation held for later,
+   anything else -32601 */
+static struct served { int n; char method[16][64]; mcp_request *held[8]; int nheld; } sv;
+static void on_serve(void *u, mcp_client *c, mcp_request *req)
+{
+    const char *m = mcp_request_method(req);
+    (void)u; (void)c;
+    if (sv.n < 16) snprintf(sv.method[sv.n], sizeof sv.method[0], "%s", m);
+    sv.n++;
+    if (!strcmp(m, "roots/list")) mcp_request_reply(req, ANS_R, NULL);
+    else if ((!strcmp(m, "sampling/createMessage") || !strcmp(m, "elicitation/create")) && sv.nheld < 8)
+        sv.held[sv.nheld++] = req;
+    else mcp_request_reply_error(req, -32601, "Method not found", NULL);
+}
+
+/* A 2025-11-25 client declaring caps (and caps_json), with on_serve when serve */
+static mcp_client *serving(const mcp_transport *tp, unsigned caps, const char *caps_json, int serve)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_client *c;
+    mem_reset(); era = ERA_LEGACY; mem.respond = handshake;
+    notes[0] = logs[0] = 0; ncloses = 0;
+    memset(&sv, 0, sizeof sv);
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = tp;
+    d.protocol_version = "2025-11-25";
+    d.client_name = "t"; d.client_version = "1";
+    d.on_log = on_log; d.on_close = on_close; d.on_notification = on_note;
+    if (serve) d.on_request = on_serve;
+    d.capabilities = caps; d.capabilities_json = caps_json;
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return NULL;
+    EQST(mcp_client_connect(c, &err), MCP_OK, err);
+    mem.respond = NULL;
+    return c;
+}
+
+TEST_CASE(server_requests)
+{
+    mcp_client *c;
+    mcp_error err;
+    mcp_call *call;
+    size_t n0;
+    int t;
+    for (t = 0; t < 2; t++) {                            /* a plain transport, then an HTTP one */
+        c = serving(t ? &mem_transport_http : &mem_transport,
+                    MCP_CAP_ROOTS | MCP_CAP_ROOTS_LIST_CHANGED | MCP_CAP_SAMPLING | MCP_CAP_ELICITATION, NULL, 1);
+        if (!c) continue;
+        EQS(mem_msg_at(0), INIT_CAPS(1, "{\"roots\":{\"listChanged\":true},\"sampling\":{},\"elicitation\":{\"form\":{}}}"));
+        n0 = mem.nsent;
+        /* answered at once, for a string and an integer id: each reply sent now, no headers */
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\",\"params\":{}}");
+        mcp_client_poll(c, 0);
+        EQI(mem.nsent, n0 + 2);
+        EQS(mem_msg_at(n0), REPLY("\"s1\"", ANS_R));
+        EQI(mem_at(n0)->id, -1); EQI(mem_at(n0)->how, MCP_SEND_NOW); EQS(mem_at(n0)->headers, "");
+        EQS(mem_msg_at(n0 + 1), REPLY("7", ANS_R));
+        EQI(sv.n, 2);
+        EQS(sv.method[0], "roots/list");
+        /* ping is answered by the library, and a method it does not know: on_request sees neither */
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s2\",\"method\":\"ping\"}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s3\",\"method\":\"x/unknown\",\"params\":{\"a\":1}}");
+        mcp_client_poll(c, 0);
+        EQS(mem_msg_at(n0 + 2), REPLY("\"s2\"", "{}"));
+        EQS(mem_msg_at(n0 + 3), REPLY_ERR("\"s3\"", -32601, "Method not found"));
+        EQI(sv.n, 2);                                    /* an unknown method is the library's -32601 too */
+        /* deferred: kept by on_request, answered later from the program's loop; a call of ours
+           meanwhile stays in flight */
+        call = send_ping(c);                             /* id 2 */
+        n0 = mem.nsent;
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s4\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":"
+                "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"hi\"}}],\"maxTokens\":5}}");
+        mcp_client_poll(c, 0);
+        EQI(sv.nheld, 1);
+        if (sv.nheld == 1) {
+            const mcp_json *p = mcp_request_params(sv.held[0]);
+            EQS(mcp_request_method(sv.held[0]), "sampling/createMessage");
+            CHECK(mcp_json_num(mcp_json_get(p, "maxTokens")) == 5);
+            CHECK(!mcp_request_cancelled(sv.held[0]));
+            mcp_client_poll(c, 30);
+            EQI(mem.nsent, n0);                          /* nothing until the program answers */
+            EQI(mcp_call_status(call), MCP_AGAIN);
+            EQST(mcp_request_reply(sv.held[0], "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":"
+                                   "\"sampled\"},\"model\":\"test-model\",\"stopReason\":\"endTurn\"}", &err), MCP_OK, err);
+            EQS(mem_msg_at(n0), REPLY("\"s4\"", "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":"
+                                      "\"sampled\"},\"model\":\"test-model\",\"stopReason\":\"endTurn\"}"));
+            EQI(mem_at(n0)->how, MCP_SEND_NOW);
+        }
+        answer(2, "{}");
+        EQI(mcp_call_wait(call, 3000), MCP_OK);
+        mcp_call_free(call);
+        /* a deferred error for an elicitation with an integer id; an accept; an invalid result */
+        sv.nheld = 0; n0 = mem.nsent;
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\","
+                "\"requestedSchema\":{\"type\":\"object\"}}}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s6\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"ok?\"}}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s7\",\"method\":\"sampling/createMessage\",\"params\":{}}");
+        mcp_client_poll(c, 0);
+        EQI(sv.nheld, 3);
+        if (sv.nheld == 3) {
+            EQS(mcp_request_method(sv.held[0]), "elicitation/create");
+            EQS(mcp_json_str(mcp_json_get(mcp_request_params(sv.held[0]), "message")), "Name?");
+            EQST(mcp_request_reply_error(sv.held[0], -32000, "user went away", &err), MCP_OK, err);
+            EQS(mem_msg_at(n0), REPLY_ERR("5", -32000, "user went away"));
+            EQST(mcp_request_reply(sv.held[1], ANS_E, &err), MCP_OK, err);
+            EQS(mem_msg_at(n0 + 1), REPLY("\"s6\"", ANS_E));
+            EQST(mcp_request_reply(sv.held[2], "{oops", &err), MCP_ERR_INVALID, err);
+            CHECKF(!strncmp(err.message, "The result is not valid JSON: ", 30), "%s", err.message);
+            EQS(mem_msg_at(n0 + 2), REPLY_ERR("\"s7\"", -32603, "Internal error: the client produced an invalid result"));
+            EQI(mem.nsent, n0 + 3);
+        }
+        /* the server cancels its request: marked, and the reply is not sent */
+        sv.nheld = 0; n0 = mem.nsent; notes[0] = 0;
+        mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s9\",\"method\":\"sampling/createMessage\",\"params\":{}}");
+        mem_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"s9\","
+                "\"reason\":\"the server gave up\"}}");
+        mcp_client_poll(c, 0);
+        EQS(notes, "notifications/cancelled {\"requestId\":\"s9\",\"reason\":\"the server gave up\"}\n");
+        EQI(sv.nheld, 1);
+        if (sv.nheld == 1) {
+            EQI(mcp_request_cancelled(sv.held[0]), 1);
+            EQST(mcp_request_reply(sv.held[0], "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"late\"},"
+                                   "\"model\":\"m\"}", &err), MCP_OK, err);
+        }
+        EQI(mem.nsent, n0);                              /* nothing reached the server */
+        EQS(logs, "");
+        mcp_client_free(c);
+        EQI(ncloses, 1);
+    }
+
+    /* a request held when the client closes: the call in flight and the reply report it closed */
+    c = serving(&mem_transport, MCP_CAP_SAMPLING, NULL, 1);
+    if (!c) return;
+    EQS(mem_msg_at(0), INIT_CAPS(1, "{\"sampling\":{}}"));
+    call = mcp_client_send_tool(c, "ask", NULL, NULL, &err);
+    CHECKF(call != NULL, "send: %s", err.message);
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"sampling/createMessage\",\"params\":{}}");
+    mcp_client_poll(c, 0);
+    EQI(sv.nheld, 1);
+    n0 = mem.nsent;
+    mcp_client_close(c);
+    EQST(mcp_call_status(call), MCP_ERR_CLOSED, err);
+    if (sv.nheld == 1) {
+        EQST(mcp_request_reply(sv.held[0], "{}", &err), MCP_ERR_CLOSED, err);
+        EQS(err.message, "Transport closed");
+    }
+    EQI(mem.nsent, n0);
+    mcp_call_free(call);
+    mcp_client_free(c);
+
+    /* no on_request: every request but ping gets -32601, and no capability is declared */
+    c = serving(&mem_transport, MCP_CAP_ROOTS | MCP_CAP_SAMPLING, NULL, 0);
+    if (!c) return;
+    EQS(mem_msg_at(0), INITIALIZE(1));
+    n0 = mem.nsent;
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"sampling/createMessage\",\"params\":{}}");
+    mem_msg("{\"jsonrpc\":\"2.0\",\"id\":\"s3\",\"method\":\"ping\"}");
+    mcp_client_poll(c, 0);
+    EQI(mem.nsent, n0 + 3);
+    EQS(mem_msg_at(n0), REPLY_ERR("\"s1\"", -32601, "Method not found"));
+    EQS(mem_msg_at(n0 + 1), REPLY_ERR("2", -32601, "Method not found"));
+    EQS(mem_msg_at(n0 + 2), REPLY("\"s3\"", "{}"));
+    mcp_client_free(c);
+
+    /* capabilities as JSON text */
+    c = serving(&mem_transport, 0, "{\"roots\":{},\"experimental\":{\"x\":{\"y\":1}}}", 0);
+    if (!c) return;
+    EQS(mem_msg_at(0), INIT_CAPS(1, "{\"roots\":{},\"experimental\":{\"x\":{\"y\":1}}}"));
+    mcp_client_free(c);
+    mem_reset();
 }
 
 int main(int argc, char **argv)
