@@ -21,9 +21,16 @@
 #        XDG_CONFIG_HOME=TMP MCPC_BROWSER="node browser.mjs" build/mcpc URL tools
 #    once through the flow, once more from its kept tokens with no browser. Skipped (and
 #    counted as skipped) while `build/mcpc --help` does not mention MCPC_BROWSER;
-# 6. looks for every token and code the test saw in all the output (the client's, mcpc's,
-#    both servers'): none may be there;
-# 7. stops the servers and checks that nothing of their process groups is left.
+# 6. mcpc over https: a second MCP server (MCP_PUBLIC_URL=https://127.0.0.1:RELAY/mcp, its
+#    resource) behind tests/interop/tls_relay.mjs with a certificate made here by openssl;
+#        XDG_CONFIG_HOME=NEW MCPC_BROWSER=... build/mcpc --cacert CERT https://127.0.0.1:RELAY/mcp tools
+#    once through the flow, once more with MCPC_BROWSER=false. The authorization server stays
+#    on http://127.0.0.1 (mcp.h takes http:// for an authorization server on this machine
+#    only). Skipped (and counted as skipped) when mcpc has no auth yet, was built without TLS
+#    (`mcpc --version` does not say "https: yes") or openssl is not installed;
+# 7. looks for every token and code the test saw in all the output (the client's, mcpc's,
+#    the servers', the relay's): none may be there;
+# 8. stops the servers and the relay and checks that nothing of their process groups is left.
 # Prints "N passed, N failed[, N skipped]" last (the C test's checks and these).
 # Environment: CC (default cc), BUILD (default build), OAUTH_TTL (access token lifetime, s),
 # OAUTH_VERBOSE=1 (both servers' event lines on stderr, and their logs at the end), OAUTH_KEEP=1
@@ -124,13 +131,21 @@ start() {
 as_port="$(free_port)"
 mcp_port="$(free_port)"
 while [ "$mcp_port" = "$as_port" ]; do mcp_port="$(free_port)"; done
+# the https variant (step 6): its MCP server's plain port, and the TLS relay's in front of it
+mcps_port="$(free_port)"
+while [ "$mcps_port" = "$as_port" ] || [ "$mcps_port" = "$mcp_port" ]; do mcps_port="$(free_port)"; done
+relay_port="$(free_port)"
+while [ "$relay_port" = "$as_port" ] || [ "$relay_port" = "$mcp_port" ] || [ "$relay_port" = "$mcps_port" ]; do
+    relay_port="$(free_port)"
+done
 issuer="http://127.0.0.1:$as_port"
 mcp_url="http://127.0.0.1:$mcp_port/mcp"
+https_url="https://127.0.0.1:$relay_port/mcp"
 export AS_EVENTS="$tmp/events" AS_RS_SECRET="rs-$RANDOM-$RANDOM-$$" AS_ACCESS_TTL="$ttl"
 export BROWSER_SECRETS="$tmp/codes" OAUTH_SECRETS="$tmp/secrets"
 if [ "$verbose" != "0" ]; then export AS_VERBOSE=1 MCP_VERBOSE=1; fi
 : >"$AS_EVENTS"
-if ! AS_PORT="$as_port" MCP_RESOURCE="$mcp_url" start "the authorization server" "$tmp/as.log" "$node22" "$oauth/as.mjs" ||
+if ! AS_PORT="$as_port" MCP_RESOURCE="$mcp_url $https_url" start "the authorization server" "$tmp/as.log" "$node22" "$oauth/as.mjs" ||
    ! MCP_PORT="$mcp_port" AS_ISSUER="$issuer" start "the MCP server" "$tmp/mcp.log" "$node22" "$oauth/mcp_server.mjs"; then
     fail "the servers start"; finish
 fi
@@ -152,6 +167,16 @@ fi
 # `mcpc --help` does not mention MCPC_BROWSER, and run as soon as it does.
 echo "== mcpc (the command-line client)"
 count() { grep -c -- "$1" "$AS_EVENTS" || true; }
+# kept_secrets DIR: every string of 20 characters or more in the JSON files mcpc keeps in DIR
+# goes to the list of secrets no output may show
+kept_secrets() {
+    find "$1" -type f -print0 2>/dev/null | while IFS= read -r -d '' f; do
+        "$node22" -e '
+            const walk = v => typeof v === "string" ? [v] : v && typeof v === "object" ? Object.values(v).flatMap(walk) : [];
+            try { for (const s of walk(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")))) if (s.length >= 20) console.log(s); } catch {}
+        ' "$f" >>"$OAUTH_SECRETS"
+    done
+}
 if ! make --no-print-directory B="$build" "$build/mcpc" >"$tmp/mcpc_make.log" 2>&1; then
     fail "make $build/mcpc"; sed 's/^/    | /' "$tmp/mcpc_make.log" | tail -n 20
 elif ! "$build/mcpc" --help 2>&1 | grep -q MCPC_BROWSER; then
@@ -188,12 +213,71 @@ else
         fail "mcpc: second run (exit $rc2, browser runs $((runs2 - runs)))"; sed 's/^/    | /' "$tmp/mcpc2.log" | tail -n 20
     fi
     # its kept tokens are secrets too: none in what it printed
-    for f in $(find "$xdg/mcpc" -type f 2>/dev/null); do
-        "$node22" -e '
-            const walk = v => typeof v === "string" ? [v] : v && typeof v === "object" ? Object.values(v).flatMap(walk) : [];
-            try { for (const s of walk(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")))) if (s.length >= 20) console.log(s); } catch {}
-        ' "$f" >>"$OAUTH_SECRETS"
-    done
+    kept_secrets "$xdg/mcpc"
+fi
+
+# ---- mcpc over https ---------------------------------------------------------------------------
+# The MCP server behind a TLS relay (tls_relay.mjs: https://127.0.0.1:RELAY -> its plain port);
+# it names https_url as its resource and wants tokens for that audience (MCP_PUBLIC_URL), and
+# the authorization server issues them for it too (https_url is in its MCP_RESOURCE). The
+# authorization server itself stays on http://127.0.0.1: mcp.h refuses http:// for an
+# authorization server anywhere but on this machine (127.0.0.1, ::1, localhost).
+echo "== mcpc over https (a TLS relay in front of the MCP server)"
+https_logs=()
+if [ ! -x "$build/mcpc" ]; then
+    skip "mcpc https: first run through the authorization flow (no $build/mcpc)"
+    skip "mcpc https: second run from its kept tokens, no browser (no $build/mcpc)"
+elif ! "$build/mcpc" --help 2>&1 | grep -q MCPC_BROWSER; then
+    skip "mcpc https: first run through the authorization flow (mcpc --help does not mention MCPC_BROWSER yet)"
+    skip "mcpc https: second run from its kept tokens, no browser (mcpc --help does not mention MCPC_BROWSER yet)"
+elif ! "$build/mcpc" --version 2>&1 | grep -q '^https: yes'; then
+    skip "mcpc https: first run through the authorization flow ($build/mcpc was built without TLS: no OpenSSL)"
+    skip "mcpc https: second run from its kept tokens, no browser ($build/mcpc was built without TLS: no OpenSSL)"
+elif ! command -v openssl >/dev/null 2>&1; then
+    skip "mcpc https: first run through the authorization flow (openssl is not installed: no test certificate)"
+    skip "mcpc https: second run from its kept tokens, no browser (openssl is not installed: no test certificate)"
+elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/tls_key.pem" -out "$tmp/tls_cert.pem" -days 2 \
+          -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost >"$tmp/openssl.log" 2>&1; then
+    fail "mcpc https: openssl req made no test certificate"; sed 's/^/    | /' "$tmp/openssl.log" | tail -n 5
+elif ! MCP_PORT="$mcps_port" MCP_PUBLIC_URL="$https_url" AS_ISSUER="$issuer" \
+          start "the https MCP server" "$tmp/mcp_https.log" "$node22" "$oauth/mcp_server.mjs" ||
+     ! start "the TLS relay" "$tmp/relay.log" "$node22" "$here/tls_relay.mjs" "$tmp/tls_cert.pem" "$tmp/tls_key.pem" "$mcps_port" "$relay_port"; then
+    fail "mcpc https: the https MCP server and its TLS relay start"
+else
+    https_logs=("$tmp/mcp_https.log" "$tmp/relay.log")
+    xdgs="$tmp/xdg_https"
+    mkdir -p "$xdgs"
+    printf '#!/bin/sh\necho run >>"%s/mcpc_https_browser_runs"\nexec "%s" "%s/browser.mjs" "$@"\n' "$tmp" "$node22" "$oauth" >"$tmp/browser_https.sh"
+    chmod +x "$tmp/browser_https.sh"
+    codes0="$(count 'as grant authorization_code ')"
+    asked0="$(grep -c -F -- "resource=$https_url " "$AS_EVENTS" || true)"
+    rc1=0
+    XDG_CONFIG_HOME="$xdgs" MCPC_BROWSER="$tmp/browser_https.sh" timeout 120 \
+        "$build/mcpc" --cacert "$tmp/tls_cert.pem" "$https_url" tools >"$tmp/mcpc_https1.log" 2>&1 || rc1=$?
+    https_logs+=("$tmp/mcpc_https1.log")
+    sed 's/^/    | /' "$tmp/mcpc_https1.log" | tail -n 30
+    runs="$(wc -l <"$tmp/mcpc_https_browser_runs" 2>/dev/null || echo 0)"
+    asked="$(( $(grep -c -F -- "resource=$https_url " "$AS_EVENTS" || true) - asked0 ))"
+    if [ "$rc1" -eq 0 ] && grep -q echo "$tmp/mcpc_https1.log" && grep -q whoami "$tmp/mcpc_https1.log" && [ "$runs" -eq 1 ] &&
+       [ "$asked" -ge 1 ] && [ "$(count 'as grant authorization_code ')" -eq $((codes0 + 1)) ]; then
+        pass "mcpc https: first run: the flow through MCPC_BROWSER for resource $https_url, then tools lists echo and whoami"
+    else
+        fail "mcpc https: first run (exit $rc1, browser runs $runs, authorization requests for the https resource $asked, codes redeemed $(( $(count 'as grant authorization_code ') - codes0 )))"
+    fi
+    rc2=0
+    XDG_CONFIG_HOME="$xdgs" MCPC_BROWSER=false timeout 60 \
+        "$build/mcpc" --cacert "$tmp/tls_cert.pem" "$https_url" tools >"$tmp/mcpc_https2.log" 2>&1 || rc2=$?
+    https_logs+=("$tmp/mcpc_https2.log")
+    runs2="$(wc -l <"$tmp/mcpc_https_browser_runs" 2>/dev/null || echo 0)"
+    if [ "$rc2" -eq 0 ] && grep -q echo "$tmp/mcpc_https2.log" && [ "$runs2" -eq "$runs" ] &&
+       [ "$(count 'as grant authorization_code ')" -eq $((codes0 + 1)) ]; then
+        pass "mcpc https: second run: MCPC_BROWSER=false, the kept tokens do"
+    else
+        fail "mcpc https: second run (exit $rc2, browser runs $((runs2 - runs)), codes redeemed $(( $(count 'as grant authorization_code ') - codes0 )))"
+        sed 's/^/    | /' "$tmp/mcpc_https2.log" | tail -n 20
+    fi
+    # its kept tokens are secrets too
+    kept_secrets "$xdgs/mcpc"
 fi
 
 # ---- secrets in any output -------------------------------------------------------------------
@@ -201,18 +285,19 @@ echo "== no token and no code in any output"
 cat "$BROWSER_SECRETS" >>"$OAUTH_SECRETS" 2>/dev/null || true
 nsec="$(grep -c . "$OAUTH_SECRETS" 2>/dev/null || echo 0)"
 logs=("$tmp/client.log" "$tmp/as.log" "$tmp/mcp.log" "$AS_EVENTS")
-for f in "$tmp"/mcpc1.log "$tmp"/mcpc2.log; do [ -f "$f" ] && logs+=("$f"); done
+for f in "$tmp"/mcpc1.log "$tmp"/mcpc2.log "${https_logs[@]}"; do [ -f "$f" ] && logs+=("$f"); done
 if [ "$nsec" -lt 5 ]; then
     fail "the secrets to look for are known ($nsec)"
 elif grep -q -F -f "$OAUTH_SECRETS" "${logs[@]}"; then
     fail "a token or code appears in: $(grep -l -F -f "$OAUTH_SECRETS" "${logs[@]}" | xargs -n1 basename | tr '\n' ' ')"
 else
-    pass "none of $nsec tokens and codes appears in the client's, mcpc's or the servers' output"
+    pass "none of $nsec tokens and codes appears in the client's, mcpc's, the servers' or the relay's output"
 fi
 
 if [ "$verbose" != "0" ]; then
     echo "== the servers' output"
     sed 's/^/    as | /' "$tmp/as.log"; sed 's/^/    mcp | /' "$tmp/mcp.log"
+    for f in "${https_logs[@]}"; do case "$f" in *mcp_https.log) sed 's/^/    mcp https | /' "$f" ;; *relay.log) sed 's/^/    relay | /' "$f" ;; esac; done
 fi
 errors="$(grep -c 'server-error' "$AS_EVENTS" || true)"
 if [ "$errors" -eq 0 ]; then pass "the authorization server had no internal error"
@@ -223,6 +308,6 @@ stop_all
 left=""
 for p in $pids; do kill -0 -- "-$p" 2>/dev/null && left="$left $p"; done
 pids=""
-if [ -z "$left" ]; then pass "the servers stopped; nothing of their process groups is left"
+if [ -z "$left" ]; then pass "the servers (and the relay) stopped; nothing of their process groups is left"
 else fail "process group(s)$left still running"; fi
 finish

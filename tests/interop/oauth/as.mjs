@@ -6,7 +6,10 @@
 //
 // Environment:
 //   AS_PORT            the port (required)
-//   MCP_RESOURCE       the MCP server's URL, the only resource (RFC 8707) it issues tokens for
+//   MCP_RESOURCE       the MCP server's URL, the only resource (RFC 8707) it issues tokens for;
+//                      several URLs separated by spaces: each is a resource it issues tokens
+//                      for (audience: that URL), the first is the default (the https variant
+//                      of oauth.sh adds the server's https:// URL behind the TLS relay)
 //   AS_ACCESS_TTL      access token lifetime in seconds (default 4: the expiry test waits it out)
 //   AS_RS_SECRET       the client secret of "mcp-resource-server", the MCP server's own client,
 //                      which is only allowed to introspect tokens
@@ -18,10 +21,11 @@
 // What it is configured with:
 //   dynamic client registration (RFC 7591), open: no initial access token;
 //   PKCE required for every client (oidc-provider 9 knows only S256);
-//   resource indicators: MCP_RESOURCE only (any other resource: invalid_target); its access
-//     tokens are opaque (the MCP server asks the introspection endpoint, RFC 7662: a revoked
-//     grant is refused at once, and the server needs no key material; a JWT would stay valid
-//     until it expires) with audience MCP_RESOURCE, scope "mcp", lifetime AS_ACCESS_TTL;
+//   resource indicators: the URLs of MCP_RESOURCE only (any other resource: invalid_target);
+//     its access tokens are opaque (the MCP server asks the introspection endpoint, RFC 7662:
+//     a revoked grant is refused at once, and the server needs no key material; a JWT would
+//     stay valid until it expires) with audience the resource asked for, scope "mcp",
+//     lifetime AS_ACCESS_TTL;
 //   refresh tokens, rotated on every use, for every client registered for the refresh_token
 //     grant (as OAuth 2.1 has it; see issueRefreshToken below);
 //   the iss authorization response parameter (RFC 9207; oidc-provider always sends it and
@@ -37,10 +41,10 @@ import Provider, { errors } from 'oidc-provider';
 
 const NAME = 'mcp-h-oauth-as';
 const port = Number(process.env.AS_PORT);
-const resource = process.env.MCP_RESOURCE;
+const resources = (process.env.MCP_RESOURCE || '').split(' ').filter(Boolean);
 const ttl = Number(process.env.AS_ACCESS_TTL || 4);
 const rsSecret = process.env.AS_RS_SECRET;
-if (!Number.isInteger(port) || port <= 0 || !resource || !rsSecret || !(ttl > 0)) {
+if (!Number.isInteger(port) || port <= 0 || !resources.length || !rsSecret || !(ttl > 0)) {
     process.stderr.write(`${NAME}: set AS_PORT, MCP_RESOURCE and AS_RS_SECRET (AS_ACCESS_TTL optional)\n`);
     process.exit(2);
 }
@@ -81,11 +85,11 @@ const configuration = {
         },
         resourceIndicators: {
             enabled: true,
-            defaultResource: () => resource,
+            defaultResource: () => resources[0],
             useGrantedResource: () => true,
             getResourceServerInfo(_ctx, indicator) {
-                if (indicator !== resource) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
-                return { scope: 'mcp', audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: ttl };
+                if (!resources.includes(indicator)) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+                return { scope: 'mcp', audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ttl };
             }
         }
     },

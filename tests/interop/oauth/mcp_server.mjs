@@ -6,6 +6,11 @@
 //
 // Environment:
 //   MCP_PORT        the port (required)
+//   MCP_PUBLIC_URL  the URL clients reach this server at, when that is not
+//                   http://127.0.0.1:$MCP_PORT/mcp (the default): e.g. https://127.0.0.1:PORT/mcp
+//                   behind tests/interop/tls_relay.mjs. It is the resource: the URL its
+//                   protected resource metadata names (and points to in WWW-Authenticate) and
+//                   the audience a token must have. Its path must be /mcp.
 //   AS_ISSUER       the authorization server's issuer, http://127.0.0.1:PORT (required)
 //   AS_RS_SECRET    this server's client secret at the authorization server, for introspection
 //   AS_EVENTS       a file to append one line per decision to ("rs accepted ...", "rs refused
@@ -22,8 +27,8 @@
 // 7662): its tokens are opaque, and a revoked grant is refused at once.
 //
 // Tools: echo {message} -> "Echo: <message>"; whoami {} -> "You are <sub> through <client_id>".
-// Prints "mcp-h-oauth-mcp-server listening on http://127.0.0.1:PORT/mcp" when ready; exits on
-// SIGTERM/SIGINT.
+// Prints "mcp-h-oauth-mcp-server listening on http://127.0.0.1:PORT/mcp" when ready (followed by
+// " for MCP_PUBLIC_URL" when that is set); exits on SIGTERM/SIGINT.
 import fs from 'node:fs';
 import http from 'node:http';
 import process from 'node:process';
@@ -48,7 +53,12 @@ if (!Number.isInteger(port) || port <= 0 || !issuer || !secret) {
     process.stderr.write(`${NAME}: set MCP_PORT, AS_ISSUER and AS_RS_SECRET\n`);
     process.exit(2);
 }
-const resource = new URL(`http://127.0.0.1:${port}/mcp`);
+const local = `http://127.0.0.1:${port}/mcp`;
+const resource = new URL(process.env.MCP_PUBLIC_URL || local);
+if (resource.pathname !== '/mcp') {
+    process.stderr.write(`${NAME}: MCP_PUBLIC_URL must end in /mcp\n`);
+    process.exit(2);
+}
 
 function event(line) {
     if (process.env.AS_EVENTS) fs.appendFileSync(process.env.AS_EVENTS, `rs ${line}\n`);
@@ -164,7 +174,7 @@ const server = http.createServer(async (req, res) => {
             for await (const c of req) chunks.push(c);
             body = Buffer.concat(chunks);
         }
-        const url = new URL(req.url, `http://127.0.0.1:${port}`);
+        const url = new URL(req.url, resource.origin);
         const response = await answer(new Request(url, { method: req.method, headers, body, signal: ac.signal }));
         const out = {};
         response.headers.forEach((v, k) => {
@@ -192,7 +202,7 @@ const server = http.createServer(async (req, res) => {
 });
 server.keepAliveTimeout = 5000;
 server.listen(port, '127.0.0.1', () => {
-    process.stdout.write(`${NAME} listening on ${resource.href}\n`);
+    process.stdout.write(`${NAME} listening on ${local}${process.env.MCP_PUBLIC_URL ? ` for ${resource.href}` : ''}\n`);
 });
 const stop = sig => {
     process.stderr.write(`[${NAME}] ${sig}: closing\n`);
