@@ -566,8 +566,12 @@ if [ -x "$build/http_server" ]; then
         check "-v over Streamable HTTP: notifications on a POST's stream" 0 '^notified$' 'err:^\[info\] http_server: hello$' \
             'err:^mcpc: notification notifications/tools/list_changed$'
         # (the GET stream opens after the handshake, on a connection of its own: the call may
-        # come first and find no listener; then try again)
-        for _ in 1 2 3 4 5; do run -v "$url/mcp" call bcast x=1; grep -q '^sent$' "$tmp/out" && break; done
+        # come first and find no listener, or its answer come before the broadcast; then try
+        # again)
+        for _ in 1 2 3 4 5 6 7 8; do
+            run -v "$url/mcp" call bcast x=1
+            grep -q '^sent$' "$tmp/out" && grep -q '^\[info\] http_server: broadcast$' "$tmp/err" && break
+        done
         check "-v over Streamable HTTP: the GET stream" 0 '^sent$' 'err:^\[info\] http_server: broadcast$'
         run -v --sse "$url/sse" call notify
         check "-v over HTTP+SSE" 0 '^notified$' 'err:^\[info\] http_server: hello$'
