@@ -17,8 +17,8 @@
    versions and MCP-Protocol-Version; every typed call over both transports, with JSON and SSE
    answers and several body framings (chunked with extensions and trailers, until close), and
    a response dripped a byte at a time; notifications and server requests (roots, sampling,
-   elicitation, ping, unknown, error replies) interleaved on an answer's stream, answered by
-   POST; descriptions refused at mcp_client_new (CR/LF in a header, Content-Length, https://
+   ping, an unknown method) interleaved on an answer's stream, answered by POST (the replies
+   themselves: test_transport:server_requests); descriptions refused at mcp_client_new (CR/LF in a header, Content-Length, https://
    without a TLS hook, bad URLs); 401 with WWW-Authenticate and Mcp-Auth-Server; an expired
    session (404: a new initialize, the request again); the GET listener and 405; resumption of
    a dropped answer stream with Last-Event-ID after `retry:`, and a drop with no event id;
@@ -41,7 +41,6 @@
 /* What the callbacks saw: calls.h's seen (notes, closes, logs) with these fields too. */
 #define SEEN_FIELDS                                                                             \
     int reqs; char req[MAXREC][64]; char req_params[MAXREC][256];                               \
-    int reply_error;                 /* answer server requests with an error */                 \
     int progress; double prog[MAXREC], total[MAXREC];
 #include "calls.h"
 #include <arpa/inet.h>
@@ -174,12 +173,9 @@ static void cb_request(void *user, mcp_client *c, mcp_request *req)
     }
     mcp_free(p);
     s->reqs++;
-    if (s->reply_error) { mcp_request_reply_error(req, -32000, "the user said no", NULL); return; }
     if (!strcmp(m, "roots/list")) mcp_request_reply(req, "{\"roots\":[{\"uri\":\"file:///work\",\"name\":\"work\"}]}", NULL);
     else if (!strcmp(m, "sampling/createMessage"))
         mcp_request_reply(req, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"4\"},\"model\":\"m\"}", NULL);
-    else if (!strcmp(m, "elicitation/create"))
-        mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL);
     else mcp_request_reply_error(req, -32601, "Method not found", NULL);
 }
 
@@ -726,10 +722,6 @@ static void stream_messages(mcp_transport_kind kind)
     EQST(st, MCP_OK, err);
     EQS(big, "{\"result\":{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"4\"},\"model\":\"m\"}}");
     EQS(s.req_params[1], "{\"messages\":[],\"maxTokens\":5}");
-    st = tool(c, "ask", "{\"method\":\"elicitation/create\",\"params\":{\"message\":\"name?\",\"requestedSchema\":{}}}",
-              big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"result\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}}");
     reqs = s.reqs;
     st = tool(c, "ask", "{\"method\":\"ping\"}", big, sizeof big, &err);          /* answered for us */
     EQST(st, MCP_OK, err);
@@ -738,18 +730,16 @@ static void stream_messages(mcp_transport_kind kind)
     EQST(st, MCP_OK, err);
     EQS(big, "{\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}");
     CHECK(s.reqs == reqs);
-    s.reply_error = 1;
-    st = tool(c, "ask", "{\"method\":\"roots/list\"}", big, sizeof big, &err);
-    EQST(st, MCP_OK, err);
-    EQS(big, "{\"error\":{\"code\":-32000,\"message\":\"the user said no\"}}");
-    /* the server got every answer as a POSTed JSON-RPC response (202 each) */
+    /* the server got every answer, on_request's and the library's, as a POSTed JSON-RPC
+       response (202 each); the replies themselves: test_transport:server_requests */
     hist = dbg(&S, "history");
     CHECK(contains(hist, "{\"reply\":{\"jsonrpc\":\"2.0\",\"id\":\"a1\",\"result\":{\"roots\":"));
-    CHECK(contains(hist, "{\"reply\":{\"jsonrpc\":\"2.0\",\"id\":\"a4\",\"result\":{}}}"));
+    CHECK(contains(hist, "{\"reply\":{\"jsonrpc\":\"2.0\",\"id\":\"a3\",\"result\":{}}}"));
+    CHECK(contains(hist, "{\"reply\":{\"jsonrpc\":\"2.0\",\"id\":\"a4\",\"error\":{\"code\":-32601,"));
     free(hist);
     if (kind == MCP_HTTP) {
         char rec[1024], f[32];
-        CHECK(log_find(&S, "rpc", "(response)", 0, rec, sizeof rec) == 6);
+        CHECK(log_find(&S, "rpc", "(response)", 0, rec, sizeof rec) == 4);
         EQS(rec_field(rec, "status", f, sizeof f), "202");
     }
     mcp_client_free(c);

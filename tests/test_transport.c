@@ -4,7 +4,10 @@
    operations it calls (abandon, resume, ready, close), and what it makes of each event.
 
    Groups, in order: the connect (server/discover then initialize after -32601 or silence,
-   pinned 2025-11-25, a modern DiscoverResult, the HTTP headers); the events (MESSAGE and
+   pinned 2025-11-25, a modern DiscoverResult, the HTTP headers; detect: each legacy answer to
+   the probe, -32022 with its supported list, a DiscoverResult's versions, -32021 and -32020, a
+   second probe, versions nobody speaks, pinned 2026-07-28 refused every way, pinned legacy
+   versions); the events (MESSAGE and
    mcp_transport_report's return, text that is not JSON, STDERR, LOG, FAILED with and without
    a JSON-RPC body, SESSION_LOST and a new session or its failure, BROKEN for a request in
    both eras and for the connection, CLOSED with how the server ended); timeouts and cancels
@@ -253,6 +256,220 @@ TEST_CASE(connect)
         EQST(outcome(call, &err), MCP_OK, err);
         mcp_call_free(call);
     }
+    mcp_client_free(c);
+}
+
+
+/* ---- era detection: what the client decides from the answers to server/discover ---------------- */
+
+static const char *probe_answers[3];     /* the n-th server/discover's answer ("result":... or
+                                            "error":...); NULL: never answered */
+static int nprobes;
+
+static void era_server(const mem_sent *s, void *user)
+{
+    char method[64], m[2048];
+    int64_t id = id_of(s->msg, method, sizeof method);
+    (void)user;
+    if (!strcmp(method, "server/discover")) {
+        const char *a = nprobes < 3 ? probe_answers[nprobes] : NULL;
+        nprobes++;
+        if (!a) return;
+        snprintf(m, sizeof m, "{\"jsonrpc\":\"2.0\",\"id\":%lld,%s}", (long long)id, a);
+        mem_msg(m);
+    } else if (!strcmp(method, "initialize")) {         /* the version asked for, agreed */
+        mcp_json_doc *d = mcp_json_parse(s->msg, s->len, NULL);
+        const char *v = mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_root(d), "params"), "protocolVersion"));
+        snprintf(m, sizeof m, "{\"protocolVersion\":\"%s\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
+                 "{\"name\":\"mem\",\"version\":\"9\"}}", nn(v));
+        answer(id, m);
+        mcp_json_free(d);
+    }
+}
+
+/* A client pinned to version (NULL: detect) connected to era_server, which answers the first
+   probe with a0 and the second with a1; the connect's status in *st. */
+static mcp_client *era_connect(const char *version, int timeout_ms, const char *a0, const char *a1, mcp_status *st,
+                               mcp_error *err)
+{
+    mcp_client_desc d;
+    mcp_client *c;
+    mem_reset();
+    logs[0] = errs[0] = close_why[0] = notes[0] = 0; ncloses = 0; close_status = MCP_OK;
+    probe_answers[0] = a0; probe_answers[1] = a1; probe_answers[2] = NULL; nprobes = 0;
+    mem.respond = era_server;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_CUSTOM; d.custom = &mem_transport;
+    d.protocol_version = version; d.timeout_ms = timeout_ms;
+    d.client_name = "t"; d.client_version = "1";
+    d.on_log = on_log; d.on_stderr = on_stderr; d.on_close = on_close; d.on_notification = on_note;
+    c = mcp_client_new(&d, err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err->message);
+    *st = c ? mcp_client_connect(c, err) : MCP_ERR_INVALID;
+    mem.respond = NULL;
+    return c;
+}
+
+#define ANS_ERR(code, msg) "\"error\":{\"code\":" #code ",\"message\":\"" msg "\"}"
+#define ANS_DISCOVER(versions) "\"result\":{\"resultType\":\"complete\",\"supportedVersions\":[" versions "]," \
+    "\"capabilities\":{\"tools\":{}},\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"mem\",\"version\":\"9\"}}}"
+#define ANS_32022(versions) "\"error\":{\"code\":-32022,\"message\":\"Unsupported protocol version\",\"data\":" \
+    "{\"supported\":[" versions "],\"requested\":\"2026-07-28\"}}"
+#define INITIALIZE_V(id, v) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
+                            "\"" v "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+
+/* The connect failed: st and the sentence, nothing sent after the probes, closed once, and the
+   client refuses what follows. */
+static void era_refused(mcp_client *c, mcp_status st, const mcp_error *err, mcp_status want, const char *msg,
+                        size_t nsent)
+{
+    mcp_error e2;
+    EQST(st, want, *err);
+    EQS(err->message, msg);
+    EQI(mem.nsent, nsent);
+    CHECK(mcp_client_protocol_version(c) == NULL);
+    EQI(ncloses, 1);
+    EQST(mcp_client_ping(c, &e2), MCP_ERR_CLOSED, e2);
+    EQS(e2.message, "Transport closed");
+    EQI(mem.nsent, nsent);
+    EQI(ncloses, 1);
+    EQS(logs, "");
+}
+
+TEST_CASE(detect)
+{
+    static const char *const legacy[] = { ANS_ERR(-32601, "Method not found"), ANS_ERR(-32602, "Invalid params"),
+                                          ANS_ERR(-32000, "no"), ANS_ERR(-32603, "Discovery failed"), "\"result\":{}" };
+    mcp_client *c;
+    mcp_error err;
+    mcp_status st;
+    size_t i;
+    int64_t t0, ms;
+    /* a legacy answer to the probe, error or a result that is not a DiscoverResult: at once
+       initialize under the next id, then notifications/initialized; legacy requests after */
+    for (i = 0; i < sizeof legacy / sizeof legacy[0]; i++) {
+        t0 = mcp_time_ms();
+        c = era_connect(NULL, 0, legacy[i], NULL, &st, &err);
+        ms = mcp_time_ms() - t0;
+        CHECKF(st == MCP_OK, "%s: %s", legacy[i], err.message);
+        CHECKF(ms < 1000, "%s: connect took %lld ms: one round trip, not the probe's 3000 ms", legacy[i], (long long)ms);
+        EQI(mem.nsent, 3);
+        EQS(mem_msg_at(0), DISCOVER(1));
+        EQS(mem_msg_at(1), INITIALIZE(2));
+        EQS(mem_msg_at(2), INITIALIZED);
+        EQS(mem.ops, "ready 2025-11-25 0;");
+        EQS(mcp_client_protocol_version(c), "2025-11-25");
+        EQI(nprobes, 1);
+        EQS(logs, "");
+        mcp_client_free(c);
+    }
+    /* a DiscoverResult that also lists a version from the future: ours */
+    c = era_connect(NULL, 0, ANS_DISCOVER("\"2099-01-01\",\"2026-07-28\""), NULL, &st, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQI(mem.nsent, 1);
+    EQS(mem.ops, "ready 2026-07-28 1;");
+    mcp_client_free(c);
+    /* -32022 naming a legacy version only: initialize with it */
+    c = era_connect(NULL, 0, ANS_32022("\"2025-11-25\""), NULL, &st, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(1), INITIALIZE(2));
+    EQS(mem.ops, "ready 2025-11-25 0;");
+    mcp_client_free(c);
+    /* -32022 naming only versions nobody here speaks: no fallback, the connect fails */
+    c = era_connect(NULL, 0, ANS_32022("\"2099-01-01\""), NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_PROTOCOL, "The server does not support protocol version 2026-07-28; it supports "
+                "2099-01-01 (MCP error -32022).", 1);
+    mcp_client_free(c);
+    /* -32022 naming the version asked for (a confused server): the probe once more, a new id */
+    c = era_connect(NULL, 0, ANS_32022("\"2026-07-28\""), ANS_DISCOVER("\"2026-07-28\""), &st, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_client_protocol_version(c), "2026-07-28");
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(1), DISCOVER(2));
+    EQS(mem.ops, "ready 2026-07-28 1;");
+    mcp_client_free(c);
+    /* ... twice: no third probe, no initialize */
+    c = era_connect(NULL, 0, ANS_32022("\"2026-07-28\""), ANS_32022("\"2026-07-28\""), &st, &err);
+    era_refused(c, st, &err, MCP_ERR_PROTOCOL, "The server does not support protocol version 2026-07-28; it supports "
+                "2026-07-28 (MCP error -32022).", 2);
+    EQI(nprobes, 2);
+    mcp_client_free(c);
+    /* a DiscoverResult without our version but with legacy ones: initialize */
+    c = era_connect(NULL, 0, ANS_DISCOVER("\"2025-11-25\",\"2025-06-18\""), NULL, &st, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_client_protocol_version(c), "2025-11-25");
+    EQI(mem.nsent, 3);
+    EQS(mem_msg_at(1), INITIALIZE(2));
+    mcp_client_free(c);
+    /* ... naming only versions nobody here speaks */
+    c = era_connect(NULL, 0, ANS_DISCOVER("\"2099-01-01\",\"2100-01-01\""), NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_PROTOCOL, "The server supports protocol versions 2099-01-01, 2100-01-01, and "
+                "this client speaks none of them.", 1);
+    mcp_client_free(c);
+    /* -32021 and -32020 are modern errors: they stand, no initialize */
+    c = era_connect(NULL, 0, "\"error\":{\"code\":-32021,\"message\":\"Missing required client capability\",\"data\":"
+                    "{\"requiredCapabilities\":{\"elicitation\":{},\"roots\":{}}}}", NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_RPC, "MCP error -32021: the server needs client capabilities that were not "
+                "declared: elicitation, roots (Missing required client capability)", 1);
+    EQI(err.rpc_code, -32021);
+    mcp_client_free(c);
+    c = era_connect(NULL, 0, ANS_ERR(-32020, "Header mismatch"), NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_RPC, "MCP error -32020: the HTTP headers did not match the request body "
+                "(Header mismatch)", 1);
+    EQI(err.rpc_code, -32020);
+    mcp_client_free(c);
+
+    /* pinned to 2026-07-28: a DiscoverResult with it, the probe alone */
+    c = era_connect("2026-07-28", 0, ANS_DISCOVER("\"2026-07-28\""), NULL, &st, &err);
+    EQST(st, MCP_OK, err);
+    EQI(mem.nsent, 1);
+    EQS(mem_msg_at(0), DISCOVER(1));
+    EQS(mem.ops, "ready 2026-07-28 1;");
+    mcp_client_free(c);
+    /* ... every legacy answer is a failure, named as such: no fallback */
+    c = era_connect("2026-07-28", 0, ANS_ERR(-32601, "Method not found"), NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_RPC, "The server does not speak protocol version 2026-07-28: server/discover got "
+                "MCP error -32601: Method not found", 1);
+    EQI(err.rpc_code, -32601);
+    mcp_client_free(c);
+    c = era_connect("2026-07-28", 0, "\"result\":{}", NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_PROTOCOL, "The server's answer to server/discover is not a DiscoverResult: it "
+                "does not speak protocol version 2026-07-28.", 1);
+    mcp_client_free(c);
+    /* ... silence: the whole timeout, not the probe's 3000 ms */
+    t0 = mcp_time_ms();
+    c = era_connect("2026-07-28", 300, NULL, NULL, &st, &err);
+    ms = mcp_time_ms() - t0;
+    era_refused(c, st, &err, MCP_ERR_TIMEOUT, "The server does not speak protocol version 2026-07-28: server/discover "
+                "got Request timeout after 300ms", 1);
+    CHECKF(ms >= 295 && ms < 2000, "connect took %lld ms", (long long)ms);
+    mcp_client_free(c);
+    /* ... -32022 naming other versions, and a DiscoverResult naming legacy ones only */
+    c = era_connect("2026-07-28", 0, ANS_32022("\"2099-01-01\""), NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_PROTOCOL, "The server does not support protocol version 2026-07-28; it supports "
+                "2099-01-01 (MCP error -32022).", 1);
+    mcp_client_free(c);
+    c = era_connect("2026-07-28", 0, ANS_DISCOVER("\"2025-11-25\""), NULL, &st, &err);
+    era_refused(c, st, &err, MCP_ERR_PROTOCOL, "The server supports protocol versions 2025-11-25, and this client was "
+                "pinned to another.", 1);
+    mcp_client_free(c);
+    /* pinned to a legacy version: initialize with it at once, no probe */
+    c = era_connect("2025-03-26", 0, NULL, NULL, &st, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_client_protocol_version(c), "2025-03-26");
+    EQI(mem.nsent, 2);
+    EQS(mem_msg_at(0), INITIALIZE_V(1, "2025-03-26"));
+    EQS(mem_msg_at(1), INITIALIZED);
+    EQS(mem.ops, "ready 2025-03-26 0;");
+    EQI(nprobes, 0);
+    mcp_client_free(c);
+    c = era_connect("2025-06-18", 0, NULL, NULL, &st, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_client_protocol_version(c), "2025-06-18");
+    EQS(mem_msg_at(0), INITIALIZE_V(1, "2025-06-18"));
     mcp_client_free(c);
 }
 
