@@ -374,6 +374,29 @@ TEST_CASE(whole_flow_at_connect)
     end();
 }
 
+/* HTTP+SSE (2024-11-05): the GET stream meets the 401 first; once authorized it opens again,
+   and the POSTs to its endpoint carry the token too. */
+TEST_CASE(http_sse_transport)
+{
+    static const char *const flags[] = { "--resource-root", NULL };
+    mcp_error err;
+    mcp_status st;
+    mcp_client *c;
+    if (!begin(flags, 1)) return;
+    desc.transport = MCP_SSE;
+    desc.url = S.sse_url;
+    c = connect_client(&st, &err);
+    CHECKF(st == MCP_OK, "connect over HTTP+SSE: %s", err.message);
+    CHECK(br.opens == 1);
+    CHECK(STAT("authorizations") == 1 && STAT("code_grants") == 1);
+    CHECK(STAT("sse_streams") == 1);                /* the stream, opened once with the token */
+    if (st == MCP_OK) use_tools(c, "{\"sse\":1}");
+    CHECK(STAT("tool_calls") == 1);
+    CHECK(STAT("unauthorized") == 1);               /* only the stream's first GET */
+    mcp_client_free(c);
+    end();
+}
+
 TEST_CASE(expired_access_token_is_refreshed)
 {
     mcp_error err;

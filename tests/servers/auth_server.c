@@ -15,6 +15,8 @@
      --bad-state  /authorize redirects back with a state that is not the one it was given
 
    Endpoints (U = http://127.0.0.1:PORT)
+     GET /sse, POST /messages   the same over HTTP+SSE (2024-11-05): the stream's endpoint
+                  event names /messages; answers go on the stream; both need the token.
      POST /mcp    JSON-RPC, one message per POST, no session. Without a valid
                   "Authorization: Bearer T": 401 with WWW-Authenticate: Bearer
                   resource_metadata="U/.well-known/oauth-protected-resource/mcp" (and
@@ -71,10 +73,11 @@
 static int port, ttl = 3600, opt_secret, opt_no_s256, opt_token500, opt_bad_state;
 static volatile sig_atomic_t stop_now;
 static char base[64], mcp_url[96], issuer[96], prm_url[160];
+static int opt_root;                           /* --resource-root: the resource is the origin (HTTP+SSE) */
 
 static struct {
     long registrations, authorizations, authorize_errors, code_grants, refresh_grants, refresh_reuse,
-         token_errors, unauthorized, mcp_requests, tool_calls;
+         token_errors, unauthorized, mcp_requests, tool_calls, sse_streams;
 } st;
 static char last_error[200];
 
@@ -229,16 +232,19 @@ static int bearer_ok(const req *rq, int *sent)
     return t && !t->revoked && now_s() < t->expires;
 }
 
-static void mcp_answer(int fd, const req *rq)
+/* The answer to the JSON-RPC request in rq's body (mcp_free it), or NULL: *how says why
+   (1: a notification, nothing to answer; 2: not a JSON-RPC request). */
+static char *mcp_result(const req *rq, int *how)
 {
     mcp_json_doc *doc = mcp_json_parse(rq->body, rq->body_len, NULL);
     const mcp_json *m = mcp_json_root(doc), *id = mcp_json_get(m, "id"), *params = mcp_json_get(m, "params");
     const char *method = mcp_json_str(mcp_json_get(m, "method"));
     char *ids = id ? mcp_json_dump(id, 0, NULL) : NULL;
     mcp_jw w;
-    char *text;
-    if (!doc || !method) { respond(fd, 400, "Bad Request", "text/plain", NULL, "not a JSON-RPC request\n"); goto out; }
-    if (!id) { respond(fd, 202, "Accepted", NULL, NULL, NULL); goto out; }
+    char *text = NULL;
+    *how = 0;
+    if (!doc || !method) { *how = 2; goto out; }
+    if (!id) { *how = 1; goto out; }
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
@@ -275,11 +281,67 @@ static void mcp_answer(int fd, const req *rq)
     }
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, NULL, NULL);
-    json_reply(fd, 200, "OK", text);
-    mcp_free(text);
 out:
     mcp_free(ids);
     mcp_json_free(doc);
+    return text;
+}
+
+static void mcp_answer(int fd, const req *rq)
+{
+    int how;
+    char *text = mcp_result(rq, &how);
+    if (how == 2) respond(fd, 400, "Bad Request", "text/plain", NULL, "not a JSON-RPC request\n");
+    else if (how == 1) respond(fd, 202, "Accepted", NULL, NULL, NULL);
+    else json_reply(fd, 200, "OK", text);
+    mcp_free(text);
+}
+
+/* ---- HTTP+SSE (2024-11-05): GET /sse is the stream, POST /messages the requests ------------ */
+
+static int sse_fd = -1;                        /* the open event stream, or -1 */
+
+static int unauthorized(int fd, const req *rq)   /* 1: answered 401 */
+{
+    int sent;
+    char extra[400];
+    if (bearer_ok(rq, &sent)) return 0;
+    st.unauthorized++;
+    snprintf(extra, sizeof extra, "WWW-Authenticate: Bearer %sresource_metadata=\"%s\"\r\n",
+             sent ? "error=\"invalid_token\", " : "", prm_url);
+    respond(fd, 401, "Unauthorized", "application/json", extra, "{\"error\":\"invalid_token\"}");
+    return 1;
+}
+
+/* 1: the connection stays open as the stream. */
+static int sse_open(int fd, const req *rq)
+{
+    static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\r\n"
+                               "event: endpoint\ndata: /messages\n\n";
+    if (unauthorized(fd, rq)) return 0;
+    st.sse_streams++;
+    if (sse_fd >= 0) { shutdown(sse_fd, SHUT_RDWR); }   /* the newest stream is the one */
+    send_all(fd, head, sizeof head - 1);
+    sse_fd = fd;
+    return 1;
+}
+
+static void sse_post(int fd, const req *rq)
+{
+    int how;
+    char *text;
+    if (unauthorized(fd, rq)) return;
+    st.mcp_requests++;
+    if (sse_fd < 0) { respond(fd, 400, "Bad Request", "text/plain", NULL, "no event stream is open\n"); return; }
+    text = mcp_result(rq, &how);
+    if (how == 2) { respond(fd, 400, "Bad Request", "text/plain", NULL, "not a JSON-RPC request\n"); return; }
+    respond(fd, 202, "Accepted", NULL, NULL, NULL);
+    if (text) {
+        send_all(sse_fd, "event: message\ndata: ", 21);
+        send_all(sse_fd, text, strlen(text));
+        send_all(sse_fd, "\n\n", 2);
+        mcp_free(text);
+    }
 }
 
 static void mcp_endpoint(int fd, const req *rq)
@@ -305,7 +367,7 @@ static void metadata(int fd, int which)
     char b[2048];
     if (which == 0)
         snprintf(b, sizeof b, "{\"resource\":\"%s\",\"authorization_servers\":[\"%s\"],"
-                 "\"scopes_supported\":[\"mcp:tools\"],\"bearer_methods_supported\":[\"header\"]}", mcp_url, issuer);
+                 "\"scopes_supported\":[\"mcp:tools\"],\"bearer_methods_supported\":[\"header\"]}", opt_root ? base : mcp_url, issuer);
     else
         snprintf(b, sizeof b, "{\"issuer\":\"%s\",\"authorization_endpoint\":\"%s/authorize\","
                  "\"token_endpoint\":\"%s/token\",\"registration_endpoint\":\"%s/register\","
@@ -417,7 +479,7 @@ static void do_authorize(int fd, const req *rq)
                                                              "0123456789-_") != 43) bad = "authorize: code_challenge is not S256-shaped";
     else if (!got[4] || strcmp(v[4].data, "S256")) bad = "authorize: code_challenge_method is not S256";
     else if (!got[5] || !v[5].len) bad = "authorize: no state";
-    else if (!got[6] || strcmp(v[6].data, mcp_url)) bad = "authorize: resource is not the MCP server's URL";
+    else if (!got[6] || strcmp(v[6].data, opt_root ? base : mcp_url)) bad = "authorize: resource is not the MCP server's URL";
     else if (got[7] && !scope_ok(v[7].data)) bad = "authorize: a scope that is not supported";
     if (bad || ncodes == MAXN) {
         st.authorize_errors++;
@@ -518,7 +580,7 @@ static void grant_code(int fd, const client *c, const char *form, size_t n)
     else if (strcmp(cd->client, c->id)) oauth_error(fd, 400, "invalid_grant", "token: the code is another client's");
     else if (!field(form, n, "redirect_uri", &ru) || strcmp(ru.data, cd->redirect))
         oauth_error(fd, 400, "invalid_grant", "token: redirect_uri differs from the authorization request's");
-    else if (!field(form, n, "resource", &res) || strcmp(res.data, mcp_url))
+    else if (!field(form, n, "resource", &res) || strcmp(res.data, opt_root ? base : mcp_url))
         oauth_error(fd, 400, "invalid_target", "token: resource is not the MCP server's URL");
     else if (!field(form, n, "code_verifier", &ver) || ver.len < 43 || ver.len > 128)
         oauth_error(fd, 400, "invalid_grant", "token: no code_verifier");
@@ -546,7 +608,7 @@ static void grant_refresh(int fd, const client *c, const char *form, size_t n)
         oauth_error(fd, 400, "invalid_grant", "refresh: a refresh token used twice: its chain is revoked");
     } else if (r->revoked) oauth_error(fd, 400, "invalid_grant", "refresh: the refresh token was revoked");
     else if (strcmp(r->client, c->id)) oauth_error(fd, 400, "invalid_grant", "refresh: the token is another client's");
-    else if (field(form, n, "resource", &res) && strcmp(res.data, mcp_url))
+    else if (field(form, n, "resource", &res) && strcmp(res.data, opt_root ? base : mcp_url))
         oauth_error(fd, 400, "invalid_target", "refresh: resource is not the MCP server's URL");
     else if (naccess == MAXN || nrefresh == MAXN) oauth_error(fd, 400, "invalid_request", "token: too many tokens");
     else { r->used = 1; st.refresh_grants++; issue(fd, c, r->scope, r->chain); }
@@ -577,10 +639,11 @@ static void debug(int fd, const char *page)
     if (!strcmp(page, "stats")) {
         snprintf(b, sizeof b, "{\"registrations\":%ld,\"authorizations\":%ld,\"authorize_errors\":%ld,"
                  "\"code_grants\":%ld,\"refresh_grants\":%ld,\"refresh_reuse\":%ld,\"token_errors\":%ld,"
-                 "\"unauthorized\":%ld,\"mcp_requests\":%ld,\"tool_calls\":%ld,\"last_error\":\"%s\"}",
+                 "\"unauthorized\":%ld,\"mcp_requests\":%ld,\"tool_calls\":%ld,\"sse_streams\":%ld,"
+                 "\"last_error\":\"%s\"}",
                  st.registrations, st.authorizations, st.authorize_errors, st.code_grants, st.refresh_grants,
                  st.refresh_reuse, st.token_errors, st.unauthorized, st.mcp_requests, st.tool_calls,
-                 last_error);          /* our own sentences: no quote or backslash in them */
+                 st.sse_streams, last_error);          /* our own sentences: no quote or backslash in them */
         json_reply(fd, 200, "OK", b);
         return;
     }
@@ -602,7 +665,7 @@ static void debug(int fd, const char *page)
 
 /* ---- the loop -------------------------------------------------------------------------------- */
 
-static void route(int fd, req *rq)
+static int route(int fd, req *rq)          /* 1: the connection stays open (the event stream) */
 {
     if (getenv("AUTH_SERVER_VERBOSE")) {
         char a[64] = "";
@@ -610,6 +673,8 @@ static void route(int fd, req *rq)
         fprintf(stderr, "auth_server: %s %s %.60s [%s] %.*s\n", rq->method, rq->path, rq->query, a,
                 (int)(rq->body_len < 80 ? rq->body_len : 80), rq->body);
     }
+    if (!strcmp(rq->path, "/sse") && !strcmp(rq->method, "GET")) return sse_open(fd, rq);
+    if (!strcmp(rq->path, "/messages") && !strcmp(rq->method, "POST")) { sse_post(fd, rq); return 0; }
     if (!strncmp(rq->path, "/debug/", 7)) debug(fd, rq->path + 7);
     else if (!strcmp(rq->path, "/mcp")) mcp_endpoint(fd, rq);
     else if (!strcmp(rq->path, "/.well-known/oauth-protected-resource/mcp") && !strcmp(rq->method, "GET")) metadata(fd, 0);
@@ -618,9 +683,11 @@ static void route(int fd, req *rq)
     else if (!strcmp(rq->path, "/as/authorize") && !strcmp(rq->method, "GET")) do_authorize(fd, rq);
     else if (!strcmp(rq->path, "/as/token") && !strcmp(rq->method, "POST")) do_token(fd, rq);
     else respond(fd, 404, "Not Found", "text/plain", NULL, "not found\n");
+    return 0;
 }
 
-/* A whole request in k's buffer: handled, 1; not yet, 0; malformed: 400, 1. */
+/* A whole request in k's buffer: handled, 1 (2: and the connection stays, the event stream);
+   not yet, 0; malformed: 400, 1. */
 static int try_request(conn *k)
 {
     req rq;
@@ -645,12 +712,12 @@ static int try_request(conn *k)
     rq.body = he + 4;
     rq.body_len = header(&rq, "content-length", cl, sizeof cl) ? (size_t)strtoul(cl, NULL, 10) : 0;
     if (k->len < (size_t)(rq.body - k->buf) + rq.body_len) return 0;
-    route(k->fd, &rq);
-    return 1;
+    return route(k->fd, &rq) ? 2 : 1;
 }
 
 static void conn_end(conn *k)
 {
+    if (k->fd == sse_fd) sse_fd = -1;
     shutdown(k->fd, SHUT_WR);
     close(k->fd);
     free(k->buf);
@@ -672,7 +739,10 @@ static void conn_read(conn *k)
         if (r <= 0) { conn_end(k); return; }
         k->len += (size_t)r;
         k->buf[k->len] = 0;
-        if (try_request(k)) { conn_end(k); return; }
+        if (k->fd == sse_fd) { k->len = 0; continue; }    /* the stream: nothing more is read */
+        r = try_request(k);
+        if (r == 2) { k->len = 0; return; }
+        if (r) { conn_end(k); return; }
     }
 }
 
@@ -688,6 +758,7 @@ static void parse_args(int argc, char **argv)
         else if (!strcmp(a, "--no-s256")) opt_no_s256 = 1;
         else if (!strcmp(a, "--token500")) opt_token500 = 1;
         else if (!strcmp(a, "--bad-state")) opt_bad_state = 1;
+        else if (!strcmp(a, "--resource-root")) opt_root = 1;
         else if (a[0] >= '0' && a[0] <= '9') port = atoi(a);
         else { fprintf(stderr, "auth_server: unknown argument %s\n", a); exit(2); }
     }
