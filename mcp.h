@@ -9317,6 +9317,7 @@ static int mcp__au_basic(mcp__auth *a)
     for (i = 0; i < pad; i++) h[21 + n + i] = '=';
     h[21 + n + pad] = 0;
     memset(pair.data, 0, pair.len); mcp_buf_free(&pair);
+    mcp__au_forget(&a->hv[1]);
     a->hv[1] = h;
     return 1;
 }
@@ -9357,7 +9358,7 @@ static int mcp__au_token(mcp__auth *a, int refresh, const char *code)
                                 e.status ? e.message : "out of memory.");
     }
     if (!ok) return mcp__au_nomem(a);
-    mcp__au_fetch(a, "The authorization server's token endpoint", 1, 0);
+    if (mcp__au_fetch(a, "The authorization server's token endpoint", 1, 0) != MCP__AD_FETCH) return a->act;
     if (a->method == MCP__AM_BASIC) {
         if (!mcp__au_basic(a)) return mcp__au_nomem(a);
         for (n = 0; a->hdrs[n]; n++) {}
