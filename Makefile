@@ -197,7 +197,7 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_CFLAGS  = -std=c99 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c mcp.h
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h mcp.h
 	@mkdir -p $(FUZZ_DIR)
 	clang $(FUZZ_CFLAGS) $< -o $@
 

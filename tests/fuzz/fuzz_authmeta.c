@@ -25,21 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 #define NAME "fuzz_authmeta"
 #define SERVER "https://mcp.example.com/mcp"
 #define MAX_STEPS 64
-
-#define REQUIRE(cond)                                                                       \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, NAME ": %s:%d: requirement failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                                 \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 /* ---- the store: a few keys in memory ------------------------------------------------------- */
 

@@ -13,17 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 
 #define SMALL_DEPTH 6
-
-#define REQUIRE(cond)                                                                  \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "fuzz_json: %s:%d: requirement failed: %s\n", __FILE__,    \
-                    __LINE__, #cond);                                                  \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

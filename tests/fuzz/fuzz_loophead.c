@@ -12,17 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
-
-#define REQUIRE(cond)                                                                       \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_loophead: %s:%d: requirement failed: %s\n", __FILE__,     \
-                    __LINE__, #cond);                                                       \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 typedef struct outcome { mcp_status st; size_t taken; char text[9000]; } outcome;
 

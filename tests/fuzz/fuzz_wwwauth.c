@@ -22,20 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 #define NAME "fuzz_wwwauth"
 #define ONE_BYTE_MAX 1024
-
-#define REQUIRE(cond)                                                                       \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, NAME ": %s:%d: requirement failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                                 \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 typedef struct cfg { size_t max_item; int fields; } cfg;
 
