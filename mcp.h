@@ -1347,12 +1347,15 @@ MCPAPI mcp_status mcp_client_poll(mcp_client *c, int timeout_ms);
 /* For an outside poll() loop: the fds to watch (events: POLLIN/POLLOUT from <poll.h>) and
    the milliseconds until the next deadline (-1: none). When poll() returns, call
    mcp_client_poll(c, 0). */
-typedef struct mcp_pollfd { int fd; short events; } mcp_pollfd;
+typedef struct mcp_pollfd { int fd; short events, revents; } mcp_pollfd;   /* revents: mcp_poll */
 MCPAPI int mcp_client_pollfds(const mcp_client *c, mcp_pollfd *fds, int max);   /* count */
 /* How many descriptors mcp_client_pollfds has to give now (it gives at most max): size the
    array by it; over HTTP it grows with the calls in flight (up to max_connections + 8). */
 MCPAPI int mcp_client_pollfd_count(const mcp_client *c);
 MCPAPI int mcp_client_next_timeout(const mcp_client *c);
+/* One wait for many clients' descriptors (>>transport's poll()): up to timeout_ms (-1: until
+   one is ready), revents set on each; the count ready (0: the time passed or a signal came). */
+MCPAPI int mcp_poll(mcp_pollfd *fds, int n, int timeout_ms);
 
 /* ---- requests from the server (roots/list, sampling/createMessage, elicitation/create) ----
    on_request gets each of these three; answer it with exactly one reply, now or later. Ping
@@ -1437,6 +1440,211 @@ struct mcp_transport {
 /* Reports an event; MESSAGE returns how many requests it answered: request id, or (id -1)
    any in flight, each counted once. */
 MCPAPI int mcp_transport_report(mcp_client *c, const mcp_tev *ev);
+
+#ifndef MCP_NO_HOST
+/* ============================================================================================
+   >>host  the servers a user configured: config files, many clients in one loop, one tool list
+   ============================================================================================
+   A host (an editor, an agent, a game's tool panel) keeps every server its user configured
+   usable at once. It reads the config files hosts write today, starts every server in
+   parallel, drives them all from one loop, offers their tools as one sorted list under
+   qualified names ("github__create_issue"), routes calls, reconnects within bounds, and
+   offers a slow server's tools from a cache file until it is up. Built only on the client's
+   public API; its only I/O of its own is reading and writing its files with <stdio.h>. */
+
+/* ---- >>host.config  config files: "mcpServers" (Claude, Cursor, ...) and "servers" (VS Code) */
+
+/* One server as a config file describes it. The strings are valid during the callback. */
+typedef struct mcp_server_config {
+    const char *name;
+    mcp_client_desc desc;                /* transport, command, args, env, cwd, url, headers,
+                                            timeout_ms; the rest zero */
+    int disabled;                        /* "disabled": true, "enabled": false, or a bad entry */
+    const char *error;                   /* a bad entry: the sentence (file:line:col: server
+                                            "x": ...), and disabled is 1; NULL: it is fine */
+    const char *file;                    /* as given to the parse */
+    int line, column;                    /* of the entry's name, from 1 */
+} mcp_server_config;
+
+typedef struct mcp_config_opts {         /* zero-initialised = defaults */
+    void *user;
+    /* ${name} for a variable only the program knows (VS Code's workspaceFolder, userHome,
+       input:NAME): its value, or NULL when it knows none. ${VAR}, ${VAR:-default} and
+       ${env:VAR} read the environment first, unless no_env. */
+    const char *(*variable)(void *user, const char *name);
+    /* Sentences about what was read and ignored: an unknown field (once each), an unset
+       variable (left as written), a bad entry. */
+    void (*on_log)(void *user, const char *message);
+    int no_env;                          /* never read the process's environment */
+    size_t max_size;                     /* bytes of one file; 0: 4 MiB */
+} mcp_config_opts;
+
+/* Parses a config file's text (JSON with comments and trailing commas) and calls each for
+   every server in it, in file order, a bad entry too (with its error). MCP_ERR_PARSE when
+   the text is not JSON or holds neither "mcpServers" nor "servers", with file:line:col. */
+MCPAPI mcp_status mcp_config_parse(const char *file, const char *text, size_t len,
+                                   const mcp_config_opts *opts,
+                                   void (*each)(void *user, const mcp_server_config *server),
+                                   mcp_error *err);
+/* Writes one server as a config entry (the object, not its name): what mcp_config_parse
+   reads back to the same description. */
+MCPAPI mcp_status mcp_config_write(mcp_jw *w, const mcp_server_config *server);
+
+/* ---- >>host.servers  the host and its servers ------------------------------------------ */
+
+typedef struct mcp_host mcp_host;
+typedef struct mcp_host_call mcp_host_call;   /* one call routed to a server, then its outcome */
+
+typedef enum mcp_server_state {
+    MCP_SERVER_DISABLED = 0,             /* disabled in its config, a bad entry, or by the program */
+    MCP_SERVER_IDLE,                     /* not started yet (mcp_host_connect starts it) */
+    MCP_SERVER_CONNECTING,               /* starting, saying hello, listing what it offers */
+    MCP_SERVER_READY,
+    MCP_SERVER_RETRYING,                 /* it ended or failed; the next attempt is at retry_at */
+    MCP_SERVER_FAILED,                   /* error says why; a stdio server starts again at the
+                                            next call to it (restart policy), else mcp_host_retry */
+    MCP_SERVER_NEEDS_AUTH                /* the user has to sign in at auth_url; no timer runs */
+} mcp_server_state;
+
+/* What a stdio server that ended gets. HTTP servers always come back with backoff. */
+enum {
+    MCP_RESTART_ON_CALL = 0,             /* at the next call to it (the default) */
+    MCP_RESTART_NEVER,                   /* failed until mcp_host_retry */
+    MCP_RESTART_ALWAYS                   /* at once, with the same backoff as HTTP */
+};
+
+typedef struct mcp_host_desc {           /* zero-initialised = defaults */
+    const char *client_name, *client_version;   /* every client's; NULL: "mcp.h" */
+    const char *separator;               /* between server and tool in a qualified name; NULL: "__" */
+    /* The program's own naming rule: write the qualified name of (server, name) into out
+       (cap bytes with the NUL) and return its length, or 0 to use the default rule. */
+    size_t (*qualify)(void *user, const char *server, const char *name, char *out, size_t cap);
+    const char *cache_file;              /* tools, prompts and resources of each server, kept
+                                            for the next start; NULL: none */
+    int restart;                         /* MCP_RESTART_* for stdio servers */
+    int restarts_per_minute;             /* stdio restarts of one server; 0: 3 */
+    int retry_min_ms, retry_max_ms;      /* backoff: 0: 500 ms doubling up to 300000 (5 min) */
+    int retry_limit, retry_window_ms;    /* the breaker: at most retry_limit attempts in
+                                            retry_window_ms, then failed; 0: 10 in 600000 */
+    int timeout_ms;                      /* a server's when its config has none; 0: 30000 */
+    const mcp_tls *tls;                  /* https:// servers need it */
+    const mcp_auth *auth;                /* HTTP servers that answer 401 sign in with it
+                                            (its open_url is called too); NULL: they fail */
+    unsigned capabilities;               /* MCP_CAP_* that on_request answers, for every server */
+    mcp_config_opts config;              /* variables and logging for mcp_host_load */
+    /* callbacks: all optional, all get `user`; server is the server's name */
+    void *user;
+    void (*on_state)(void *user, mcp_host *h, const char *server, mcp_server_state state,
+                     const mcp_error *why);               /* why: FAILED, RETRYING, DISABLED */
+    void (*on_change)(void *user, mcp_host *h, const char *server);  /* its tools, prompts or
+                                            resources changed: the lists were rebuilt */
+    void (*on_notification)(void *user, mcp_host *h, const char *server, const char *method,
+                            const mcp_json *params);
+    void (*on_request)(void *user, mcp_host *h, const char *server, mcp_request *req);
+    void (*on_stderr)(void *user, mcp_host *h, const char *server, const char *line, size_t len);
+    void (*on_log)(void *user, mcp_host *h, const char *server, const char *message);
+                                         /* server NULL: about the host or a config file */
+} mcp_host_desc;
+
+MCPAPI mcp_host  *mcp_host_new(const mcp_host_desc *desc, mcp_error *err);
+MCPAPI void       mcp_host_free(mcp_host *h);     /* closes every server (in parallel) first;
+                                                     calls not yet freed fail, detached */
+/* Adds the servers of a config file (mcp_host_load_text: of its text), a later server
+   replacing an earlier one of the same name: load the user's file, then the project's.
+   A bad entry is added disabled with its error; the others are fine. */
+MCPAPI mcp_status mcp_host_load(mcp_host *h, const char *path, mcp_error *err);
+MCPAPI mcp_status mcp_host_load_text(mcp_host *h, const char *file, const char *text, size_t len,
+                                     mcp_error *err);
+/* Adds a server from the program's own description (copied; its callbacks and user are the
+   host's, replaced), replacing one of the same name. */
+MCPAPI mcp_status mcp_host_add(mcp_host *h, const char *name, const mcp_client_desc *desc,
+                               mcp_error *err);
+/* Starts every server that is idle: all at once, without blocking. */
+MCPAPI mcp_status mcp_host_connect(mcp_host *h, mcp_error *err);
+/* Blocks until no server is connecting (each ready, failed, retrying, waiting for sign-in or
+   disabled), or timeout_ms (-1: no limit): MCP_OK, or MCP_ERR_TIMEOUT. */
+MCPAPI mcp_status mcp_host_wait(mcp_host *h, int timeout_ms);
+/* The program's choice: disable (closes it), enable (idle, then connect), or retry now (a
+   failed or retrying server connects at once, its breaker reset). */
+MCPAPI mcp_status mcp_host_disable(mcp_host *h, const char *server, mcp_error *err);
+MCPAPI mcp_status mcp_host_enable(mcp_host *h, const char *server, mcp_error *err);
+MCPAPI mcp_status mcp_host_retry(mcp_host *h, const char *server, mcp_error *err);
+/* The browser came back to the program's own redirect URI for this server (mcp_auth). */
+MCPAPI mcp_status mcp_host_auth_redirect(mcp_host *h, const char *server, const char *url,
+                                         mcp_error *err);
+
+/* One round for every server: waits up to timeout_ms (0: no wait, -1: until something
+   happens) for any of them, then does the I/O, the callbacks, the reconnects. */
+MCPAPI mcp_status mcp_host_poll(mcp_host *h, int timeout_ms);
+/* For the program's own loop, as for a client (mcp_client_pollfds): then mcp_host_poll(h, 0). */
+MCPAPI int mcp_host_pollfds(const mcp_host *h, mcp_pollfd *fds, int max);
+MCPAPI int mcp_host_pollfd_count(const mcp_host *h);
+MCPAPI int mcp_host_next_timeout(const mcp_host *h);
+
+typedef struct mcp_host_server {         /* a server, as mcp_host_server_get tells it */
+    const char *name;
+    mcp_server_state state;
+    mcp_transport_kind transport;
+    const char *file;                    /* the config file it came from; NULL: mcp_host_add */
+    const mcp_error *error;              /* its last failure; NULL: none */
+    int64_t retry_at;                    /* RETRYING: mcp_time_ms() of the next attempt */
+    const char *auth_url;                /* NEEDS_AUTH: the page to show the user */
+    int attempts;                        /* connects since it was last ready */
+    size_t tools, prompts, resources;    /* what it offers (from the cache while cached) */
+    int cached;                          /* its lists come from the cache file, not from it yet */
+    mcp_client *client;                  /* while it has one: for what the host does not wrap
+                                            (valid until the next mcp_host_poll) */
+} mcp_host_server;
+MCPAPI size_t     mcp_host_server_count(const mcp_host *h);
+MCPAPI mcp_status mcp_host_server_get(const mcp_host *h, size_t i, mcp_host_server *out); /* in
+                                            the order added; MCP_ERR_INVALID past the end */
+MCPAPI long       mcp_host_server_find(const mcp_host *h, const char *name);   /* index; -1 */
+
+/* ---- >>host.lists  one tool list, one prompt list, one resource list ---------------------- */
+
+/* Every ready (or cached) server's tools, sorted by qualified name: model APIs take these
+   names ([A-Za-z0-9_-], at most 64 bytes; other bytes become '_', and a name changed or
+   shortened that way ends in '_' and 8 hex digits of a hash of the original, so it stays the
+   same from run to run). item is the server's own object (its "name" unqualified). Valid
+   until the next mcp_host_poll. */
+typedef struct mcp_host_item {
+    const char *qualified;               /* tools, prompts: the name to use; resources: the URI */
+    const char *server;
+    const char *name;                    /* the server's own name (or URI) */
+    const mcp_json *item;                /* {"name", "description", "inputSchema", ...} */
+} mcp_host_item;
+typedef enum mcp_host_kind { MCP_HOST_TOOLS = 0, MCP_HOST_PROMPTS, MCP_HOST_RESOURCES } mcp_host_kind;
+MCPAPI size_t     mcp_host_count(const mcp_host *h, mcp_host_kind which);
+MCPAPI mcp_status mcp_host_item_get(const mcp_host *h, mcp_host_kind which, size_t i,
+                                    mcp_host_item *out);
+/* The list as one document, {"tools": [...]} (or "prompts", "resources"), each object the
+   server's with "name" qualified: what a model's prompt gets. mcp_json_free it. */
+MCPAPI mcp_status mcp_host_list(mcp_host *h, mcp_host_kind which, mcp_json_doc **result,
+                                mcp_error *err);
+
+/* ---- >>host.calls  calls routed by qualified name --------------------------------------- */
+
+/* Blocking: waits for a server still connecting or reconnecting (up to the call's timeout),
+   starts a stdio server that ended (restart policy). Errors name the server:
+   Server "github": Transport closed. */
+MCPAPI mcp_status mcp_host_call_tool(mcp_host *h, const char *qualified, const char *args_json,
+                                     mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_host_get_prompt(mcp_host *h, const char *qualified, const char *args_json,
+                                      mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_host_read_resource(mcp_host *h, const char *uri, mcp_json_doc **result,
+                                         mcp_error *err);
+/* Non-blocking, as mcp_client_send: drive with mcp_host_poll. server: the server's name. */
+MCPAPI mcp_host_call *mcp_host_send_tool(mcp_host *h, const char *qualified, const char *args_json,
+                                         const mcp_call_opts *opts, mcp_error *err);
+MCPAPI mcp_host_call *mcp_host_send(mcp_host *h, const char *server, const char *method,
+                                    const char *params_json, const mcp_call_opts *opts,
+                                    mcp_error *err);
+MCPAPI mcp_status mcp_host_call_status(const mcp_host_call *hc);     /* MCP_AGAIN in flight */
+MCPAPI mcp_status mcp_host_call_result(mcp_host_call *hc, mcp_json_doc **result, mcp_error *err);
+MCPAPI mcp_status mcp_host_call_cancel(mcp_host_call *hc, const char *reason);
+MCPAPI mcp_status mcp_host_call_wait(mcp_host_call *hc, int timeout_ms);   /* polls the host */
+MCPAPI void       mcp_host_call_free(mcp_host_call *hc);
+#endif /* MCP_NO_HOST */
 #endif /* a transport */
 
 #ifdef __cplusplus
@@ -5638,6 +5846,22 @@ static void mcp__call_due(mcp__pending *call)
 #define MCP__OUT_MAX ((size_t)64 << 20)  /* mcp_client_desc.max_queued by default */
 
 static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+MCPDEF int mcp_poll(mcp_pollfd *fds, int n, int timeout_ms)
+{
+    struct pollfd small[64], *pf = small;
+    int i, r;
+    if (n < 0 || (n && !fds)) return 0;
+    if (n > 64 && !(pf = (struct pollfd *)MCP_MALLOC((size_t)n * sizeof *pf, NULL))) {
+        pf = small; n = 64;                              /* no memory: the first 64, and soon */
+        if (timeout_ms < 0 || timeout_ms > 10) timeout_ms = 10;
+    }
+    for (i = 0; i < n; i++) { pf[i].fd = fds[i].fd; pf[i].events = fds[i].events; pf[i].revents = 0; }
+    r = poll(pf, (nfds_t)n, timeout_ms);
+    for (i = 0; i < n; i++) fds[i].revents = r > 0 ? pf[i].revents : 0;
+    if (pf != small) MCP_FREE(pf, NULL);
+    return r > 0 ? r : 0;
+}
 
 /* Reports an event of this kind about request id (-1: none), with a sentence formatted like
    printf (fmt NULL: ev's own text, if any); ev (NULL: none) brings the other fields. */
@@ -12616,6 +12840,25 @@ MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
     /* 2026-07-28 has no ping: server/discover is the cheapest question with an answer */
     return mcp_client_request(c, c && c->modern ? "server/discover" : "ping", NULL, NULL, err);
 }
+
+#ifndef MCP_NO_HOST
+/* ============================================================================================
+   >>host
+   ============================================================================================
+   Above the client, using only its public API (and mcp_poll, one wait for many clients).
+   Its own I/O is its config and cache files, through <stdio.h>. */
+
+/* ---- >>host.config ------------------------------------------------------------------------ */
+
+/* (config reader and writer) */
+
+/* end of >>host.config */
+
+/* ---- >>host.servers ----------------------------------------------------------------------- */
+
+/* (host core) */
+
+#endif /* MCP_NO_HOST */
 
 #endif /* a transport */
 
