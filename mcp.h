@@ -13628,7 +13628,8 @@ static void mcp__hs_page(mcp__hsrv *s, int k)
     if (s->stale[k] && s->c && s->up) { s->stale[k] = 0; mcp__hs_fetch(s, k, NULL); return; }
     if (!s->fetch[0] && !s->fetch[1] && !s->fetch[2]) s->cached = 0;
     mcp__host_rebuild(s->h, k);
-    if (s->state == MCP_SERVER_CONNECTING && !s->fetch[0] && !s->fetch[1] && !s->fetch[2]) {
+    if ((s->state == MCP_SERVER_CONNECTING || s->state == MCP_SERVER_NEEDS_AUTH) && !s->fetch[0] && !s->fetch[1] &&
+        !s->fetch[2]) {
         mcp__host_rebuild_all(s->h);
         mcp__hs_set(s, MCP_SERVER_READY);
     }
