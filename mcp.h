@@ -5965,11 +5965,11 @@ static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NO
 
 MCPDEF int mcp_poll(mcp_pollfd *fds, int n, int timeout_ms)
 {
-    struct pollfd small[64], *pf = small;
+    struct pollfd small[256], *pf = small;
     int i, r;
     if (n < 0 || (n && !fds)) return 0;
-    if (n > 64 && !(pf = (struct pollfd *)MCP_MALLOC((size_t)n * sizeof *pf, NULL))) {
-        pf = small; n = 64;                              /* no memory: the first 64, and soon */
+    if (n > 256 && !(pf = (struct pollfd *)MCP_MALLOC((size_t)n * sizeof *pf, NULL))) {
+        pf = small; n = 256;                             /* no memory: the first 256, and soon */
         if (timeout_ms < 0 || timeout_ms > 10) timeout_ms = 10;
     }
     for (i = 0; i < n; i++) { pf[i].fd = fds[i].fd; pf[i].events = fds[i].events; pf[i].revents = 0; }
@@ -13016,6 +13016,7 @@ typedef struct mcp__hsrv {
     int attempts, window_count;          /* connects since ready; in the breaker's window */
     int64_t window_start;
     int64_t restarts[MCP__HOST_RESTARTS]; int nrestarts;
+    int fd_at, fd_n;                     /* its descriptors in the host's array this round */
 } mcp__hsrv;
 
 typedef struct mcp__hitem {              /* one entry of a merged list */
@@ -13049,7 +13050,7 @@ struct mcp_host {
     mcp_host_call *calls;
     mcp_json_doc *cache;                 /* the cache file as read */
     int cache_read, cache_dirty, cache_warned;
-    mcp_pollfd *fds; mcp__hsrv **owner; int nfds, capfds;
+    mcp_pollfd *fds; int nfds, capfds;
     uint64_t rng;
 };
 
@@ -13783,17 +13784,16 @@ static int mcp__host_gather(mcp_host *h)
     for (i = 0; i < h->nsrv; i++) if (h->srv[i]->c) total += mcp_client_pollfd_count(h->srv[i]->c);
     if (total > h->capfds) {
         mcp_pollfd *f = (mcp_pollfd *)MCP_REALLOC(h->fds, (size_t)total * sizeof *f, NULL);
-        mcp__hsrv **o;
-        if (f) h->fds = f;
-        o = (mcp__hsrv **)MCP_REALLOC(h->owner, (size_t)total * sizeof *o, NULL);
-        if (o) h->owner = o;
-        if (!f || !o) return 0;
+        if (!f) return 0;
+        h->fds = f;
         h->capfds = total;
     }
-    for (i = 0; i < h->nsrv && n < total; i++) {
-        if (!h->srv[i]->c) continue;
-        m = mcp_client_pollfds(h->srv[i]->c, h->fds + n, total - n);
-        while (m-- > 0) h->owner[n++] = h->srv[i];
+    for (i = 0; i < h->nsrv; i++) {
+        mcp__hsrv *s = h->srv[i];
+        s->fd_at = n;
+        m = s->c && n < total ? mcp_client_pollfds(s->c, h->fds + n, total - n) : 0;
+        s->fd_n = m;
+        n += m;
     }
     h->nfds = n;
     return n;
@@ -13835,7 +13835,7 @@ MCPDEF mcp_status mcp_host_poll(mcp_host *h, int timeout_ms)
         mcp__hsrv *s = h->srv[j];
         int ready = 0;
         if (!s->c) continue;
-        for (i = 0; i < n && !ready; i++) if (h->owner[i] == s && h->fds[i].revents) ready = 1;
+        for (i = s->fd_at; i < s->fd_at + s->fd_n && i < n && !ready; i++) if (h->fds[i].revents) ready = 1;
         if (ready || mcp_client_next_timeout(s->c) == 0 || !mcp_client_pollfd_count(s->c)) mcp_client_poll(s->c, 0);
     }
     for (j = 0; j < h->nsrv; j++) {
@@ -13932,7 +13932,6 @@ MCPDEF void mcp_host_free(mcp_host *h)
     MCP_FREE(h->srv, NULL);
     mcp_json_free(h->cache);
     MCP_FREE(h->fds, NULL);
-    MCP_FREE(h->owner, NULL);
     MCP_FREE(h->client_name, NULL);
     MCP_FREE(h->client_version, NULL);
     MCP_FREE(h->separator, NULL);
