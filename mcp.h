@@ -273,7 +273,11 @@
    8. JSON NOTES
    =============================================================================================
    - Strict RFC 8259: one value with optional surrounding whitespace; no comments, trailing
-     commas, NaN, leading zeros, single quotes or byte order mark.
+     commas, NaN, leading zeros, single quotes or byte order mark. mcp_json_opts.comments
+     relaxes the first two, for files people write (config files): // to the end of the line
+     and block comments wherever whitespace may stand, a comma before ] or }; an unclosed
+     block comment is an error. The strict path does not pay for it: comments are looked
+     for only where the strict grammar has already failed.
    - Strings are validated UTF-8 (overlong forms, encoded surrogates, code points above
      U+10FFFF and truncated sequences are refused). \u escapes are decoded, surrogate pairs
      combined, lone surrogates refused. "\u0000" is kept: use mcp_json_len() for lengths.
@@ -754,6 +758,10 @@ typedef struct mcp_json_opts {   /* zero-initialised = defaults */
     size_t max_depth;            /* 0: MCP_JSON_MAX_DEPTH (512) */
     size_t max_size;             /* input bytes; 0: MCP_JSON_MAX_SIZE (128 MiB); cap 4 GiB - 1 */
     void  *alloc_ctx;            /* handed to MCP_MALLOC/MCP_REALLOC/MCP_FREE */
+    int    comments;             /* 1: JSON with comments: // and block comments wherever
+                                    whitespace may be, and a trailing comma in arrays and
+                                    objects; for config files (>>host.config), never for
+                                    messages */
 } mcp_json_opts;
 
 MCPAPI mcp_json_doc  *mcp_json_parse(const char *text, size_t len, mcp_error *err); /* NULL on error */
@@ -2827,6 +2835,7 @@ typedef struct mcp__parser {
     const unsigned char *err_at;
     char what[160];
     int check;                          /* only checking: plain strings and children not stored */
+    int comments;                       /* mcp_json_opts.comments: JSON with comments */
 } mcp__parser;
 
 static void mcp__perr(mcp__parser *ps, mcp_status st, const unsigned char *at, const char *fmt, ...)
@@ -2893,6 +2902,36 @@ static MCP__INLINE const unsigned char *mcp__skip_ws(mcp__parser *ps, const unsi
     if (MCP__LIKELY(p < ps->end && *p > ' ')) return p;      /* compact text: no whitespace */
     return mcp__skip_ws_run(ps, p);
 }
+
+/* JSON with comments (mcp_json_opts.comments). Called only where the strict grammar failed
+   at p, on a '/': skips that comment and every comment and whitespace after it. Returns the
+   position after them, or NULL with the error set (a block comment that never ends, a '/'
+   that begins none). */
+static const unsigned char *mcp__skip_comments(mcp__parser *ps, const unsigned char *p)
+{
+    const unsigned char *end = ps->end, *open;
+    while (p < end && *p == '/') {
+        open = p;
+        if (p + 1 < end && p[1] == '/') {
+            p += 2;
+            while (p < end && *p != '\n' && *p != '\r') p++;   /* the newline is whitespace */
+        } else if (p + 1 < end && p[1] == '*') {
+            for (p += 2; p + 1 < end && !(p[0] == '*' && p[1] == '/'); p++)
+                if (*p == '\n' || *p == '\r') ps->doc->multiline = 1;
+            if (p + 1 >= end) {
+                mcp__perr(ps, MCP_ERR_PARSE, open, "unterminated block comment (no */ after its /*)");
+                return NULL;
+            }
+            p += 2;
+        } else {
+            mcp__perr(ps, MCP_ERR_PARSE, open, "a '/' that begins no comment (// or /*)");
+            return NULL;
+        }
+        p = mcp__skip_ws_run(ps, p);
+    }
+    return p;
+}
+#define MCP__COMMENT_AT(ps, p) (MCP__UNLIKELY((ps)->comments) && (p) < (ps)->end && *(p) == '/')
 
 /* Length of the UTF-8 sequence at p (lead byte >= 0x80), or 0 if it is invalid. */
 static MCP__INLINE int mcp__utf8_seq(const unsigned char *p, const unsigned char *end)
@@ -3458,11 +3497,22 @@ value:
     if (c == '"') p = mcp__parse_string(ps, p + 1, v);
     else if (c == '-' || (c >= '0' && c <= '9')) p = mcp__parse_number(ps, p, v);
     else p = mcp__parse_literal(ps, p, v);
-    if (!p) return 0;
+    if (MCP__UNLIKELY(!p)) {
+        /* With comments, the literal parser's failure (err_at is where) may be a comment, or
+           the ']' after a trailing comma (or after [ and comments: an empty array). */
+        if (!ps->comments || (c != '/' && c != ']')) return 0;
+        ps->vn--;                                     /* the slot pushed for the value */
+        p = ps->err_at;
+        if (c == '/') { if (!(p = mcp__skip_comments(ps, p))) return 0; goto value; }
+        if (!ps->fn || ps->fs[ps->fn - 1].is_obj) return 0;   /* {"a": ] or a lone ] */
+        p++;
+        if (!mcp__close(ps)) goto nomem;
+    }
 after:
     if (ps->fn == 0) {
         p = mcp__skip_ws(ps, p);
         if (p < end) {
+            if (MCP__COMMENT_AT(ps, p)) { if (!(p = mcp__skip_comments(ps, p))) return 0; goto after; }
             mcp__perr(ps, MCP_ERR_PARSE, p, "unexpected data after the JSON value");
             return 0;
         }
@@ -3472,15 +3522,23 @@ after:
     if (ps->fs[ps->fn - 1].is_obj) {
         if (p < end && *p == ',') { p = mcp__skip_ws(ps, p + 1); goto key; }
         if (p < end && *p == '}') { p++; if (!mcp__close(ps)) goto nomem; goto after; }
+        if (MCP__COMMENT_AT(ps, p)) { if (!(p = mcp__skip_comments(ps, p))) return 0; goto after; }
         mcp__perr_expect(ps, p, "',' or '}'");
         return 0;
     }
     if (p < end && *p == ',') { p++; goto value; }
     if (p < end && *p == ']') { p++; if (!mcp__close(ps)) goto nomem; goto after; }
+    if (MCP__COMMENT_AT(ps, p)) { if (!(p = mcp__skip_comments(ps, p))) return 0; goto after; }
     mcp__perr_expect(ps, p, "',' or ']'");
     return 0;
 key:
     if (p >= end || *p != '"') {
+        if (MCP__COMMENT_AT(ps, p)) { if (!(p = mcp__skip_comments(ps, p))) return 0; goto key; }
+        if (ps->comments && p < end && *p == '}') {  /* after a trailing comma, or { and comments */
+            p++;
+            if (!mcp__close(ps)) goto nomem;
+            goto after;
+        }
         mcp__perr_expect(ps, p, "a string key");
         return 0;
     }
@@ -3488,8 +3546,8 @@ key:
     if (!(p = mcp__parse_string(ps, p + 1, v))) return 0;
     p = mcp__skip_ws(ps, p);
     if (p >= end || *p != ':') {
-        mcp__perr_expect(ps, p, "':' after the key");
-        return 0;
+        if (MCP__COMMENT_AT(ps, p) && !(p = mcp__skip_comments(ps, p))) return 0;
+        if (p >= end || *p != ':') { mcp__perr_expect(ps, p, "':' after the key"); return 0; }
     }
     p++;
     goto value;
@@ -3519,9 +3577,13 @@ MCPDEF void mcp_json_free(mcp_json_doc *doc)
     for (b = doc->blocks; b; b = next) { next = b->next; MCP_FREE(b, ctx); }
 }
 
-/* check: the text is only checked (mcp__json_check); the document is a shell of the root. */
+/* Where and why a parse failed, for a caller that words its own message (>>host.config). */
+typedef struct mcp__jerr { size_t at; char what[160]; } mcp__jerr;
+
+/* check: the text is only checked (mcp__json_check); the document is a shell of the root.
+   je (may be NULL): on a syntax or depth error, its byte offset and the bare reason. */
 static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opts *opts, int check,
-                                mcp_error *err)
+                                mcp_error *err, mcp__jerr *je)
 {
     mcp__parser ps;
     mcp__block *first;
@@ -3531,6 +3593,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     unsigned long line, col;
     int ok;
     if (max_size > 0xFFFFFFFFu) max_size = 0xFFFFFFFFu;   /* lengths are 32-bit */
+    if (je) { je->at = (size_t)-1; je->what[0] = 0; }
     if (!text && len) {
         mcp__fail(err, MCP_ERR_INVALID, "mcp_json_parse was given a NULL text of %lu bytes.",
                   (unsigned long)len);
@@ -3560,6 +3623,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     ps.fs = ps.fs_inline; ps.fcap = sizeof ps.fs_inline / sizeof ps.fs_inline[0];
     ps.max_depth = opts && opts->max_depth ? opts->max_depth : MCP_JSON_MAX_DEPTH;
     ps.check = check;
+    ps.comments = opts && opts->comments;
     ok = mcp__parse_doc(&ps);
     if (ok) doc->root = ps.vs[0];
     if (ps.vs != ps.vs_inline) MCP_FREE(ps.vs, ctx);
@@ -3568,6 +3632,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
         mcp_json_free(doc);
         if (ps.st == MCP_ERR_NOMEM) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON."); return NULL; }
         mcp__locate(ps.beg, ps.err_at, &line, &col);
+        if (je) { je->at = (size_t)(ps.err_at - ps.beg); memcpy(je->what, ps.what, sizeof je->what); }
         mcp__fail(err, ps.st, "JSON parse error at line %lu, column %lu (byte %lu): %s", line, col,
                   (unsigned long)(ps.err_at - ps.beg), ps.what);
         return NULL;
@@ -3579,7 +3644,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
 MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_json_opts *opts,
                                        mcp_error *err)
 {
-    return mcp__parse(text, len, opts, 0, err);
+    return mcp__parse(text, len, opts, 0, err, NULL);
 }
 
 #if !defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP)
@@ -3634,7 +3699,7 @@ static mcp_json_doc *mcp__json_trim(mcp_json_doc *doc)
    client only passes on. The root's type is kept (NULL on error, like mcp_json_parse). */
 static mcp_json_doc *mcp__json_check(const char *text, size_t len, mcp_error *err)
 {
-    return mcp__parse(text, len, NULL, 1, err);
+    return mcp__parse(text, len, NULL, 1, err, NULL);
 }
 #endif
 
