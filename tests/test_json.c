@@ -3188,9 +3188,9 @@ TEST_CASE(comments)
     EXPECT_ERROR_C("]", "JSON parse error at line 1, column 1 (byte 0): expected a value, found ']'");
     EXPECT_ERROR_C("[1,]]", "JSON parse error at line 1, column 5 (byte 4): unexpected data after the JSON value");
     EXPECT_ERROR_C("[1}", "JSON parse error at line 1, column 3 (byte 2): expected ',' or ']', found '}'");
-    EXPECT_ERROR_C("[1,}", "JSON parse error at line 1, column 4 (byte 3): expected a value, found '}'");
+    EXPECT_ERROR_C("[1,}", "JSON parse error at line 1, column 4 (byte 3): expected ',' or ']', found '}'");
     EXPECT_ERROR_C("{\"a\":1]", "JSON parse error at line 1, column 7 (byte 6): expected ',' or '}', found ']'");
-    EXPECT_ERROR_C("{\"a\":1,]", "JSON parse error at line 1, column 8 (byte 7): expected a string key, found ']'");
+    EXPECT_ERROR_C("{\"a\":1,]", "JSON parse error at line 1, column 8 (byte 7): expected ',' or '}', found ']'");
     EXPECT_ERROR_C("{\n  \"a\": 1 /* open\n", "JSON parse error at line 2, column 10 (byte 11): "
                    "unterminated block comment (no */ after its /*)");
     EXPECT_ERROR_C("/*", "JSON parse error at line 1, column 1 (byte 0): unterminated block comment (no */ after its /*)");
@@ -3204,6 +3204,8 @@ TEST_CASE(comments)
     EXPECT_ERROR_C("/* a */ */ 1", "JSON parse error at line 1, column 9 (byte 8): expected a value, found '*'");
     EXPECT_ERROR_C("// nothing but a comment", "JSON parse error at line 1, column 25 (byte 24): expected a value but the input ended");
     EXPECT_ERROR_C("[1] // c\n x", "JSON parse error at line 2, column 2 (byte 10): unexpected data after the JSON value");
+    EXPECT_ERROR_C("/* \xC3\xA9 */ x", "JSON parse error at line 1, column 9 (byte 9): expected a value, found 'x'");
+    EXPECT_ERROR_C("{\"a\",}", "JSON parse error at line 1, column 6 (byte 5): expected ':' after the key, found '}'");
     EXPECT_ERROR_C("[\"a\" \"b\"]", "JSON parse error at line 1, column 6 (byte 5): expected ',' or ']', found '\"'");
 
     /* strict mode: the old sentences, comments and trailing commas refused */
