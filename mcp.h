@@ -14885,6 +14885,82 @@ MCPDEF mcp_status mcp_host_add(mcp_host *h, const char *name, const mcp_client_d
     return mcp__host_put(h, name, desc, 0, NULL, NULL, err);
 }
 
+typedef struct mcp__hload { mcp_host *h; mcp_status st; mcp_error *err; } mcp__hload;
+
+static void mcp__host_each(void *user, const mcp_server_config *cfg)
+{
+    mcp__hload *l = (mcp__hload *)user;
+    mcp_error e;
+    if (l->st != MCP_OK) return;
+    if (mcp__host_put(l->h, cfg->name, &cfg->desc, cfg->disabled, cfg->error, cfg->file, &e) != MCP_OK) {
+        l->st = e.status;
+        if (l->err) *l->err = e;
+    }
+}
+
+static void mcp__host_cfg_log(void *user, const char *message)
+{
+    mcp_host *h = ((mcp__hload *)user)->h;
+    if (h->d.on_log) h->d.on_log(h->d.user, h, NULL, message);
+}
+
+static const char *mcp__host_cfg_var(void *user, const char *name)
+{
+    mcp_host *h = ((mcp__hload *)user)->h;
+    return h->d.config.variable ? h->d.config.variable(h->d.config.user, name) : NULL;
+}
+
+MCPDEF mcp_status mcp_host_load_text(mcp_host *h, const char *file, const char *text, size_t len, mcp_error *err)
+{
+    mcp_config_opts o;
+    mcp__hload l;
+    mcp_status st;
+    if (!h || (!text && len)) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_load_text needs a host and text.");
+    o = h->d.config;
+    o.user = &l;                                         /* each, variable and on_log all get it */
+    o.variable = mcp__host_cfg_var;
+    o.on_log = mcp__host_cfg_log;
+    l.h = h; l.st = MCP_OK; l.err = err;
+    st = mcp_config_parse(file, text, len, &o, mcp__host_each, err);
+    if (st == MCP_OK && l.st != MCP_OK) st = l.st;
+    return st;
+}
+
+MCPDEF mcp_status mcp_host_load(mcp_host *h, const char *path, mcp_error *err)
+{
+    FILE *f;
+    mcp_buf b;
+    char chunk[8192];
+    size_t got, max = h && h->d.config.max_size ? h->d.config.max_size : ((size_t)4 << 20);
+    mcp_status st;
+    if (!h || !path) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_load needs a host and a path.");
+    if (!(f = fopen(path, "rb"))) {
+        int e = errno;
+        mcp__fail(err, MCP_ERR_IO, "Cannot read the config file \"%s\": %s.", path, strerror(e));
+        if (err) err->sys_errno = e;
+        return MCP_ERR_IO;
+    }
+    memset(&b, 0, sizeof b);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + got > max) {
+            fclose(f); mcp_buf_free(&b);
+            return mcp__fail(err, MCP_ERR_LIMIT, "The config file \"%s\" is larger than %lu bytes.", path, (unsigned long)max);
+        }
+        if (mcp_buf_append(&b, chunk, got) != MCP_OK) { fclose(f); mcp_buf_free(&b); return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); }
+    }
+    if (ferror(f)) {
+        int e = errno;
+        fclose(f); mcp_buf_free(&b);
+        mcp__fail(err, MCP_ERR_IO, "Cannot read the config file \"%s\": %s.", path, strerror(e));
+        if (err) err->sys_errno = e;
+        return MCP_ERR_IO;
+    }
+    fclose(f);
+    st = mcp_host_load_text(h, path, b.data ? b.data : "", b.len, err);
+    mcp_buf_free(&b);
+    return st;
+}
+
 MCPDEF mcp_status mcp_host_connect(mcp_host *h, mcp_error *err)
 {
     size_t i;
