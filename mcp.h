@@ -1354,6 +1354,8 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
     const mcp_transport *custom;         /* MCP_CUSTOM: the program's own transport */
     const mcp_auth *auth;                /* HTTP: answer 401 with the authorization flow (>>auth);
                                             NULL: a 401 fails the request (MCP_ERR_HTTP) */
+    int no_tasks;                        /* never run a call as a task: 2026-07-28 does not
+                                            declare the tasks extension, 2025-11-25 never asks */
 } mcp_client_desc;
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
@@ -1418,6 +1420,9 @@ MCPAPI mcp_status mcp_client_complete(mcp_client *c, const char *ref_json, const
                                       mcp_json_doc **result, mcp_error *err);
 MCPAPI mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp_error *err);
 MCPAPI mcp_status mcp_client_ping(mcp_client *c, mcp_error *err);
+/* 2025-11-25 servers that declare tasks.list: every task the server keeps for this client,
+   all pages: {"tasks": [{"taskId", "status", "statusMessage", "createdAt", ...}]}. */
+MCPAPI mcp_status mcp_client_list_tasks(mcp_client *c, mcp_json_doc **result, mcp_error *err);
 
 /* ---- non-blocking use ----------------------------------------------------------------------
    Send returns a call at once; mcp_client_poll does the I/O, fires callbacks and completes
@@ -1432,6 +1437,13 @@ typedef struct mcp_call_opts {            /* zero-initialised = defaults */
     void (*on_progress)(void *user, mcp_call *call, double progress, double total,
                         const char *message);    /* total < 0 when unknown; message may be NULL */
     void *user;
+    /* Tasks (section 10): a call the server runs as a task reports each status it learns
+       ("working", "input_required", "completed", "failed", "cancelled") with the server's
+       message (NULL if none). */
+    void (*on_task)(void *user, mcp_call *call, const char *task_id, const char *status,
+                    const char *message);
+    int task;                            /* 2025-11-25: run a tool whose taskSupport is
+                                            "optional" as a task ("required" always is) */
 } mcp_call_opts;
 
 MCPAPI mcp_call  *mcp_client_send(mcp_client *c, const char *method, const char *params_json,
@@ -1452,6 +1464,12 @@ MCPAPI mcp_status mcp_call_status(const mcp_call *call);      /* MCP_AGAIN while
    error status with err filled. MCP_AGAIN while in flight. */
 MCPAPI mcp_status mcp_call_result(mcp_call *call, mcp_json_doc **result, mcp_error *err);
 MCPAPI int64_t    mcp_call_id(const mcp_call *call);
+/* The task the server runs the call as (NULL until the server made it one). */
+MCPAPI const char *mcp_call_task_id(const mcp_call *call);
+/* A call that follows a task the server already runs (started by this program earlier, or
+   by another): polls it like a call that became a task, and ends with its result. */
+MCPAPI mcp_call  *mcp_client_attach_task(mcp_client *c, const char *task_id, const mcp_call_opts *opts,
+                                         mcp_error *err);
 MCPAPI mcp_status mcp_call_cancel(mcp_call *call, const char *reason);  /* not for initialize */
 MCPAPI void       mcp_call_free(mcp_call *call);   /* on the initialize call: abandons the connect */
 /* Waits up to timeout_ms (-1: until it is done) for one call, polling the client. */
@@ -10151,6 +10169,40 @@ typedef struct mcp__ev {             /* a queued event; text (stderr line, log) 
     size_t len;
 } mcp__ev;
 
+typedef struct mcp__task mcp__task;   /* >>client.tasks */
+enum { MCP__TASK_SLEEP = 0, MCP__TASK_GET, MCP__TASK_UPDATE, MCP__TASK_RESULT };
+
+struct mcp__task {                       /* a call the server runs as a task */
+    char *id;
+    int phase;                           /* MCP__TASK_* */
+    int64_t token;                       /* the progress token the request went with (0: none) */
+    int interval;                        /* ms between polls */
+    int64_t ttl_due;                     /* when the server may have dropped it; -1: never */
+    int ttl_ms;
+    unsigned polls;
+    char status[16];
+    uint32_t said;                       /* a hash of the status message last reported */
+    mcp_buf keys;                        /* input requests answered: "key\0key\0..." */
+};
+
+static void mcp__task_free(mcp_call *call);
+static int mcp__task_prelist(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *r);
+static void mcp__task_answer(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *r);
+static void mcp__task_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *r);
+static int mcp__tasks_tools(const mcp_client *c);
+static void mcp__task_tools_note(mcp_client *c, const mcp_json *result);
+static int mcp__task_wake(mcp_client *c, mcp_call *call);
+static void mcp__task_timeout(mcp_client *c, mcp_call *call, int hard);
+static void mcp__task_cancel_send(mcp_client *c, const char *task_id);
+static void mcp__task_notified(mcp_client *c, const mcp_json *p);
+static mcp_call *mcp__progress_call(mcp_client *c, int64_t tok);
+static void mcp__task_ask(mcp_client *c, mcp_call *call, const char *method, int phase, const char *extra);
+static int mcp__task_key_seen(const mcp__task *k, const char *key, size_t n);
+static void mcp__task_key_add(mcp__task *k, const char *key, size_t n);
+static char *mcp__task_params(mcp_client *c, const char *params, size_t plen, int opt);
+static mcp_call *mcp__task_call(mcp_client *c, const char *params, int how, const mcp_call_opts *o, mcp_error *err);
+
+
 /* 2026-07-28: answers being gathered for an input_required result. The result's document
    holds the server's requests; the answers become the retry's inputResponses. */
 typedef struct mcp__mrtr {
@@ -10180,6 +10232,7 @@ struct mcp_call {
     mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
     int timeout_ms, reset_on_progress, role, hard_ms;   /* role: MCP__ROLE_*, in >>client.connect */
     void (*on_progress)(void *user, mcp_call *call, double progress, double total, const char *message);
+    void (*on_task)(void *user, mcp_call *call, const char *task_id, const char *status, const char *message);
     void *user;
     mcp_call *next, *prev;               /* every call attached to the client */
     int token;                           /* sends a progressToken (its current id) */
@@ -10197,6 +10250,9 @@ struct mcp_call {
     int au_failed;                       /* that flow failed: its sentence is the call's */
     int answered;                        /* its id got an answer: nothing to abandon */
     int resumes;                         /* its event stream resumed after breaking */
+    struct mcp__task *task;              /* the server runs it as a task (>>client.tasks) */
+    int task_asked, task_opt;            /* 2025-11-25: sent with "task"; opts.task */
+    char *task_pre;                      /* its tools/call params, while tools/list is read first */
 };
 
 /* The engine files calls by their first member. */
@@ -10228,6 +10284,8 @@ struct mcp_client {
     int tried_sse;                      /* fell back from Streamable HTTP to HTTP+SSE ... */
     char fallback[40];                  /* ... because "POST answered 404" */
     mcp_json_doc *xhdr;                 /* 2026-07-28: {"tool": [["Name", "prop", ...], ...]} */
+    mcp_buf task_tools;                  /* 2025-11-25: each tool's taskSupport (>>client.tasks) */
+    int task_tools_known;
     int64_t connect_at;                 /* when the connect began: its steps share one timeout */
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
@@ -10345,7 +10403,7 @@ static mcp_status mcp__send_built(mcp_client *c, int64_t id, unsigned how, const
 static unsigned mcp__send_how(const char *m)
 {
     switch (m[0]) {                        /* on every request: the first byte picks the names */
-    case 't': return !strcmp(m, "tools/list") ? MCP_SEND_REPEATABLE : 0;
+    case 't': return !strcmp(m, "tools/list") || !strcmp(m, "tasks/get") ? MCP_SEND_REPEATABLE : 0;
     case 'p': return !strcmp(m, "prompts/list") || !strcmp(m, "prompts/get") || !strcmp(m, "ping") ?
                      MCP_SEND_REPEATABLE : 0;
     case 'r': return !strcmp(m, "resources/list") || !strcmp(m, "resources/templates/list") ||
@@ -10664,7 +10722,7 @@ static mcp_call *mcp__start(mcp_client *c, const char *method, const char *param
     call->p.hard = -1;
     if (o) {
         call->reset_on_progress = o->reset_on_progress;
-        call->on_progress = o->on_progress; call->user = o->user;
+        call->on_progress = o->on_progress; call->on_task = o->on_task; call->user = o->user;
         call->token = token;
         call->hard_ms = o->max_total_ms > 0 ? o->max_total_ms : tmo > 0 && o->reset_on_progress ? 10 * tmo : 0;
         if (call->hard_ms > 0) call->p.hard = now + call->hard_ms;
@@ -10797,7 +10855,11 @@ MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *
     if (mcp__parse_params(params_json, 1, &pd, err) != MCP_OK) return NULL;  /* checks it */
     how = pd && pd->multiline ? MCP__FLATTEN : 0;
     mcp_json_free(pd);
-    call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, how, opts, MCP__ROLE_CALL, err);
+    if (method[0] == 't' && !strcmp(method, "tools/call") && mcp__tasks_tools(c)) {   /* 2025-11-25: as a task? */
+        call = mcp__task_call(c, params_json, how, opts, err);
+    } else {
+        call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, how, opts, MCP__ROLE_CALL, err);
+    }
     if (call) mcp__ok(err);
     return call;
 }
@@ -10835,6 +10897,14 @@ MCPDEF mcp_status mcp_call_cancel(mcp_call *call, const char *reason)
     if (call->role) return MCP_ERR_INVALID;          /* the spec forbids cancelling initialize */
     c = call->c; id = call->p.id;
     gathering = call->mrtr != NULL;                      /* answered input_required: nothing in flight */
+    if (call->task) {                                    /* the server is told with tasks/cancel */
+        int asking = call->task->phase != MCP__TASK_SLEEP && !gathering;
+        if (reason) mcp__call_fail(call, MCP_ERR_CANCELLED, "Task \"%.80s\" cancelled: %.300s", call->task->id, reason);
+        else mcp__call_fail(call, MCP_ERR_CANCELLED, "Task \"%.80s\" cancelled", call->task->id);
+        if (c && asking) mcp__remember_late(c, id);
+        mcp__task_cancel_send(c, call->task->id);
+        return MCP_OK;
+    }
     if (reason) mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled: %.400s", reason);
     else mcp__call_fail(call, MCP_ERR_CANCELLED, "Request cancelled");
     if (c && !gathering) { mcp__remember_late(c, id); mcp__send_cancelled(c, id, reason); }
@@ -10859,6 +10929,8 @@ MCPDEF void mcp_call_free(mcp_call *call)
     MCP_FREE(call->msg, NULL);
     MCP_FREE(call->own, NULL);
     mcp__refresh_free(call);
+    mcp__task_free(call);
+    MCP_FREE(call->task_pre, NULL);
     MCP_FREE(call, NULL);
 }
 
@@ -10991,14 +11063,31 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         call->rpc_code = (long)mcp_json_num(mcp_json_get(er, "code"));
         call->answered = 1;
         if (mcp__refresh_begin(c, call)) return;
-        mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
+        if (call->task_pre) { mcp__task_prelist(c, call, doc, NULL); return; }
+        if (call->task) mcp__call_fail(call, MCP_ERR_RPC, "Task \"%.80s\": %s", call->task->id, msg);
+        else mcp__call_fail(call, MCP_ERR_RPC, "%s", msg);
         return;
     }
     rt = mcp_json_str(mcp_json_get(mcp_json_get(m, "result"), "resultType"));
+    if (call->task && (!rt || !strcmp(rt, "complete"))) {   /* about the task it became */
+        doc->root = *mcp_json_get(m, "result");
+        mcp__task_answer(c, call, doc, mcp_json_root(doc));
+        return;
+    }
+    if (!rt && call->task_asked && mcp_json_typeof(mcp_json_get(mcp_json_get(m, "result"), "task")) == MCP_JSON_OBJECT) {
+        doc->root = *mcp_json_get(m, "result");          /* 2025-11-25: CreateTaskResult */
+        mcp__task_begin(c, call, doc, mcp_json_root(doc));
+        return;
+    }
     if (rt && strcmp(rt, "complete")) {                  /* none means complete (older servers) */
         if (!strcmp(rt, "input_required")) {
             doc->root = *mcp_json_get(m, "result");
             mcp__mrtr_begin(c, call, doc);
+            return;
+        }
+        if (!strcmp(rt, "task") && !call->task) {        /* 2026-07-28: the server made it a task */
+            doc->root = *mcp_json_get(m, "result");
+            mcp__task_begin(c, call, doc, mcp_json_root(doc));
             return;
         }
         mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server answered request %lld with resultType \"%.60s\", "
@@ -11007,6 +11096,9 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
         return;
     }
     if (call->rf) { mcp__refresh_page(c, call, doc); return; }
+    if (call->task_pre) { mcp__task_prelist(c, call, doc, mcp_json_get(m, "result")); return; }
+    if (!c->modern && !c->d.no_tasks && call->method[0] == 't' && !strcmp(call->method, "tools/list") && mcp__tasks_tools(c))
+        mcp__task_tools_note(c, mcp_json_get(m, "result"));
     mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);
     doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
     call->doc = doc;
@@ -11135,7 +11227,7 @@ static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
     mcp_call *call;
     mcp_request *r;
     if (!strcmp(method, "notifications/progress") && mcp_json_int64(mcp_json_get(p, "progressToken"), &tok) &&
-        (call = MCP__CALL(mcp__rpc_find(&c->rpc, tok))) != NULL) {
+        (call = mcp__progress_call(c, tok)) != NULL) {
         if (call->reset_on_progress && call->timeout_ms > 0) {
             call->p.deadline = mcp_time_ms() + call->timeout_ms;
             mcp__call_due(&call->p);
@@ -11146,6 +11238,8 @@ static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
             call->on_progress(call->user, call, mcp_json_num(mcp_json_get(p, "progress")),
                               t ? mcp_json_num(t) : -1.0, mcp_json_str(mcp_json_get(p, "message")));
         }
+    } else if (!strcmp(method, "notifications/tasks/status") || !strcmp(method, "notifications/tasks")) {
+        mcp__task_notified(c, p);
     } else if (!strcmp(method, "notifications/cancelled")) {
         for (r = c->reqs; r; r = r->next)
             if (mcp_json_equal(r->id, mcp_json_get(p, "requestId"))) r->cancelled = 1;
@@ -11224,9 +11318,14 @@ static void mcp__expire(mcp_client *c, int64_t now)
     char why[80];
     while (c->rpc.nheap && c->rpc.heap[0]->due <= now) {
         call = MCP__CALL(c->rpc.heap[0]);
+        if (mcp__task_wake(c, call)) continue;          /* a task's next poll */
         id = call->p.id;
         was_init = call->role;                /* initialize is never cancelled (and may be freed) */
         hard = call->p.hard >= 0 && call->p.due == call->p.hard && (call->p.deadline < 0 || call->p.hard < call->p.deadline);
+        if (call->task) {
+            mcp__task_timeout(c, call, hard);
+            continue;
+        }
         if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
         else snprintf(why, sizeof why, "Request timeout after %dms", call->timeout_ms);
         mcp__call_fail(call, MCP_ERR_TIMEOUT, "%s", why);
@@ -11291,7 +11390,8 @@ static void mcp__mrtr_finish(mcp_client *c, mcp__mrtr *m)
     mcp__mrtr_release(m);                                /* the call's hold on it */
     if (!extra) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory answering the server."); return; }
     extra[strlen(extra) - 1] = 0;                        /* members only: no braces */
-    mcp__call_reissue(c, call, MCP__ROLE_CALL, NULL, NULL, extra + 1, keys);
+    if (call->task) mcp__task_ask(c, call, "tasks/update", MCP__TASK_UPDATE, extra + 1);
+    else mcp__call_reissue(c, call, MCP__ROLE_CALL, NULL, NULL, extra + 1, keys);
     mcp_free(extra);
 }
 
@@ -11347,8 +11447,12 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
         if (!(req = (mcp_request *)MCP_MALLOC(sizeof *req, NULL))) continue;
         memset(req, 0, sizeof *req);
         q = mcp_json_at(reqs, i);
-        req->c = c; req->mrtr = m; m->refs++; m->pending++;
         req->key = mcp_json_key_at(reqs, i, &req->keylen);
+        if (call->task && req->key) {                    /* a task's poll repeats what it still waits for */
+            if (mcp__task_key_seen(call->task, req->key, req->keylen)) { MCP_FREE(req, NULL); continue; }
+            mcp__task_key_add(call->task, req->key, req->keylen);
+        }
+        req->c = c; req->mrtr = m; m->refs++; m->pending++;
         req->method = mcp_json_str(mcp_json_get(q, "method"));
         req->params = mcp_json_get(q, "params");
         req->next = c->reqs; if (c->reqs) c->reqs->prev = req; c->reqs = req;
@@ -11366,6 +11470,456 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     }
     if (--m->pending == 0 && m->call) mcp__mrtr_finish(c, m);
     mcp__mrtr_release(m);
+}
+
+/* ---- >>client.tasks  a call the server runs as a task (2025-11-25, and the 2026-07-28 extension)
+   The server answers the request with a task handle; the call stays in flight while the
+   client polls tasks/get at the server's interval, feeds input requests to on_request, and
+   ends with the task's result. Between polls the call sleeps in the deadline heap (out of
+   the id table): its wake-up is its deadline, its hard deadline the caller's wait. */
+
+#define MCP__TASK_POLL_MIN 100           /* ms: the server's pollInterval, bounded */
+#define MCP__TASK_POLL_MAX 30000
+#define MCP__TASK_POLL_DEFAULT 1000
+#define MCP__TASK_KEYS_MAX 65536         /* bytes of input keys remembered (answered once) */
+
+static void mcp__task_free(mcp_call *call)
+{
+    if (!call->task) return;
+    MCP_FREE(call->task->id, NULL);
+    mcp_buf_free(&call->task->keys);
+    MCP_FREE(call->task, NULL);
+    call->task = NULL;
+}
+
+/* The server's task object: 2025-11-25 nests it in "task", 2026-07-28 inlines it. */
+static const char *mcp__task_status(const mcp_json *t) { return mcp_json_str(mcp_json_get(t, "status")); }
+
+static void mcp__task_learn(mcp_call *call, const mcp_json *t)
+{
+    mcp__task *k = call->task;
+    const mcp_json *iv = mcp_json_get(t, "pollIntervalMs"), *ttl = mcp_json_get(t, "ttlMs");
+    const char *st = mcp__task_status(t);
+    double ms;
+    if (!iv) iv = mcp_json_get(t, "pollInterval");
+    if (!ttl) ttl = mcp_json_get(t, "ttl");
+    if (mcp_json_typeof(iv) == MCP_JSON_NUMBER) {
+        ms = mcp_json_num(iv);
+        k->interval = ms < MCP__TASK_POLL_MIN ? MCP__TASK_POLL_MIN : ms > MCP__TASK_POLL_MAX ? MCP__TASK_POLL_MAX : (int)ms;
+    }
+    if (mcp_json_typeof(ttl) == MCP_JSON_NUMBER && mcp_json_num(ttl) > 0 && k->ttl_due < 0) {
+        ms = mcp_json_num(ttl);
+        k->ttl_ms = ms > 0x7FFFFFFF ? 0x7FFFFFFF : (int)ms;
+        k->ttl_due = mcp_time_ms() + k->ttl_ms;
+    }
+    if (st) {                                            /* reported when the status or its message changes */
+        const char *msg = mcp_json_str(mcp_json_get(t, "statusMessage"));
+        uint32_t said = 2166136261u;
+        const char *q;
+        for (q = msg; q && *q; q++) said = (said ^ (unsigned char)*q) * 16777619u;
+        int news = strcmp(st, k->status) || said != k->said || k->polls == 0;
+        snprintf(k->status, sizeof k->status, "%s", st);
+        k->said = said;
+        if (news && call->on_task) call->on_task(call->user, call, k->id, st, msg);
+    }
+}
+
+/* Sleeps until the next poll: out of the id table, in the heap until its wake-up. */
+static void mcp__task_sleep(mcp_client *c, mcp_call *call, int ms)
+{
+    call->task->phase = MCP__TASK_SLEEP;
+    mcp__rpc_unlink(&c->rpc, &call->p);
+    call->answered = 1;                                  /* nothing in flight to abandon */
+    call->p.deadline = mcp_time_ms() + ms;
+    mcp__call_due(&call->p);
+    if (!mcp__heap_update(&c->rpc, &call->p)) mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory following a task.");
+}
+
+/* The next request about the task: tasks/get, tasks/result or tasks/update (extra: its
+   inputResponses member). */
+static void mcp__task_ask(mcp_client *c, mcp_call *call, const char *method, int phase, const char *extra)
+{
+    static const char *const keys[] = { "inputResponses", NULL };
+    mcp_jw w;
+    char *params;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "taskId"); mcp_jw_str(&w, call->task->id);
+    mcp_jw_obj_end(&w);
+    if (!(params = mcp_jw_finish(&w, NULL, NULL))) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory following a task."); return; }
+    call->task->phase = phase;
+    if (phase == MCP__TASK_GET) call->task->polls++;
+    mcp__call_reissue(c, call, MCP__ROLE_CALL, method, params, extra, extra ? keys : NULL);
+    mcp_free(params);
+    if (phase == MCP__TASK_RESULT && call->status == MCP_AGAIN) {   /* it answers only at the end */
+        call->p.deadline = -1;
+        mcp__call_due(&call->p);
+        mcp__heap_update(&c->rpc, &call->p);
+    }
+}
+
+/* A request about a task whose answer nobody waits for (tasks/cancel): its answer is dropped
+   as a late one. */
+static void mcp__task_cancel_send(mcp_client *c, const char *task_id)
+{
+    const char *meta;
+    mcp_jw w;
+    char *params;
+    size_t plen;
+    mcp_buf hdrs;
+    int64_t id;
+    if (!c || MCP__GOING(c)) return;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w); mcp_jw_key(&w, "taskId"); mcp_jw_str(&w, task_id); mcp_jw_obj_end(&w);
+    if (!(params = mcp_jw_finish(&w, &plen, NULL))) return;
+    id = ++c->rpc.next_id;
+    mcp__remember_late(c, id);
+    meta = mcp__call_meta(c, MCP__ROLE_CALL);
+    mcp__msg_head(c, id, "tasks/cancel");
+    MCP__KEY(&c->w, "\"params\":");
+    mcp__write_params(&c->w, params, plen, 0, meta, NULL, NULL);
+    mcp_jw_obj_end(&c->w);
+    memset(&hdrs, 0, sizeof hdrs);
+    if (meta && (c->tp->flags & MCP_TRANSPORT_HTTP)) mcp__modern_headers(c, "tasks/cancel", params, plen, &hdrs);
+    mcp__send_built(c, id, 0, hdrs.data, NULL);
+    mcp_buf_free(&hdrs);
+    mcp_free(params);
+}
+
+static int mcp__task_key_seen(const mcp__task *k, const char *key, size_t n)
+{
+    size_t at = 0, len;
+    while (at < k->keys.len) {
+        len = strlen(k->keys.data + at);
+        if (len == n && !memcmp(k->keys.data + at, key, n)) return 1;
+        at += len + 1;
+    }
+    return 0;
+}
+
+static void mcp__task_key_add(mcp__task *k, const char *key, size_t n)
+{
+    if (k->keys.len + n + 1 > MCP__TASK_KEYS_MAX || memchr(key, 0, n)) return;
+    if (mcp_buf_append(&k->keys, key, n) == MCP_OK) mcp_buf_append(&k->keys, "", 1);
+}
+
+static int mcp__task_new_keys(const mcp__task *k, const mcp_json *reqs)
+{
+    size_t i, n;
+    const char *key;
+    for (i = 0; i < mcp_json_len(reqs); i++)
+        if ((key = mcp_json_key_at(reqs, i, &n)) != NULL && !mcp__task_key_seen(k, key, n)) return 1;
+    return 0;
+}
+
+static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc);
+
+/* What the task's state (t, inside doc, which is taken) means for the call. */
+static void mcp__task_next(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *t)
+{
+    mcp__task *k = call->task;
+    const char *st = mcp__task_status(t);
+    int modern = c->modern;
+    int64_t now = mcp_time_ms();
+    if (st) mcp__task_learn(call, t);
+    if (!st) {
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server's answer about task \"%.80s\" has no status.", k->id);
+    } else if (!strcmp(st, "working") || (!strcmp(st, "input_required") && modern &&
+                                           !mcp_json_len(mcp_json_get(t, "inputRequests")))) {
+        if (k->ttl_due >= 0 && now > k->ttl_due + k->interval)
+            mcp__call_fail(call, MCP_ERR_PROTOCOL, "Task \"%.80s\" was still %s after its TTL of %d ms; the server "
+                           "may have dropped it.", k->id, st, k->ttl_ms);
+        else mcp__task_sleep(c, call, k->interval);
+    } else if (!strcmp(st, "input_required")) {
+        if (!modern) { mcp__task_ask(c, call, "tasks/result", MCP__TASK_RESULT, NULL); }   /* its stream asks */
+        else if (!mcp__task_new_keys(k, mcp_json_get(t, "inputRequests"))) {
+            mcp__task_sleep(c, call, k->interval);       /* asked before, answered: the server catches up */
+        } else {
+            k->phase = MCP__TASK_UPDATE;
+            doc->root = *t;
+            mcp__mrtr_begin(c, call, doc);               /* on_request answers; then tasks/update */
+            return;
+        }
+    } else if (!strcmp(st, "completed") && modern) {
+        const mcp_json *r = mcp_json_get(t, "result");
+        if (mcp_json_typeof(r) != MCP_JSON_OBJECT) {
+            mcp__call_fail(call, MCP_ERR_PROTOCOL, "Task \"%.80s\" completed without a result.", k->id);
+        } else {
+            mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);
+            doc->root = *r;
+            call->doc = doc;
+            call->status = MCP_OK;
+            return;
+        }
+    } else if (!strcmp(st, "failed") && modern) {
+        const mcp_json *e = mcp_json_get(t, "error");
+        const char *why = mcp_json_str(mcp_json_get(e, "message"));
+        call->rpc_code = (long)mcp_json_num(mcp_json_get(e, "code"));
+        if (e) mcp__call_fail(call, MCP_ERR_RPC, "Task \"%.80s\" failed: MCP error %ld: %.300s", k->id, call->rpc_code,
+                              why ? why : "(no message)");
+        else mcp__call_fail(call, MCP_ERR_PROTOCOL, "Task \"%.80s\" failed without an error: %.300s", k->id,
+                            mcp_json_str(mcp_json_get(t, "statusMessage")) ? mcp_json_str(mcp_json_get(t, "statusMessage")) : "no message");
+    } else if (!strcmp(st, "completed") || !strcmp(st, "failed")) {
+        mcp__task_ask(c, call, "tasks/result", MCP__TASK_RESULT, NULL);   /* 2025-11-25: the result, or the error */
+    } else if (!strcmp(st, "cancelled")) {
+        const char *why = mcp_json_str(mcp_json_get(t, "statusMessage"));
+        mcp__call_fail(call, MCP_ERR_CANCELLED, "The server cancelled task \"%.80s\"%s%.300s", k->id, why ? ": " : ".",
+                       why ? why : "");
+    } else {
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "Task \"%.80s\" has the status \"%.40s\", which this client does not know.",
+                       k->id, st);
+    }
+    mcp_json_free(doc);
+}
+
+/* The server answered the call with a task handle (result r, inside doc): from now on the
+   call follows the task. */
+static void mcp__task_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *r)
+{
+    const mcp_json *t = mcp_json_typeof(mcp_json_get(r, "task")) == MCP_JSON_OBJECT ? mcp_json_get(r, "task") : r;
+    const char *id = mcp_json_str(mcp_json_get(t, "taskId"));
+    mcp__task *k;
+    if (!id || !*id) {
+        mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server answered with a task that has no taskId.");
+        mcp_json_free(doc);
+        return;
+    }
+    if (!(k = (mcp__task *)MCP_MALLOC(sizeof *k, NULL)) || !(memset(k, 0, sizeof *k), k->id = mcp__strdup(id))) {
+        MCP_FREE(k, NULL);
+        mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory following a task.");
+        mcp_json_free(doc);
+        return;
+    }
+    k->token = call->token ? call->p.id : 0;             /* progress keeps coming under it */
+    call->token = 0;
+    k->interval = MCP__TASK_POLL_DEFAULT;
+    k->ttl_due = -1;
+    call->task = k;
+    if (call->hard_ms <= 0) { call->p.hard = -1; mcp__call_due(&call->p); }   /* no cap but the caller's */
+    mcp__task_next(c, call, doc, t);
+}
+
+/* An answer to a request about the task (tasks/get, tasks/update, tasks/result). */
+static void mcp__task_answer(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *r)
+{
+    mcp__task *k = call->task;
+    if (k->phase == MCP__TASK_UPDATE) {                  /* acknowledged: look again soon */
+        mcp_json_free(doc);
+        mcp__task_sleep(c, call, k->interval < 500 ? k->interval : 500);
+        return;
+    }
+    if (k->phase == MCP__TASK_RESULT) {                  /* what the request itself returns */
+        mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);
+        doc->root = *r;
+        call->doc = doc;
+        call->status = MCP_OK;
+        return;
+    }
+    mcp__task_next(c, call, doc, r);
+}
+
+/* The caller's wait is over (hard), or a request about the task went unanswered: the call
+   fails, and the server is told to stop. */
+static void mcp__task_timeout(mcp_client *c, mcp_call *call, int hard)
+{
+    mcp__task *k = call->task;
+    int asking = k->phase != MCP__TASK_SLEEP && !call->mrtr;
+    int64_t rid = call->p.id;
+    if (hard) mcp__call_fail(call, MCP_ERR_TIMEOUT, "Task \"%.80s\" did not finish within %dms (the call's maximum "
+                             "total time); it was cancelled.", k->id, call->hard_ms);
+    else mcp__call_fail(call, MCP_ERR_TIMEOUT, "Request timeout after %dms (asking the server about task \"%.80s\"); "
+                        "the task was cancelled.", call->timeout_ms, k->id);
+    if (asking) mcp__remember_late(c, rid);
+    mcp__task_cancel_send(c, k->id);
+}
+
+/* The deadline of a sleeping task is its next poll; 1 when that is what came due. */
+static int mcp__task_wake(mcp_client *c, mcp_call *call)
+{
+    if (!call->task || call->task->phase != MCP__TASK_SLEEP || call->p.due != call->p.deadline) return 0;
+    if (call->p.hard >= 0 && call->p.hard <= call->p.deadline) return 0;
+    mcp__task_ask(c, call, "tasks/get", MCP__TASK_GET, NULL);
+    return 1;
+}
+
+/* notifications/tasks/status (2025-11-25) and notifications/tasks (2026-07-28): the state of
+   a task, pushed. A sleeping call looks at once when it says more than "working". */
+static void mcp__task_notified(mcp_client *c, const mcp_json *p)
+{
+    const char *id = mcp_json_str(mcp_json_get(p, "taskId")), *st = mcp__task_status(p);
+    mcp_call *call;
+    if (!id || !st) return;
+    for (call = c->calls; call; call = call->next) {
+        if (!call->task || call->status != MCP_AGAIN || strcmp(call->task->id, id)) continue;
+        mcp__task_learn(call, p);
+        if (call->task->phase == MCP__TASK_SLEEP && strcmp(st, "working")) {
+            call->p.deadline = mcp_time_ms();
+            mcp__call_due(&call->p);
+            mcp__heap_update(&c->rpc, &call->p);
+        }
+    }
+}
+
+/* The call a progress token belongs to: its own id, or the first id of a call now a task. */
+static mcp_call *mcp__progress_call(mcp_client *c, int64_t tok)
+{
+    mcp_call *call = MCP__CALL(mcp__rpc_find(&c->rpc, tok));
+    if (call && !call->task) return call;
+    for (call = c->calls; call; call = call->next)
+        if (call->task && call->task->token == tok && call->status == MCP_AGAIN) return call;
+    return NULL;
+}
+
+/* ---- when to ask for a task (2025-11-25): the server's capability and the tool's taskSupport */
+
+static int mcp__tasks_tools(const mcp_client *c)
+{
+    const mcp_json *caps = mcp_client_server_capabilities(c);
+    return !c->d.no_tasks && !c->modern &&
+           mcp_json_get(mcp_json_get(mcp_json_get(mcp_json_get(caps, "tasks"), "requests"), "tools"), "call") != NULL;
+}
+
+/* tools/list pages seen: each tool's taskSupport, "name\0r" (required), "o", "f". */
+static void mcp__task_tools_note(mcp_client *c, const mcp_json *result)
+{
+    const mcp_json *tools = mcp_json_get(result, "tools"), *tool;
+    size_t i;
+    mcp_json_foreach(tools, i, tool) {
+        const char *name = mcp_json_str(mcp_json_get(tool, "name"));
+        const char *ts = mcp_json_str(mcp_json_get(mcp_json_get(tool, "execution"), "taskSupport"));
+        char code = ts && !strcmp(ts, "required") ? 'r' : ts && !strcmp(ts, "optional") ? 'o' : 'f';
+        if (!name || c->task_tools.len + strlen(name) + 3 > ((size_t)1 << 20)) continue;
+        if (mcp_buf_append(&c->task_tools, name, strlen(name) + 1) == MCP_OK) mcp_buf_append(&c->task_tools, &code, 1);
+        c->task_tools_known = 1;
+    }
+}
+
+/* 'r', 'o', 'f', or 0 when no tools/list said (the last page that named it wins). */
+static char mcp__task_support(const mcp_client *c, const char *name)
+{
+    size_t at = 0, len;
+    char found = 0;
+    while (at + 1 < c->task_tools.len) {
+        len = strlen(c->task_tools.data + at);
+        if (!strcmp(c->task_tools.data + at, name)) found = c->task_tools.data[at + len + 1];
+        at += len + 2;
+    }
+    return found;
+}
+
+/* tools/call params with "task" added, when this call is to be a task (else NULL): its tool
+   requires it, or allows it and the caller asked (opt). */
+static char *mcp__task_params(mcp_client *c, const char *params, size_t plen, int opt)
+{
+    mcp_json_doc *pd;
+    const char *name;
+    char support, *out = NULL;
+    size_t len;
+    if (!mcp__tasks_tools(c) || !params) return NULL;
+    if (!(pd = mcp_json_parse(params, plen, NULL))) return NULL;
+    name = mcp_json_str(mcp_json_get(mcp_json_root(pd), "name"));
+    support = name ? mcp__task_support(c, name) : 'f';
+    if (support == 'r' || (support == 'o' && opt)) {
+        mcp_jw w;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        {
+            const mcp_json *p = mcp_json_root(pd), *v;
+            size_t i, kl;
+            for (i = 0; (v = mcp_json_at(p, i)) != NULL; i++) {
+                const char *k = mcp_json_key_at(p, i, &kl);
+                if (mcp__is_key(k, kl, "task")) continue;
+                mcp_jw_keyn(&w, k, kl); mcp_jw_value(&w, v);
+            }
+        }
+        mcp_jw_key(&w, "task"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w);
+        mcp_jw_obj_end(&w);
+        out = mcp_jw_finish(&w, &len, NULL);
+    }
+    mcp_json_free(pd);
+    return out;
+}
+
+/* A tools/call to a server with task tools whose tools the client has not listed yet reads
+   tools/list first (as one call: the same id sequence, the same timeout), to learn whether
+   the tool must run as a task. */
+static mcp_call *mcp__task_call(mcp_client *c, const char *params, int how, const mcp_call_opts *o, mcp_error *err)
+{
+    size_t plen = params ? strlen(params) : 0;
+    char *tp, *keep;
+    mcp_call *call;
+    if (!c->task_tools_known && params) {
+        if (!(keep = mcp__strdup(params))) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory starting a request."); return NULL; }
+        if ((call = mcp__start(c, "tools/list", NULL, 0, 0, o, MCP__ROLE_CALL, err)) != NULL) {
+            call->task_pre = keep;
+            call->task_opt = o && o->task;
+        } else MCP_FREE(keep, NULL);
+        return call;
+    }
+    tp = mcp__task_params(c, params, plen, o && o->task);
+    call = mcp__start(c, "tools/call", tp ? tp : params, tp ? strlen(tp) : plen, how, o, MCP__ROLE_CALL, err);
+    if (call) call->task_asked = tp != NULL;
+    mcp_free(tp);
+    return call;
+}
+
+/* A page of the tools/list read first (r; NULL: it failed): the next page, or the tools/call. */
+static int mcp__task_prelist(mcp_client *c, mcp_call *call, mcp_json_doc *doc, const mcp_json *r)
+{
+    const char *cursor = mcp_json_str(mcp_json_get(r, "nextCursor"));
+    char *tp, *pre;
+    if (r) mcp__task_tools_note(c, r);
+    c->task_tools_known = 1;                             /* failed or not: asked once */
+    if (r && cursor && *cursor && call->rounds++ < 100) {
+        mcp_jw w;
+        char *params;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w); mcp_jw_key(&w, "cursor"); mcp_jw_str(&w, cursor); mcp_jw_obj_end(&w);
+        mcp_json_free(doc);
+        if (!(params = mcp_jw_finish(&w, NULL, NULL))) { mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory starting a request."); return 1; }
+        mcp__call_reissue(c, call, MCP__ROLE_CALL, "tools/list", params, NULL, NULL);
+        mcp_free(params);
+        return 1;
+    }
+    if (doc != call->errdoc) mcp_json_free(doc);
+    call->rounds = 0;
+    pre = call->task_pre; call->task_pre = NULL;
+    tp = mcp__task_params(c, pre, strlen(pre), call->task_opt);
+    call->task_asked = tp != NULL;
+    mcp__call_reissue(c, call, MCP__ROLE_CALL, "tools/call", tp ? tp : pre, NULL, NULL);
+    mcp_free(tp);
+    MCP_FREE(pre, NULL);
+    return 1;
+}
+
+MCPDEF const char *mcp_call_task_id(const mcp_call *call) { return call && call->task ? call->task->id : NULL; }
+
+MCPDEF mcp_call *mcp_client_attach_task(mcp_client *c, const char *task_id, const mcp_call_opts *opts, mcp_error *err)
+{
+    mcp_call *call;
+    mcp_jw w;
+    char *params;
+    size_t len;
+    mcp__task *k;
+    if (!task_id || !*task_id) { mcp__fail(err, MCP_ERR_INVALID, "mcp_client_attach_task needs a task id."); return NULL; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w); mcp_jw_key(&w, "taskId"); mcp_jw_str(&w, task_id); mcp_jw_obj_end(&w);
+    if (!(params = mcp_jw_finish(&w, &len, err))) return NULL;
+    call = mcp_client_send(c, "tasks/get", params, opts, err);
+    mcp_free(params);
+    if (!call) return NULL;
+    /* the call is a task from the start: its first tasks/get is already out */
+    if (!(k = (mcp__task *)MCP_MALLOC(sizeof *k, NULL)) || !(memset(k, 0, sizeof *k), k->id = mcp__strdup(task_id))) {
+        MCP_FREE(k, NULL);
+        mcp_call_free(call);
+        mcp__fail(err, MCP_ERR_NOMEM, "Out of memory following a task.");
+        return NULL;
+    }
+    k->interval = MCP__TASK_POLL_DEFAULT; k->ttl_due = -1; k->phase = MCP__TASK_GET; k->polls = 1;
+    call->task = k;
+    call->token = 0;
+    if (call->hard_ms <= 0) { call->p.hard = -1; mcp__call_due(&call->p); mcp__heap_update(&c->rpc, &call->p); }
+    return call;
 }
 
 /* ---- >>client.modern  2026-07-28 over HTTP: request headers, x-mcp-header, -32020 --------- */
@@ -11446,6 +12000,11 @@ static void mcp__modern_headers(mcp_client *c, const char *method, const char *p
                 out->len -= 10;                          /* null or not a primitive: left out */
             }
         }
+        mcp_json_free(pd);
+    } else if (params && !strncmp(method, "tasks/", 6) && strcmp(method, "tasks/list")) {
+        pd = mcp_json_parse(params, plen, NULL);         /* routed to the instance that holds the task */
+        v = mcp_json_get(mcp_json_root(pd), "taskId");
+        if ((name = mcp_json_str(v)) != NULL) mcp__hdr_line(out, "Mcp-Name", name, mcp_json_len(v), 1);
         mcp_json_free(pd);
     }
     mcp_buf_append(out, "", 1);
@@ -12401,7 +12960,7 @@ static void mcp__init_finish(mcp_client *c, mcp_call *call)
 
 /* The client's capabilities: from capabilities_json, or from the flags for what on_request
    answers. */
-static void mcp__write_caps(mcp_client *c, mcp_jw *w)
+static void mcp__write_caps(mcp_client *c, mcp_jw *w, int modern)
 {
     unsigned caps = c->d.on_request ? c->d.capabilities : 0;
     if (c->d.capabilities_json) { mcp_jw_raw(w, c->d.capabilities_json, strlen(c->d.capabilities_json)); return; }
@@ -12416,6 +12975,11 @@ static void mcp__write_caps(mcp_client *c, mcp_jw *w)
         mcp_jw_key(w, "elicitation"); mcp_jw_obj_begin(w);
         if (caps & MCP_CAP_ELICITATION) { mcp_jw_key(w, "form"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
         if (caps & MCP_CAP_ELICITATION_URL) { mcp_jw_key(w, "url"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w); }
+        mcp_jw_obj_end(w);
+    }
+    if (modern && !c->d.no_tasks) {                      /* the server may answer with a task */
+        mcp_jw_key(w, "extensions"); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "io.modelcontextprotocol/tasks"); mcp_jw_obj_begin(w); mcp_jw_obj_end(w);
         mcp_jw_obj_end(w);
     }
     mcp_jw_obj_end(w);
@@ -12439,7 +13003,7 @@ static mcp_status mcp__build_meta(mcp_client *c, const char *version)
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "io.modelcontextprotocol/protocolVersion"); mcp_jw_str(&w, version);
-    mcp_jw_key(&w, "io.modelcontextprotocol/clientCapabilities"); mcp__write_caps(c, &w);
+    mcp_jw_key(&w, "io.modelcontextprotocol/clientCapabilities"); mcp__write_caps(c, &w, 1);
     mcp_jw_key(&w, "io.modelcontextprotocol/clientInfo"); mcp__write_client_info(c, &w);
     if (c->log_level) { mcp_jw_key(&w, "io.modelcontextprotocol/logLevel"); mcp_jw_str(&w, c->log_level); }
     mcp_jw_obj_end(&w);
@@ -12480,7 +13044,7 @@ MCPDEF mcp_call *mcp_client_connect_begin(mcp_client *c, mcp_error *err)
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "protocolVersion");
     mcp_jw_str(&w, pv && mcp__version_known(pv) ? pv : mcp__versions[0]);
-    mcp_jw_key(&w, "capabilities"); mcp__write_caps(c, &w);
+    mcp_jw_key(&w, "capabilities"); mcp__write_caps(c, &w, 0);
     mcp_jw_key(&w, "clientInfo"); mcp__write_client_info(c, &w);
     mcp_jw_obj_end(&w);
     text = mcp_jw_finish(&w, &len, err);
@@ -12677,6 +13241,7 @@ MCPDEF void mcp_client_free(mcp_client *c)
     MCP_FREE(c->log_level, NULL);
     mcp_jw_free(&c->w);
     mcp_json_free(c->xhdr);
+    mcp_buf_free(&c->task_tools);
     if (c->t) c->tp->free(c->t);
     mcp__au_free(c);
     MCP_FREE(c->strings, NULL);
@@ -12873,6 +13438,17 @@ MCPDEF mcp_call *mcp_client_send_tool(mcp_client *c, const char *name, const cha
 {
     if (!name) { mcp__fail(err, MCP_ERR_INVALID, "A tool call needs the tool's name."); return NULL; }
     if (mcp__can_send(c, "tools/call", err) != MCP_OK) return NULL;
+    if (mcp__tasks_tools(c)) {                           /* maybe a task: through the params' check */
+        mcp_jw w;
+        char *params;
+        mcp_call *call;
+        mcp_jw_init(&w, 0);
+        if (mcp__write_kv(&w, "name", name, "arguments", args_json, err) != MCP_OK) { mcp_jw_free(&w); return NULL; }
+        if (!(params = mcp_jw_finish(&w, NULL, err))) return NULL;
+        call = mcp_client_send(c, "tools/call", params, opts, err);
+        mcp_free(params);
+        return call;
+    }
     return mcp__start_kv(c, "tools/call", "name", name, "arguments", args_json, opts, err);
 }
 
@@ -12960,6 +13536,8 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
 
 MCPDEF mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err)
 { return mcp__list_all(c, "tools/list", "tools", result, err); }
+MCPDEF mcp_status mcp_client_list_tasks(mcp_client *c, mcp_json_doc **result, mcp_error *err)
+{ return mcp__list_all(c, "tasks/list", "tasks", result, err); }
 MCPDEF mcp_status mcp_client_list_resources(mcp_client *c, mcp_json_doc **result, mcp_error *err)
 { return mcp__list_all(c, "resources/list", "resources", result, err); }
 MCPDEF mcp_status mcp_client_list_resource_templates(mcp_client *c, mcp_json_doc **result, mcp_error *err)

@@ -817,7 +817,7 @@ TEST_CASE(headers)
     CHECK(!contains(req, "Mcp-Session-Id") && !contains(req, "Last-Event-ID") && !contains(req, "Mcp-Param-Count"));
     CHECKF(contains(req, "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
                          "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{},\"sampling\":{},"
-                         "\"elicitation\":{\"form\":{}}},\"io.modelcontextprotocol/clientInfo\":{\"name\":"
+                         "\"elicitation\":{\"form\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}},\"io.modelcontextprotocol/clientInfo\":{\"name\":"
                          "\"modern-test\",\"version\":\"7.0\"}}"), "request: %s", nn(req));
     CHECK(!contains(mcp_json_str(mcp_json_get(mcp_json_root(cap), "response")), "Mcp-Session-Id"));
     mcp_json_free(cap);

@@ -329,7 +329,7 @@ TEST_CASE(detect_modern)
     r0 = mcp_json_at(mcp_json_root(reqs), 0);
     EQI(int_of(mcp_json_get(r0, "id")), 1);
     EQJ(mcp_json_get(r0, "_meta"), "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-                                   "\"io.modelcontextprotocol/clientCapabilities\":{},"
+                                   "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}},"
                                    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test-client\",\"version\":\"9.9\"}}");
     mcp_json_free(reqs);
     st = tool(c, "client", NULL, big, sizeof big, &err);          /* no initialize params */
@@ -668,7 +668,7 @@ TEST_CASE(meta)
     size_t i;
     int before_level;
     const char *args[] = { "--era=modern", NULL };
-    const char *want_caps = "{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}}}";
+    const char *want_caps = "{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}";
     g_begin(&g, "_meta on every modern request");
     desc_asking(&d, &s, args);
     d.client_name = "meta-client"; d.client_version = "3.1";

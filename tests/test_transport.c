@@ -47,7 +47,7 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* The _meta members of every 2026-07-28 request from a client named "t" 1 */
 #define META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-             "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":" \
+             "\"io.modelcontextprotocol/clientCapabilities\":{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}},\"io.modelcontextprotocol/clientInfo\":" \
              "{\"name\":\"t\",\"version\":\"1\"}}"
 #define DISCOVER(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"server/discover\",\"params\":{" META "}}"
 #define INITIALIZE(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":" \
@@ -1075,7 +1075,7 @@ TEST_CASE(mrtr)
         mem.respond = NULL;
     }
 #define EMETA "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-              "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}}}," \
+              "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}," \
               "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}"
     call = mcp_client_send_tool(c, "ask", "{\"q\":1}", NULL, &err);
     EQS(mem_msg_at(1), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\","
@@ -1114,7 +1114,7 @@ TEST_CASE(mrtr)
 #define Q_R "{\"method\":\"roots/list\"}"
 /* The _meta of a client declaring elicitation, sampling and roots */
 #define AMETA_MEMBERS "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-              "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}}}," \
+              "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}," \
               "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}"
 #define AMETA "\"_meta\":{" AMETA_MEMBERS "}"
 #define TOOLS_CALL(id, rest) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{" rest AMETA "}}"
@@ -1489,9 +1489,9 @@ TEST_CASE(mrtr_cannot)
     mcp_call_free(call);
     /* an unknown resultType; then the client goes on, and a result without one is complete */
     call = mcp_client_send_tool(c, "weird", NULL, NULL, &err);
-    answer(3, "{\"resultType\":\"task\",\"task\":{}}");
+    answer(3, "{\"resultType\":\"deferred\"}");
     EQST(outcome(call, &err), MCP_ERR_PROTOCOL, err);
-    snprintf(want, sizeof want, "The server answered request %lld with resultType \"task\", which this client does not know.",
+    snprintf(want, sizeof want, "The server answered request %lld with resultType \"deferred\", which this client does not know.",
              (long long)mcp_call_id(call));
     EQS(err.message, want);
     EQI(mcp_call_id(call), 3);
