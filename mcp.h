@@ -398,6 +398,41 @@
    completions, logging) fails at once with MCP_ERR_INVALID, the generic request too. The
    JSON writer (mcp_jw_*) builds params from your own strings with the escaping done.
 
+   Tasks. A server may run a long call as a task: it answers at once with a handle, and the
+   client follows it to the end. From the program's side it is still one call: blocking calls
+   return the final result, mcp_call_status is MCP_AGAIN while the task works, mcp_call_cancel
+   cancels the task on the server (tasks/cancel), and input the task needs goes to on_request
+   like any request from the server. Both forms are followed: 2025-11-25's (the client asks
+   for a task where the server declares tasks.requests.tools.call and the tool's
+   execution.taskSupport is "required", or "optional" with opts.task; "forbidden" never; it
+   reads tools/list first if it has not seen it) and the 2026-07-28 extension
+   io.modelcontextprotocol/tasks (declared in every request unless desc.no_tasks; the server
+   decides). The client polls tasks/get at the server's pollInterval (kept between 100 ms and
+   30 s). Each poll has the call's timeout; the whole wait has opts.max_total_ms, else no
+   limit but the task's TTL: a task still running past it fails with MCP_ERR_PROTOCOL, one the
+   server no longer knows with MCP_ERR_RPC and the server's error, a task the server cancelled
+   with MCP_ERR_CANCELLED, each sentence naming the task.
+
+       static void status(void *user, mcp_call *call, const char *task, const char *state,
+                          const char *message)
+       {
+           fprintf(stderr, "task %s: %s %s\n", task, state, message ? message : "");
+       }
+       mcp_call_opts o;
+       memset(&o, 0, sizeof o);
+       o.on_task = status;                        // "working Gathering sources...", ...
+       o.max_total_ms = 600000;                   // wait ten minutes at most
+       mcp_call *call = mcp_client_send_tool(c, "simulate-research-query",
+                                             "{\"topic\": \"cats\"}", &o, &err);
+       mcp_call_wait(call, -1);                   // or poll it from your loop
+       if (mcp_call_result(call, &doc, &err) != MCP_OK) fprintf(stderr, "%s\n", err.message);
+       printf("task id, to attach later: %s\n", mcp_call_task_id(call));
+       mcp_call_free(call);
+
+   mcp_client_attach_task(c, id, &o, &err) follows a task started earlier (by a run of the
+   program that stopped, say) and ends with its result; mcp_client_list_tasks lists a 2025-11-25
+   server's tasks.
+
    =============================================================================================
    11. CALLBACKS AND REQUESTS FROM THE SERVER
    =============================================================================================
