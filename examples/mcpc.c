@@ -2369,7 +2369,7 @@ static const char *config_variable(void *user, const char *name)
         parent[dir - parent > 1 ? dir - parent - 1 : dir - parent] = 0;   /* "a/b", "/" or "" */
         if (parent[0] == '/') snprintf(folder, sizeof folder, "%s", parent);
         else if (!getcwd(base, sizeof base)) snprintf(folder, sizeof folder, "%s", parent[0] ? parent : ".");
-        else snprintf(folder, sizeof folder, "%s%s%s", base, parent[0] ? "/" : "", parent);
+        else snprintf(folder, sizeof folder, "%.2040s%s%.2040s", base, parent[0] ? "/" : "", parent);
     } else if (!getcwd(folder, sizeof folder)) {
         strcpy(folder, ".");
     }
@@ -2619,7 +2619,7 @@ static int host_open(void)
     for (k = 0; k < nconfigs && !https_url[0]; k++) {   /* https:// anywhere: TLS, for the host's desc */
         config_path = configs[k].path;
         mcp_config_parse(configs[k].path, configs[k].text.data ? configs[k].text.data : "", configs[k].text.len,
-                         &quiet, note_https, NULL);
+                         &quiet, note_https, &err);
     }
 #ifdef MCPC_OPENSSL
     if (https_url[0] && (rc = start_tls(https_url, &hook)) != RC_OK) return rc;
@@ -2725,9 +2725,11 @@ static int why_not(const mcp_host_server *s, mcp_error *e)
         snprintf(e->message, sizeof e->message, "Server \"%s\": %s", s->name, state_name(s->state));
     snprintf(quoted, sizeof quoted, "\"%s\"", s->name);
     if (s->error && !strstr(e->message, quoted)) {           /* the sentence names its server */
-        char msg[sizeof e->message];
-        snprintf(msg, sizeof msg, "Server \"%s\": %s", s->name, e->message);
-        snprintf(e->message, sizeof e->message, "%s", msg);
+        char msg[sizeof e->message + 320];
+        size_t n = (size_t)snprintf(msg, sizeof msg, "Server \"%.300s\": %s", s->name, e->message);
+        if (n >= sizeof e->message) n = sizeof e->message - 1;
+        memcpy(e->message, msg, n);
+        e->message[n] = 0;
     }
     if (s->state == MCP_SERVER_DISABLED) return RC_USAGE;    /* a bad entry */
     if (s->state == MCP_SERVER_NEEDS_AUTH) return RC_CONNECT;

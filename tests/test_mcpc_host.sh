@@ -280,7 +280,7 @@ run --config good.json --sse http://127.0.0.1:1/sse tools
 check "--sse with --config (status 2)" 2 'err:--sse goes with a URL'
 run --config good.json frobnicate
 check "an unknown command (status 2)" 2 'err:unknown command "frobnicate"'
-run "$demo" tools --config good.json -- tools
+run "$demo" -- tools --config good.json
 check "--config with a server (status 2)" 2 'err:take the place of SERVER'
 
 # ---- --server alone: the usual files, user then project -------------------------------------------
