@@ -157,7 +157,7 @@ check "--help documents config mode" 0 '--config FILE' '--server NAME' '^  serve
 run --config main.json servers
 check "servers: one line each, the missing command failed with its sentence (status 3)" 3 \
     '^demo +stdio +ready +5 tools, 1 prompt, 2 resources$' '^test +stdio +ready +[0-9]+ tools' \
-    '^gone +stdio +failed +.*no-such-server' '!^\(no servers\)'
+    '^gone +stdio +failed +Server "gone": Could not start' 'no-such-server' '!^\(no servers\)'
 run --config main.json
 check "servers is the default command" 3 '^demo +stdio +ready' '^gone +stdio +failed'
 run --config good.json servers
@@ -168,7 +168,7 @@ json "servers --json: its state" '"ready"' servers 0 state
 json "servers --json: its tool count" 5 servers 0 tools
 json "servers --json: the failed one's state" '"failed"' servers 2 state
 json "servers --json: its error's exit status" 3 servers 2 error exit
-check "servers --json: its error's sentence" 3 '"message": ?"[^"]*no-such-server'
+check "servers --json: its error's sentence" 3 '"message": ?"Server \\"gone\\": .*no-such-server'
 run --config badentry.json servers
 check "servers: a bad entry is off with its sentence (file:line), the other listed (status 2)" 2 \
     '^demo +stdio +ready' '^broken +[a-z+-]+ +off +badentry\.json:4:[0-9]+: .*broken'
