@@ -2459,6 +2459,15 @@ static int read_configs(void)
     return RC_OK;
 }
 
+static const char *config_list(void)        /* "a.json, b.json": the files read */
+{
+    static char list[2000];
+    int k;
+    list[0] = 0;
+    for (k = 0; k < nconfigs; k++) cat(list, sizeof list, "%s%s", k ? ", " : "", configs[k].path);
+    return list;
+}
+
 /* ---- --server NAME: that server's entry, as SERVER ---------------------------------------------- */
 
 static struct {
@@ -2515,8 +2524,8 @@ static int pick_server(void)
     if (!pick.found) {
         size_t n = strlen(pick.names);
         if (n >= 2) pick.names[n - 2] = 0;
-        return invalid("no server \"%s\" in the config file%s; %s%s", opt.server, nconfigs == 1 ? "" : "s",
-                       *pick.names ? "its servers: " : "it has no servers", pick.names);
+        return invalid("no server \"%s\" in %s; %s%s", opt.server, config_list(), *pick.names ? "the servers there: " :
+                       "there are no servers there", pick.names);
     }
     if (pick.error) return invalid("%s", pick.error);
     if (pick.disabled) warn("the server \"%s\" is turned off in %s; --server runs it all the same", opt.server, pick.file);
@@ -2766,7 +2775,8 @@ static void server_row(const mcp_json *s, row *r)
     row_text[0] = 0;
     if (err) snprintf(row_text, sizeof row_text, "%s", str(err, "message"));
     else if (*str(s, "auth_url")) snprintf(row_text, sizeof row_text, "sign in at %s", str(s, "auth_url"));
-    else if (!strcmp(str(s, "state"), "off")) snprintf(row_text, sizeof row_text, "turned off in %s", str(s, "file"));
+    else if (!strcmp(str(s, "state"), "off"))
+        snprintf(row_text, sizeof row_text, "turned off%s%s", *str(s, "file") ? " in " : "", str(s, "file"));
     else if (!strcmp(str(s, "state"), "ready") || mcp_json_is_true(mcp_json_get(s, "cached"))) {
         snprintf(row_text, sizeof row_text, "%g tool%s", tools, tools == 1 ? "" : "s");
         if (prompts > 0) cat(row_text, sizeof row_text, ", %g prompt%s", prompts, prompts == 1 ? "" : "s");
@@ -2789,7 +2799,7 @@ static int host_servers(char **a, int n, const argspec *args)
     int rc = RC_OK, r;
     (void)a; (void)n; (void)args;
     if (opt.server && mcp_host_server_find(host, opt.server) < 0)
-        return invalid("no server \"%s\" in the config file%s", opt.server, nconfigs == 1 ? "" : "s");
+        return invalid("no server \"%s\" in %s", opt.server, config_list());
     if ((rc = host_start(NULL, opt.server)) != RC_OK) return rc;
     mcp_jw_init(&w, opt.pretty);
     mcp_jw_obj_begin(&w);
@@ -3098,7 +3108,13 @@ int main(int argc, char **argv)
     end_progress();
     if (client && (abandon || interrupted)) mcp_client_close_now(client);   /* no polite waits */
     mcp_client_free(client);                   /* tells the server, stops it, waits for it */
-    mcp_host_free(host);                       /* the same for each of its servers */
+    if (host && (abandon || interrupted)) {    /* the same for each of the host's servers */
+        mcp_host_server s;
+        size_t k;
+        for (k = 0; k < mcp_host_server_count(host); k++)
+            if (mcp_host_server_get(host, k, &s) == MCP_OK && s.client) mcp_client_close_now(s.client);
+    }
+    mcp_host_free(host);
     for (i = 0; i < nconfigs; i++) mcp_buf_free(&configs[i].text);
     forget_kept();
     mcp_json_free(args.base);

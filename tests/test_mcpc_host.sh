@@ -226,6 +226,16 @@ check "resources: every server's" 0 '^demo://readme '
 run --config good.json read demo://readme
 check "read URI: routed to its server" 0 '^# demo_server$'
 
+# ---- -v, Ctrl-C ---------------------------------------------------------------------------------
+run -v --config good.json call demo__add a=1 b=2
+check "-v: each server's state as it changes" 0 '^3$' 'err:^mcpc: demo: connecting$' 'err:^mcpc: demo: ready$'
+timeout 60 "$mcpc" --config good.json call test__slow ms=20000 >"$tmp/out" 2>"$tmp/err" &
+cpid=$!
+sleep 1.5
+kill -INT "$cpid"
+wait "$cpid"; rc=$?
+check "Ctrl-C during a routed call: status 130" 130 'err:[Cc]ancelled'
+
 # ---- several files: a later server replaces an earlier one ----------------------------------------
 run --config good.json --config override.json tools
 check "a later file's server replaces the earlier one of the same name" 0 '^demo__rev ' '!^demo__book'
