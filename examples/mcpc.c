@@ -2378,10 +2378,41 @@ static const char *config_variable(void *user, const char *name)
     return base;
 }
 
-static void config_log(void *user, const char *message)   /* what the reader ignored: -v */
+/* What the reader said (a field it ignored, a variable not set, a bad entry), kept until it is
+   known which servers run: then said as warnings (config_said), for those servers alone. */
+static char *config_notes[64];
+static int nnotes;
+
+static void config_log(void *user, const char *message)
 {
+    int k;
     (void)user;
-    on_log(NULL, NULL, message);
+    for (k = 0; k < nnotes; k++) if (config_notes[k] && !strcmp(config_notes[k], message)) return;
+    if (nnotes < (int)(sizeof config_notes / sizeof config_notes[0])) config_notes[nnotes++] = keep_str(message);
+}
+
+/* The server a note is about ("file:1:2: server "NAME": ..."): NAME in out, or "" */
+static void note_server(const char *note, char *out, size_t size)
+{
+    const char *p = strstr(note, ": server \""), *q;
+    out[0] = 0;
+    if (p && (q = strstr(p + 10, "\": ")) != NULL && (size_t)(q - p - 10) < size)
+        snprintf(out, size, "%.*s", (int)(q - p - 10), p + 10);
+}
+
+/* The notes, as warnings: each about no server in particular or about one that `runs` says
+   runs, and not a bad entry's error (that is said as the server's failure). -v: every note. */
+static void config_said(int (*runs)(const char *server, const char *note))
+{
+    char name[512];
+    int k;
+    for (k = 0; k < nnotes; k++) {
+        if (!config_notes[k]) continue;
+        note_server(config_notes[k], name, sizeof name);
+        if (opt.verbose) on_log(NULL, NULL, config_notes[k]);
+        else if (!name[0] || runs(name, config_notes[k])) warn("%s", config_notes[k]);
+    }
+    nnotes = 0;
 }
 
 static mcp_config_opts config_opts(void)
@@ -2389,7 +2420,7 @@ static mcp_config_opts config_opts(void)
     mcp_config_opts o;
     memset(&o, 0, sizeof o);
     o.variable = config_variable;
-    o.on_log = opt.verbose ? config_log : NULL;
+    o.on_log = config_log;
     return o;
 }
 
@@ -2503,6 +2534,11 @@ static void pick_entry(void *user, const mcp_server_config *s)
     pick.desc.timeout_ms = s->desc.timeout_ms;
 }
 
+static int picked(const char *server, const char *note)   /* a note about the server to run */
+{
+    return !strcmp(server, opt.server) && !(pick.error && !strcmp(note, pick.error));
+}
+
 /* Finds opt.server in the files (the last entry of that name) and makes it the server to run:
    desc gets its transport, command, arguments, environment, folder, URL and headers (-e and -H
    added, replacing the entry's of the same name), and its timeout unless -t was given. */
@@ -2521,6 +2557,7 @@ static int pick_server(void)
         }
     }
     config_path = NULL;
+    config_said(picked);
     if (!pick.found) {
         size_t n = strlen(pick.names);
         if (n >= 2) pick.names[n - 2] = 0;
@@ -2597,10 +2634,13 @@ static void host_on_stderr(void *user, mcp_host *h, const char *server, const ch
     json_line(stderr, &w);
 }
 
+static int host_loading;                    /* mcp_host_load_text is reading a file */
 static void host_on_log(void *user, mcp_host *h, const char *server, const char *message)
 {
     char line[1200];
     (void)user; (void)h;
+    if (!server && host_loading) { config_log(NULL, message); return; }   /* the reader's, as the host passes them */
+    if (!opt.verbose) return;
     if (!server) { on_log(NULL, NULL, message); return; }
     snprintf(line, sizeof line, "%s: %s", server, message);
     on_log(NULL, NULL, line);
@@ -2647,12 +2687,15 @@ static int host_open(void)
     hd.on_notification = opt.verbose ? host_on_notification : NULL;
     hd.on_state = opt.verbose ? host_on_state : NULL;
     hd.on_stderr = opt.verbose ? host_on_stderr : NULL;
-    hd.on_log = opt.verbose ? host_on_log : NULL;
+    hd.on_log = host_on_log;
     if (!(host = mcp_host_new(&hd, &err))) return fail(&err);
     for (k = 0; k < nconfigs; k++) {
         config_path = configs[k].path;
-        if (mcp_host_load_text(host, configs[k].path, configs[k].text.data ? configs[k].text.data : "",
-                               configs[k].text.len, &err) != MCP_OK) {
+        host_loading = 1;
+        rc = mcp_host_load_text(host, configs[k].path, configs[k].text.data ? configs[k].text.data : "",
+                                configs[k].text.len, &err) != MCP_OK;
+        host_loading = 0;
+        if (rc) {
             if (opt.nconfigs) { config_path = NULL; return invalid("%s", err.message); }
             warn("%s", err.message);
         }
@@ -2679,6 +2722,14 @@ static int starting(mcp_server_state st)
     return st == MCP_SERVER_IDLE || st == MCP_SERVER_CONNECTING || st == MCP_SERVER_NEEDS_AUTH;
 }
 
+static int started(const char *server, const char *note)  /* a note about a server that starts */
+{
+    mcp_host_server s;
+    long i = mcp_host_server_find(host, server);
+    return i >= 0 && mcp_host_server_get(host, (size_t)i, &s) == MCP_OK && s.state != MCP_SERVER_DISABLED &&
+           !(s.error && !strcmp(s.error->message, note));
+}
+
 /* Starts the servers and waits until each is ready, failed, retrying or off (a sign-in waits
    for the browser), or Ctrl-C. route: a qualified name, only the servers it may belong to are
    started (all when none may); only: that server alone (turned on if its file turns it off). */
@@ -2701,6 +2752,7 @@ static int host_start(const char *route, const char *only)
             mcp_host_enable(host, name, &err);
         }
     }
+    config_said(started);
     if (!opt.no_auth) auth_lock();          /* until the connects are over: see auth_lock */
     if (mcp_host_connect(host, &err) != MCP_OK) { auth_unlock(); return fail(&err); }
     while (busy && !interrupted) {
@@ -2873,8 +2925,13 @@ static int host_none(mcp_host_kind kind, const char *name)
     mcp_host_item it;
     char names[400] = "";
     size_t i;
+    mcp_host_server s;
     int rc = host_failures(name);
     if (rc != RC_OK) return rc;
+    for (i = 0; i < mcp_host_server_count(host); i++)       /* of a server its file turns off */
+        if (mcp_host_server_get(host, i, &s) == MCP_OK && s.state == MCP_SERVER_DISABLED && !s.error && may_own(s.name, name))
+            return invalid("the server \"%s\" is turned off%s%s; --server %s runs it all the same", s.name,
+                           s.file ? " in " : "", s.file ? s.file : "", s.name);
     for (i = 0; i < mcp_host_count(host, kind) && strlen(names) < 300; i++)
         if (mcp_host_item_get(host, kind, i, &it) == MCP_OK) cat(names, sizeof names, "%s%s", i ? ", " : "", it.qualified);
     return invalid("no server has a %s \"%s\"%s; the %ss: %s", what, name,

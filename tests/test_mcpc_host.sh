@@ -179,6 +179,26 @@ check "a --config file that is not there: status 2" 2 'err:cannot read the confi
 run servers --config good.json
 check "--config after the command" 0 '^demo +stdio +ready'
 
+# ---- what the reader ignored, servers turned off ---------------------------------------------------
+cat >warn.json <<EOF
+{"mcpServers": {
+  "demo": {"command": "$demo", "envFile": ".env", "env": {"X": "\${MCPC_HOST_UNSET_VAR}"}},
+  "off": {"command": "$demo", "disabled": true}
+}}
+EOF
+unset MCPC_HOST_UNSET_VAR
+run --config warn.json call demo__add a=1 b=2
+check "a field the reader ignores and a variable not set: warnings" 0 '^3$' \
+    'err:^mcpc: warning: warn\.json:2:[0-9]+: server "demo": field "envFile"' 'err:MCPC_HOST_UNSET_VAR'
+run --config warn.json servers
+check "servers: one its file turns off is listed as off, and does not fail the command" 0 '^demo +stdio +ready' \
+    '^off +stdio +off +turned off in warn\.json$'
+run --config warn.json call off__add a=1 b=2
+check "call: a tool of a server turned off says so (status 2)" 2 'err:the server "off" is turned off in warn\.json'
+run --config warn.json --server off call add a=1 b=2
+check "--server runs one turned off all the same (warned), without the other's warnings" 0 '^3$' \
+    'err:"off" is turned off in warn\.json' '!err:envFile'
+
 # ---- tools -------------------------------------------------------------------------------------
 run --config good.json tools
 check "tools: every server's, qualified, with descriptions (status 0)" 0 \
