@@ -3652,15 +3652,17 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     mcp_status st;
     strict.comments = 0;
     if (je) { je->at = (size_t)-1; je->what[0] = 0; }
-    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE))
-        return mcp__parse(text, len, &strict, 0, err);      /* its sentences for these */
-    if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
+    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE)) {
+        bad = len;                                          /* nothing to copy */
+        doc = mcp__parse(text, len, &strict, 0, &pe);
+    } else if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON.");
         return NULL;
+    } else {
+        bad = mcp__uncomment(text, copy, len, &what);
+        doc = mcp__parse(copy, len, &strict, 0, &pe);
+        MCP_FREE(copy, opts->alloc_ctx);
     }
-    bad = mcp__uncomment(text, copy, len, &what);
-    doc = mcp__parse(copy, len, &strict, 0, &pe);
-    MCP_FREE(copy, opts->alloc_ctx);
     if (doc) { mcp__ok(err); return doc; }
     b = pe.status == MCP_ERR_NOMEM ? NULL : strstr(pe.message, "(byte ");
     if (!b || !(w = strstr(b, "): "))) { if (err) *err = pe; return NULL; }
@@ -3669,6 +3671,7 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     w += 3;
     if (what && at >= bad) { st = MCP_ERR_PARSE; at = bad; w = what; }
     if (je) { je->at = at; snprintf(je->what, sizeof je->what, "%s", w); }
+    if (!text) text = "";                                   /* len 0: no arithmetic on NULL */
     mcp__locate((const unsigned char *)text, (const unsigned char *)text + at, &line, &col);
     mcp__fail(err, st, "JSON parse error at line %lu, column %lu (byte %lu): %s", line, col,
               (unsigned long)at, w);   /* columns counted in the text, not in the copy */
@@ -13628,7 +13631,7 @@ MCPDEF mcp_status mcp_config_parse(const char *file, const char *text, size_t le
     memset(&jo, 0, sizeof jo);
     jo.comments = 1; jo.max_size = len ? len : 1;
     if (!(doc = mcp__parse_comments(text, len, &jo, &pe, &je))) {
-        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "Out of memory reading %s.", r.file);
+        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "%s", pe.message);   /* out of memory */
         mcp__cfg_lc(&r, je.at, &line, &col);
         return mcp__fail(err, pe.status, "%s:%lu:%lu: %s: %s", r.file, line, col,
                          pe.status == MCP_ERR_LIMIT ? "the file cannot be read" : "the file is not valid JSON",
