@@ -1576,11 +1576,44 @@ MCPAPI int mcp_transport_report(mcp_client *c, const mcp_tev *ev);
 
 /* ---- >>host.config  config files: "mcpServers" (Claude, Cursor, ...) and "servers" (VS Code) */
 
-/* One server as a config file describes it. The strings are valid during the callback. */
+/* The files hosts write: {"mcpServers": {name: entry, ...}} (Claude Desktop, Claude Code's
+   .mcp.json, Cursor, Windsurf, Cline) and {"servers": {...}, "inputs": [...]} (VS Code's
+   .vscode/mcp.json), as JSON with comments and trailing commas; a leading byte order mark is
+   skipped. Where both lists are given, "mcpServers" is read (a note says so). An entry:
+
+       "type"      "stdio", "http" or "sse" ("streamable-http", "streamableHttp": "http",
+                   noted); when absent, "command" means stdio and "url" means http
+       "command"   a non-empty string; "args": an array of strings; "cwd": a string
+       "env"       an object of strings: desc.env gets "NAME=value"
+       "url"       a non-empty string; "headers": an object of strings: "Name: value"
+       "timeout"   milliseconds, a positive whole number: desc.timeout_ms
+       "disabled"  true or false; "enabled": the opposite
+
+   null counts as absent. Other fields are ignored, each name noted once a parse. An entry
+   whose field has the wrong type, with both "command" and "url" or neither, or a "type"
+   its fields do not fit, is bad: it still comes to each, disabled, with its error; the
+   others are not affected.
+
+   Variables, in every string value of an entry (command, args, env values, cwd, url, header
+   values; not in names): ${VAR} and ${env:VAR} read the environment, then opts.variable;
+   ${VAR:-default} the same, then the default (also for an empty value, as in sh); any other
+   ${name} (${workspaceFolder}, ${userHome}, ${input:NAME}) asks opts.variable alone. One
+   that has no value stays as written, noted once a parse. "$$", a '$' not before '{' and a
+   "${" without its '}' stay as they are. An entry's strings, expanded, are bounded by twice
+   max_size (past it the entry is bad): a file cannot make the parse allocate without end.
+
+   Every sentence begins with the place it is about, "file:line:column: " (from 1; the
+   column counts bytes): where the offending value (or name) stands in the text. */
+
+/* One server as a config file describes it. Its strings and arrays are valid during the
+   callback only: copy what you keep. */
 typedef struct mcp_server_config {
-    const char *name;
+    const char *name;                    /* any non-empty string; a later entry of the same
+                                            name comes later too (the host replaces) */
     mcp_client_desc desc;                /* transport, command, args, env, cwd, url, headers,
-                                            timeout_ms; the rest zero */
+                                            timeout_ms; the rest zero. Arrays NULL-ended, NULL
+                                            when absent or empty. A bad entry: what was read
+                                            before its error */
     int disabled;                        /* "disabled": true, "enabled": false, or a bad entry */
     const char *error;                   /* a bad entry: the sentence (file:line:col: server
                                             "x": ...), and disabled is 1; NULL: it is fine */
@@ -1595,21 +1628,31 @@ typedef struct mcp_config_opts {         /* zero-initialised = defaults */
        ${env:VAR} read the environment first, unless no_env. */
     const char *(*variable)(void *user, const char *name);
     /* Sentences about what was read and ignored: an unknown field (once each), an unset
-       variable (left as written), a bad entry. */
+       variable (left as written), a type read as another; at most 100 of these a parse,
+       then one saying the rest are left out. And each bad entry's error. */
     void (*on_log)(void *user, const char *message);
     int no_env;                          /* never read the process's environment */
     size_t max_size;                     /* bytes of one file; 0: 4 MiB */
 } mcp_config_opts;
 
-/* Parses a config file's text (JSON with comments and trailing commas) and calls each for
-   every server in it, in file order, a bad entry too (with its error). MCP_ERR_PARSE when
-   the text is not JSON or holds neither "mcpServers" nor "servers", with file:line:col. */
+/* Parses a config file's text and calls each (may be NULL) for every server in it, in file
+   order, a bad entry too (with its error); file names the text in sentences (NULL:
+   "<config>"). MCP_OK when the text was read, whatever its entries. MCP_ERR_PARSE when the
+   text is not JSON (with comments), is not an object, holds neither "mcpServers" nor
+   "servers", or that is not an object; MCP_ERR_LIMIT over max_size or nested deeper than
+   MCP_JSON_MAX_DEPTH: then each is never called. E.g.
+       mcp.json:12:15: server "github": "args" must be an array of strings
+       mcp.json:3:1: the file is not valid JSON: expected ',' or '}', found '"' */
 MCPAPI mcp_status mcp_config_parse(const char *file, const char *text, size_t len,
                                    const mcp_config_opts *opts,
                                    void (*each)(void *user, const mcp_server_config *server),
                                    mcp_error *err);
-/* Writes one server as a config entry (the object, not its name): what mcp_config_parse
-   reads back to the same description. */
+/* Writes one server as a config entry, the object alone (its name is the caller's key):
+   "type", then the fields that are set ("command" for stdio, "url" otherwise), so that
+   mcp_config_parse reads it back to the same description (strings are written as they
+   are: a ${VAR} in one is expanded again when read). MCP_ERR_INVALID, the writer's sticky
+   error, for what a config file cannot say: a bad entry, MCP_CUSTOM, no command or URL, an
+   env item without '=' (an unset), a header that is not "Name: value", timeout_ms < 0. */
 MCPAPI mcp_status mcp_config_write(mcp_jw *w, const mcp_server_config *server);
 
 /* ---- >>host.servers  the host and its servers ------------------------------------------ */
@@ -3768,15 +3811,17 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     mcp_status st;
     strict.comments = 0;
     if (je) { je->at = (size_t)-1; je->what[0] = 0; }
-    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE))
-        return mcp__parse(text, len, &strict, 0, err);      /* its sentences for these */
-    if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
+    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE)) {
+        bad = len;                                          /* nothing to copy */
+        doc = mcp__parse(text, len, &strict, 0, &pe);
+    } else if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON.");
         return NULL;
+    } else {
+        bad = mcp__uncomment(text, copy, len, &what);
+        doc = mcp__parse(copy, len, &strict, 0, &pe);
+        MCP_FREE(copy, opts->alloc_ctx);
     }
-    bad = mcp__uncomment(text, copy, len, &what);
-    doc = mcp__parse(copy, len, &strict, 0, &pe);
-    MCP_FREE(copy, opts->alloc_ctx);
     if (doc) { mcp__ok(err); return doc; }
     b = pe.status == MCP_ERR_NOMEM ? NULL : strstr(pe.message, "(byte ");
     if (!b || !(w = strstr(b, "): "))) { if (err) *err = pe; return NULL; }
@@ -3785,6 +3830,7 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     w += 3;
     if (what && at >= bad) { st = MCP_ERR_PARSE; at = bad; w = what; }
     if (je) { je->at = at; snprintf(je->what, sizeof je->what, "%s", w); }
+    if (!text) text = "";                                   /* len 0: no arithmetic on NULL */
     mcp__locate((const unsigned char *)text, (const unsigned char *)text + at, &line, &col);
     mcp__fail(err, st, "JSON parse error at line %lu, column %lu (byte %lu): %s", line, col,
               (unsigned long)at, w);   /* columns counted in the text, not in the copy */
@@ -13744,7 +13790,7 @@ MCPDEF mcp_status mcp_config_parse(const char *file, const char *text, size_t le
     memset(&jo, 0, sizeof jo);
     jo.comments = 1; jo.max_size = len ? len : 1;
     if (!(doc = mcp__parse_comments(text, len, &jo, &pe, &je))) {
-        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "Out of memory reading %s.", r.file);
+        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "%s", pe.message);   /* out of memory */
         mcp__cfg_lc(&r, je.at, &line, &col);
         return mcp__fail(err, pe.status, "%s:%lu:%lu: %s: %s", r.file, line, col,
                          pe.status == MCP_ERR_LIMIT ? "the file cannot be read" : "the file is not valid JSON",
