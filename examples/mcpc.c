@@ -3,6 +3,7 @@
 
        mcpc build/demo_server tools
        mcpc build/demo_server call add a=2 b=40
+       mcpc --config mcp.json tools              (every server of a config file: the host)
 
    Every request goes out with mcp_client_send and is waited for in a loop of
    mcp_client_poll(client, 100), so Ctrl-C (a flag set by the SIGINT handler) can cancel it:
@@ -10,6 +11,10 @@
 
    key=value arguments of `call` are typed by the tool's inputSchema, read with tools/list
    first: the server sees 42 where the schema says integer and "42" where it says string.
+
+   --config FILE and --server NAME read the servers of config files (mcp_config_parse): every
+   server at once through the host (mcp_host_*: servers, tools, call SERVER__TOOL), or one
+   of them run as a SERVER given on the command line would be.
 
    Built with -DMCPC_OPENSSL (and -lssl -lcrypto), mcpc reaches https:// servers through the
    TLS hook of examples/tls_openssl.c, which it includes. */
