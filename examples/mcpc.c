@@ -2054,6 +2054,8 @@ static void spawn_detached(char *const *argv)
     if (pid > 0) waitpid(pid, NULL, 0);
 }
 
+static char signing_in[256];                /* config mode: the server whose sign-in is asked for */
+
 /* The authorization URL: printed, and opened where a browser can be (MCPC_BROWSER first). */
 static void open_url(void *user, const char *url)
 {
@@ -2065,8 +2067,14 @@ static void open_url(void *user, const char *url)
     if (opt.json) {
         mcp_jw w;
         mcp_jw_init(&w, 0);
-        mcp_jw_obj_begin(&w); mcp_jw_key(&w, "sign_in"); jw_text(&w, url); mcp_jw_obj_end(&w);
+        mcp_jw_obj_begin(&w);
+        if (signing_in[0]) { mcp_jw_key(&w, "server"); jw_text(&w, signing_in); }
+        mcp_jw_key(&w, "sign_in"); jw_text(&w, url);
+        mcp_jw_obj_end(&w);
         json_line(stderr, &w);
+    } else if (signing_in[0]) {
+        fprintf(stderr, "mcpc: the server \"%s\" wants you to sign in; open this address in a browser:\n  %s\n",
+                signing_in, url);
     } else fprintf(stderr, "mcpc: the server wants you to sign in; open this address in a browser:\n  %s\n", url);
     if (browser && *browser) {
         if ((n = split_words(browser, &words, &buf)) > 0) {
@@ -2615,6 +2623,8 @@ static void host_on_state(void *user, mcp_host *h, const char *server, mcp_serve
 {
     char line[1200];
     (void)user; (void)h;
+    if (st == MCP_SERVER_NEEDS_AUTH) snprintf(signing_in, sizeof signing_in, "%s", server);   /* open_url follows */
+    if (!opt.verbose) return;
     snprintf(line, sizeof line, "%s: %s%s%s", server, state_name(st), why ? ": " : "", why ? why->message : "");
     on_log(NULL, NULL, line);
 }
@@ -2693,7 +2703,7 @@ static int host_open(void)
     if (!opt.no_auth) { init_auth(); hd.auth = &auth; }
     hd.config = config_opts();
     hd.on_notification = opt.verbose ? host_on_notification : NULL;
-    hd.on_state = opt.verbose ? host_on_state : NULL;
+    hd.on_state = host_on_state;
     hd.on_stderr = opt.verbose ? host_on_stderr : NULL;
     hd.on_log = host_on_log;
     if (!(host = mcp_host_new(&hd, &err))) return fail(&err);

@@ -394,7 +394,7 @@ EOF
     : >"$tmp/browser.log"
     export XDG_CONFIG_HOME=$tmp/authcfg
     MCPC_BROWSER="bash $tmp/browser.sh" run --config auth.json call locked__echo a=1
-    check "call: an HTTP server of the file signs in (one browser)" 0 '\{"a": ?1\}' 'err:sign in'
+    check "call: an HTTP server of the file signs in (one browser)" 0 '\{"a": ?1\}' 'err:the server "locked" wants you to sign in'
     [ "$(wc -l <"$tmp/browser.log" | tr -d ' ')" = 1 ] && pass=$((pass + 1)) || bad "one browser run, saw $(wc -l <"$tmp/browser.log")"
     MCPC_BROWSER=false run --config auth.json tools
     check "tools: the token kept from the sign-in (no browser)" 0 '^locked__echo ' '^demo__echo '
