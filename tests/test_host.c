@@ -1,0 +1,1558 @@
+/* Tests of the host (>>host, issue 18): one mcp_host managing many configured servers at once.
+   Public API only, against real server processes: the test server (tests/servers/test_server.c)
+   in both eras and in the modes made for these tests (startup-delay, exit-on-initialize, more
+   tools with odd names, list-changed-after), the demo server (examples/demo_server.c), the
+   Streamable HTTP test server (tests/servers/http_server.c), a command that does not exist and
+   an HTTP URL on a port nobody listens on.
+
+   Every case runs inside a guard that checks, once its hosts are freed: no fd left open (the
+   entries of /proc/self/fd, before and after), no child left (waitpid(-1, WNOHANG) says
+   ECHILD; a child still there is named, killed and reaped, so the next case starts clean).
+
+   Cases, in order: a config in the mcpServers format (and VS Code's "servers", a file, a bad
+   entry, a later file replacing a server); one host with eight servers at once (states and
+   on_state, the error sentences, the union of the tools under qualified names, sorted and
+   valid, mcp_host_list, calls routed to each server); odd and long names shortened stably
+   (the same in a second host), the program's own qualify rule; a call to a server still
+   connecting; a stdio server killed with a call in flight (the call fails naming the server,
+   the next call restarts it, at most restarts_per_minute times); tools/list_changed (on_change,
+   the list rebuilt); the cache file (a second host lists a slow server's tools at once, and
+   a call to one waits for it); disable, enable, retry; an HTTP server nobody answers (backoff
+   with growing retry_at, the breaker); the host driven from an outside loop (mcp_host_pollfds,
+   mcp_poll, mcp_host_poll(h, 0)); a host freed while its servers connect and a call waits.
+
+   Usage: test_host [DATA_DIR [SERVER]]   SERVER: the test server; default env MCP_TEST_SERVER,
+   else build/test_server. The demo server and the HTTP test server are looked for beside it
+   (demo_server, http_server). Upper time bounds are multiplied by 10 under valgrind, or by
+   MCP_TEST_SLACK. Built with -DMCP_NO_HOST the host is not there: the host cases are skipped
+   (one SKIPPED line) and a plain client against the test server is checked instead. */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700           /* realpath */
+#include "../mcp.h"
+#include "test.h"
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char server_path[PATH_MAX];     /* the HTTP test server (http_srv.h's name for it) */
+static char test_server[PATH_MAX], demo_server[PATH_MAX];
+static int have_demo, have_http;
+static char tmpdir[PATH_MAX - 64];   /* room for a file name after it */
+static int slack = 1;                  /* upper time bounds are multiplied by this (valgrind: 10) */
+#define LATE(ms) ((int)(ms) * slack)
+
+static const char *nn(const char *s) { return s ? s : "(null)"; }
+#define EQS(a, b) CHECKF(!strcmp(nn(a), (b)), "got \"%s\", want \"%s\"", nn(a), (b))
+#define EQST(st, want, err) CHECKF((st) == (want), "status %d (%s), want %d; message: %s", (int)(st), \
+                                   mcp_status_str(st), (int)(want), (err).message)
+#define EQL(a, b) CHECKF((long)(a) == (long)(b), "%s is %ld, want %ld", #a, (long)(a), (long)(b))
+
+static void nap(int ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
+static int starts_with(const char *s, const char *p) { return s && !strncmp(s, p, strlen(p)); }
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;                        /* the directory's own fd */
+}
+
+/* ---- the guard: no fd, no child left once a case's hosts are freed ---------------------------- */
+
+static int guard_fds;
+
+static void guard_begin(void) { guard_fds = count_fds(); }
+
+/* Children of this process still there (alive or zombies): named, killed, reaped; the count. */
+static int children_left(char *names, size_t n)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int found = 0;
+    long me = (long)getpid();
+    if (names && n) names[0] = 0;
+    if (!d) return 0;
+    while ((e = readdir(d)) != NULL) {
+        char path[300], buf[512], *rp;
+        long pid = atol(e->d_name), ppid = 0;
+        FILE *f;
+        if (pid <= 0) continue;
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        if (!(f = fopen(path, "r"))) continue;
+        if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+        fclose(f);
+        rp = strrchr(buf, ')');           /* "pid (comm) S ppid ..." */
+        if (!rp || sscanf(rp + 2, "%*c %ld", &ppid) != 1 || ppid != me) continue;
+        found++;
+        if (names && strlen(names) + 80 < n)
+            snprintf(names + strlen(names), n - strlen(names), " %.*s", (int)(rp - buf + 1 > 60 ? 60 : rp - buf + 1), buf);
+        kill((pid_t)pid, SIGKILL);
+        waitpid((pid_t)pid, NULL, 0);
+    }
+    closedir(d);
+    return found;
+}
+
+static void guard_end(const char *what)
+{
+    char names[1024];
+    int fds, left, i, st;
+    pid_t r;
+    for (i = 0; i < 50 && count_fds() != guard_fds; i++) nap(10);   /* none should be pending */
+    fds = count_fds();
+    CHECKF(fds == guard_fds, "%s: %d fds open after mcp_host_free, %d before", what, fds, guard_fds);
+    r = waitpid(-1, &st, WNOHANG);
+    CHECKF(r == -1 && errno == ECHILD, "%s: waitpid(-1, WNOHANG) gave %ld (%s): a child was left %s", what,
+           (long)r, r < 0 ? strerror(errno) : "not ECHILD", r > 0 ? "unreaped (a zombie)" : "running");
+    left = children_left(names, sizeof names);
+    CHECKF(left == 0, "%s: %d children left after mcp_host_free:%s", what, left, names);
+    while (waitpid(-1, &st, WNOHANG) > 0) {}
+}
+
+/* ---- the HTTP test server ---------------------------------------------------------------------- */
+
+#include "http_srv.h"
+
+/* A TCP port that nobody listens on now: bind port 0, see what the kernel gave, close. */
+static int free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+    if (fd < 0) return -1;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+/* The text of a result's first content item, or NULL. */
+static const char *text_of(const mcp_json *r)
+{
+    return mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(r, "content"), 0), "text"));
+}
+
+#ifndef MCP_NO_HOST
+
+/* ---- what the host's callbacks saw ------------------------------------------------------------- */
+
+#define MAXEV 256
+typedef struct event {
+    char server[80];
+    mcp_server_state state;
+    int has_why; mcp_status why_status; char why[600];
+    int64_t at;
+    int64_t retry_at;                    /* RETRYING: what mcp_host_server_get said in the callback */
+} event;
+
+typedef struct rec {
+    event ev[MAXEV]; int nev;            /* on_state, in order */
+    char changed[MAXEV][80]; int nchanged;   /* on_change: the server */
+    char errline[64][300]; char errsrv[64][80]; int nerr;   /* on_stderr */
+    int logs; char log[32][300];         /* on_log */
+    int notes;                           /* on_notification */
+} rec;
+
+static const char *const state_names[] = { "DISABLED", "IDLE", "CONNECTING", "READY", "RETRYING",
+                                           "FAILED", "NEEDS_AUTH" };
+static const char *sname(int s) { return s >= 0 && s <= 6 ? state_names[s] : "?"; }
+
+static void cb_state(void *user, mcp_host *h, const char *server, mcp_server_state state, const mcp_error *why)
+{
+    rec *r = (rec *)user;
+    event *e;
+    if (r->nev >= MAXEV) return;
+    e = &r->ev[r->nev++];
+    snprintf(e->server, sizeof e->server, "%s", nn(server));
+    e->state = state;
+    e->has_why = why != NULL;
+    e->why_status = why ? why->status : MCP_OK;
+    snprintf(e->why, sizeof e->why, "%s", why ? why->message : "");
+    e->at = mcp_time_ms();
+    e->retry_at = 0;
+    if (state == MCP_SERVER_RETRYING) {
+        mcp_host_server hs;
+        long i = mcp_host_server_find(h, server);
+        if (i >= 0 && mcp_host_server_get(h, (size_t)i, &hs) == MCP_OK) e->retry_at = hs.retry_at;
+    }
+}
+
+static void cb_change(void *user, mcp_host *h, const char *server)
+{
+    rec *r = (rec *)user;
+    (void)h;
+    if (r->nchanged < MAXEV) snprintf(r->changed[r->nchanged], sizeof r->changed[0], "%s", nn(server));
+    r->nchanged++;
+}
+
+static void cb_stderr(void *user, mcp_host *h, const char *server, const char *line, size_t len)
+{
+    rec *r = (rec *)user;
+    (void)h;
+    if (r->nerr < 64) {
+        snprintf(r->errsrv[r->nerr], sizeof r->errsrv[0], "%s", nn(server));
+        snprintf(r->errline[r->nerr], sizeof r->errline[0], "%.*s", (int)(len > 299 ? 299 : len), line);
+    }
+    r->nerr++;
+}
+
+static void cb_log(void *user, mcp_host *h, const char *server, const char *message)
+{
+    rec *r = (rec *)user;
+    (void)h;
+    if (r->logs < 32) snprintf(r->log[r->logs], sizeof r->log[0], "%s: %s", server ? server : "(host)", nn(message));
+    r->logs++;
+}
+
+static void cb_note(void *user, mcp_host *h, const char *server, const char *method, const mcp_json *params)
+{
+    (void)h; (void)server; (void)method; (void)params;
+    ((rec *)user)->notes++;
+}
+
+/* How many on_state calls said this server went to this state. */
+static int saw(const rec *r, const char *server, mcp_server_state state)
+{
+    int i, n = 0;
+    for (i = 0; i < r->nev && i < MAXEV; i++)
+        if (!strcmp(r->ev[i].server, server) && r->ev[i].state == state) n++;
+    return n;
+}
+
+/* Index of the first on_state call for this server and state at or after `from`; -1: none. */
+static int saw_at(const rec *r, const char *server, mcp_server_state state, int from)
+{
+    int i;
+    for (i = from < 0 ? 0 : from; i < r->nev && i < MAXEV; i++)
+        if (!strcmp(r->ev[i].server, server) && r->ev[i].state == state) return i;
+    return -1;
+}
+
+static int changes_of(const rec *r, const char *server)
+{
+    int i, n = 0;
+    for (i = 0; i < r->nchanged && i < MAXEV; i++) if (!strcmp(r->changed[i], server)) n++;
+    return n;
+}
+
+static void print_events(const rec *r)
+{
+    int i;
+    for (i = 0; i < r->nev && i < MAXEV; i++)
+        fprintf(stderr, "    on_state %-12s %-10s %s\n", r->ev[i].server, sname((int)r->ev[i].state), r->ev[i].why);
+}
+
+static void desc_init(mcp_host_desc *d, rec *r)
+{
+    memset(d, 0, sizeof *d);
+    memset(r, 0, sizeof *r);
+    d->client_name = "test_host";
+    d->client_version = "1.0";
+    d->user = r;
+    d->on_state = cb_state;
+    d->on_change = cb_change;
+    d->on_stderr = cb_stderr;
+    d->on_log = cb_log;
+    d->on_notification = cb_note;
+}
+
+static mcp_host *host_new(const mcp_host_desc *d)
+{
+    mcp_error err;
+    mcp_host *h = mcp_host_new(d, &err);
+    CHECKF(h != NULL, "mcp_host_new: %s", err.message);
+    return h;
+}
+
+/* A stdio server: the test server with these flags (NULL-ended), or another command. */
+static mcp_status add_cmd(mcp_host *h, const char *name, const char *command, const char *const *args)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_status st;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_STDIO;
+    d.command = command;
+    d.args = args;
+    st = mcp_host_add(h, name, &d, &err);
+    CHECKF(st == MCP_OK, "mcp_host_add(%s): %s", name, err.message);
+    return st;
+}
+
+static mcp_status add_ts(mcp_host *h, const char *name, const char *f1, const char *f2, const char *f3)
+{
+    const char *args[4];
+    int n = 0;
+    if (f1) args[n++] = f1;
+    if (f2) args[n++] = f2;
+    if (f3) args[n++] = f3;
+    args[n] = NULL;
+    return add_cmd(h, name, test_server, args);
+}
+
+static mcp_status add_url(mcp_host *h, const char *name, mcp_transport_kind kind, const char *url)
+{
+    mcp_client_desc d;
+    mcp_error err;
+    mcp_status st;
+    memset(&d, 0, sizeof d);
+    d.transport = kind;
+    d.url = url;
+    st = mcp_host_add(h, name, &d, &err);
+    CHECKF(st == MCP_OK, "mcp_host_add(%s): %s", name, err.message);
+    return st;
+}
+
+/* The server as mcp_host_server_get tells it; 0 if there is none of that name. */
+static int get(const mcp_host *h, const char *name, mcp_host_server *out)
+{
+    long i = mcp_host_server_find(h, name);
+    memset(out, 0, sizeof *out);
+    if (i < 0) return 0;
+    return mcp_host_server_get(h, (size_t)i, out) == MCP_OK;
+}
+
+static int state_of(const mcp_host *h, const char *name)
+{
+    mcp_host_server s;
+    return get(h, name, &s) ? (int)s.state : -1;
+}
+
+static const char *error_of(const mcp_host *h, const char *name, mcp_status *st)
+{
+    static char buf[600];
+    mcp_host_server s;
+    buf[0] = 0;
+    if (st) *st = MCP_OK;
+    if (get(h, name, &s) && s.error) {
+        snprintf(buf, sizeof buf, "%s", s.error->message);
+        if (st) *st = s.error->status;
+    }
+    return buf;
+}
+
+#define CHECK_STATE(h, name, want)                                                              \
+    do {                                                                                        \
+        int st_ = state_of((h), (name));                                                        \
+        CHECKF(st_ == (int)(want), "server %s is %s, want %s (error: %s)", (name), sname(st_),  \
+               sname((int)(want)), error_of((h), (name), NULL));                                \
+    } while (0)
+
+/* Polls the host until the server is in that state, or ms pass; 1 if it got there. */
+static int poll_until_state(mcp_host *h, const char *name, mcp_server_state want, int ms)
+{
+    int64_t end = mcp_time_ms() + ms;
+    while (state_of(h, name) != (int)want && mcp_time_ms() < end) mcp_host_poll(h, 20);
+    return state_of(h, name) == (int)want;
+}
+
+static long server_pid(const mcp_host *h, const char *name)
+{
+    mcp_host_server s;
+    return get(h, name, &s) && s.client ? mcp_client_pid(s.client) : 0;
+}
+
+/* Index of the tool with this qualified name in the host's list; -1: none. */
+static long find_tool(const mcp_host *h, const char *qualified)
+{
+    size_t i, n = mcp_host_count(h, MCP_HOST_TOOLS);
+    mcp_host_item it;
+    for (i = 0; i < n; i++)
+        if (mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it) == MCP_OK && !strcmp(nn(it.qualified), qualified))
+            return (long)i;
+    return -1;
+}
+
+/* The qualified name the host gave (server, name); "" if none. */
+static const char *qualified_of(const mcp_host *h, const char *server, const char *name, char *out, size_t n)
+{
+    size_t i, cnt = mcp_host_count(h, MCP_HOST_TOOLS);
+    mcp_host_item it;
+    out[0] = 0;
+    for (i = 0; i < cnt; i++)
+        if (mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it) == MCP_OK && !strcmp(nn(it.server), server) &&
+            !strcmp(nn(it.name), name)) {
+            snprintf(out, n, "%s", nn(it.qualified));
+            break;
+        }
+    return out;
+}
+
+/* Tools listed for one server. */
+static size_t tools_of(const mcp_host *h, const char *server)
+{
+    size_t i, cnt = mcp_host_count(h, MCP_HOST_TOOLS), k = 0;
+    mcp_host_item it;
+    for (i = 0; i < cnt; i++)
+        if (mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it) == MCP_OK && !strcmp(nn(it.server), server)) k++;
+    return k;
+}
+
+/* A blocking call; its first text into out ("(no text)" / "" on failure). */
+static mcp_status call(mcp_host *h, const char *qualified, const char *args, char *out, size_t n, mcp_error *err)
+{
+    mcp_json_doc *d = NULL;
+    mcp_status st = mcp_host_call_tool(h, qualified, args, &d, err);
+    if (out && n) {
+        const char *t = st == MCP_OK ? text_of(mcp_json_root(d)) : NULL;
+        snprintf(out, n, "%s", t ? t : st == MCP_OK ? "(no text)" : "");
+    }
+    mcp_json_free(d);
+    return st;
+}
+
+/* A name a model API takes: [A-Za-z0-9_-], 1 to 64 bytes. */
+static int valid_name(const char *s)
+{
+    size_t i, n = s ? strlen(s) : 0;
+    if (n == 0 || n > 64) return 0;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Ends in '_' and 8 hex digits: a changed or shortened name, as >>host.lists says. */
+static int hashed_suffix(const char *s)
+{
+    size_t n = s ? strlen(s) : 0, i;
+    if (n < 9 || s[n - 9] != '_') return 0;
+    for (i = n - 8; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F'))) return 0;
+    return 1;
+}
+
+/* Checks the tool list as >>host.lists promises it: sorted by qualified name (each once),
+   valid names, item->name the server's own, every item from a known server. Returns the
+   count. */
+static size_t check_tool_list(const mcp_host *h, const char *what)
+{
+    size_t i, n = mcp_host_count(h, MCP_HOST_TOOLS), bad_order = 0, bad_name = 0, bad_item = 0;
+    char prev[128] = "";
+    mcp_host_item it;
+    for (i = 0; i < n; i++) {
+        mcp_status st = mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it);
+        if (st != MCP_OK) { CHECKF(0, "%s: mcp_host_item_get(%lu) failed", what, (unsigned long)i); continue; }
+        if (i > 0 && strcmp(prev, nn(it.qualified)) >= 0) {
+            if (bad_order++ < 3) fprintf(stderr, "  %s: \"%s\" listed after \"%s\"\n", what, nn(it.qualified), prev);
+        }
+        if (!valid_name(it.qualified)) {
+            if (bad_name++ < 3) fprintf(stderr, "  %s: \"%s\" is not [A-Za-z0-9_-]{1,64}\n", what, nn(it.qualified));
+        }
+        if (!it.server || !it.name || !it.item || mcp_host_server_find(h, it.server) < 0 ||
+            strcmp(nn(mcp_json_str(mcp_json_get(it.item, "name"))), nn(it.name))) {
+            if (bad_item++ < 3) fprintf(stderr, "  %s: item %lu: server %s, name %s, item's name %s\n", what,
+                                        (unsigned long)i, nn(it.server), nn(it.name),
+                                        nn(mcp_json_str(mcp_json_get(it.item, "name"))));
+        }
+        snprintf(prev, sizeof prev, "%s", nn(it.qualified));
+    }
+    CHECKF(bad_order == 0, "%s: the tool list is sorted by qualified name, each once (%lu out of order)", what,
+           (unsigned long)bad_order);
+    CHECKF(bad_name == 0, "%s: every qualified name is [A-Za-z0-9_-], at most 64 bytes (%lu not)", what,
+           (unsigned long)bad_name);
+    CHECKF(bad_item == 0, "%s: every item names its server and its own name (%lu do not)", what,
+           (unsigned long)bad_item);
+    CHECKF(mcp_host_item_get(h, MCP_HOST_TOOLS, n, &it) != MCP_OK, "%s: mcp_host_item_get past the end fails", what);
+    return n;
+}
+
+/* ---- a config in the mcpServers format ------------------------------------------------------- */
+
+TEST_CASE(config_text)
+{
+    mcp_host_desc hd;
+    rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    mcp_status st;
+    char text[4096], out[512], path[PATH_MAX];
+    int n;
+    FILE *f;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    n = snprintf(text, sizeof text,
+        "// the user's file: comments and trailing commas, as hosts write them\n"
+        "{\n"
+        "  \"mcpServers\": {\n"
+        "    \"demo\": { \"command\": \"%s\" },\n"
+        "    \"legacy\": { \"command\": \"%s\", \"args\": [\"--era=legacy\"],\n"
+        "                \"env\": { \"HOST_TEST_VAR\": \"from-config\" } },\n"
+        "    \"off\": { \"command\": \"%s\", \"disabled\": true },\n"
+        "    \"bad\": { \"command\": 42 },\n"
+        "  },\n"
+        "}\n", have_demo ? demo_server : test_server, test_server, test_server);
+    st = mcp_host_load_text(h, "user.json", text, (size_t)n, &err);
+    EQST(st, MCP_OK, err);
+    EQL(mcp_host_server_count(h), 4);
+    CHECK(mcp_host_server_find(h, "demo") == 0 && mcp_host_server_find(h, "legacy") == 1);
+    CHECK(mcp_host_server_find(h, "nobody") == -1);
+    CHECK(get(h, "demo", &s) && s.state == MCP_SERVER_IDLE && s.transport == MCP_STDIO && !strcmp(nn(s.name), "demo"));
+    EQS(s.file, "user.json");
+    CHECK(get(h, "off", &s) && s.state == MCP_SERVER_DISABLED);
+    CHECK(get(h, "bad", &s) && s.state == MCP_SERVER_DISABLED);
+    CHECKF(s.error && contains(s.error->message, "bad") && contains(s.error->message, "user.json"),
+           "a bad entry is disabled with a sentence naming the file and the server: %s",
+           s.error ? s.error->message : "(no error)");
+    CHECK(mcp_host_server_get(h, 4, &s) == MCP_ERR_INVALID);
+
+    /* the project's file: a later server replaces the earlier one of the same name */
+    n = snprintf(text, sizeof text,
+        "{ \"mcpServers\": { \"legacy\": { \"command\": \"%s\", \"args\": [\"--era=legacy\"],"
+        " \"env\": { \"HOST_TEST_VAR\": \"from-project\" } } } }", test_server);
+    st = mcp_host_load_text(h, "project.json", text, (size_t)n, &err);
+    EQST(st, MCP_OK, err);
+    EQL(mcp_host_server_count(h), 4);
+    CHECK(get(h, "legacy", &s));
+    EQS(s.file, "project.json");
+
+    /* VS Code's "servers", from a file on disk */
+    snprintf(path, sizeof path, "%s/vscode.json", tmpdir);
+    if ((f = fopen(path, "w")) != NULL) {
+        fprintf(f, "{ \"servers\": { \"vs\": { \"type\": \"stdio\", \"command\": \"%s\", \"args\": [\"--era=modern\"] } } }\n",
+                test_server);
+        fclose(f);
+    }
+    st = mcp_host_load(h, path, &err);
+    EQST(st, MCP_OK, err);
+    EQL(mcp_host_server_count(h), 5);
+    CHECK(get(h, "vs", &s) && s.state == MCP_SERVER_IDLE && s.transport == MCP_STDIO);
+    EQS(s.file, path);
+    unlink(path);
+
+    /* not a config: the file, line and column */
+    st = mcp_host_load_text(h, "broken.json", "{ \"mcpServers\": { ", 18, &err);
+    CHECKF(st == MCP_ERR_PARSE && contains(err.message, "broken.json"), "status %s: %s", mcp_status_str(st), err.message);
+    st = mcp_host_load_text(h, "other.json", "{ \"editor\": {} }", 16, &err);
+    CHECKF(st == MCP_ERR_PARSE, "neither mcpServers nor servers: status %s: %s", mcp_status_str(st), err.message);
+    st = mcp_host_load(h, "/nonexistent/mcp-host-test.json", &err);
+    CHECKF(st != MCP_OK && contains(err.message, "/nonexistent/mcp-host-test.json"),
+           "a missing file: status %s: %s", mcp_status_str(st), err.message);
+    EQL(mcp_host_server_count(h), 5);
+
+    st = mcp_host_connect(h, &err);
+    EQST(st, MCP_OK, err);
+    st = mcp_host_wait(h, LATE(10000));
+    CHECKF(st == MCP_OK, "mcp_host_wait: %s", mcp_status_str(st));
+    CHECK_STATE(h, "demo", MCP_SERVER_READY);
+    CHECK_STATE(h, "legacy", MCP_SERVER_READY);
+    CHECK_STATE(h, "vs", MCP_SERVER_READY);
+    CHECK_STATE(h, "off", MCP_SERVER_DISABLED);
+    CHECK_STATE(h, "bad", MCP_SERVER_DISABLED);
+    CHECK(saw(&r, "off", MCP_SERVER_CONNECTING) == 0 && saw(&r, "bad", MCP_SERVER_CONNECTING) == 0);
+    st = call(h, "legacy__env", "{\"name\":\"HOST_TEST_VAR\"}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "from-project");                 /* the env of the entry that replaced the first */
+    st = call(h, "vs__echo", "{\"v\":\"s\"}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "{\"v\":\"s\"}");
+    check_tool_list(h, "config_text");
+    mcp_host_free(h);
+    guard_end("config_text");
+}
+
+/* ---- one host, many servers ------------------------------------------------------------------ */
+
+TEST_CASE(many_servers)
+{
+    static const char *const missing_args[] = { "--flag", NULL };
+    const char *const names[] = { "demo", "legacy", "modern", "slow", "http" };
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    mcp_status st, est;
+    srv hs;
+    char dead_url[128], out[1024];
+    const char *msg;
+    size_t total, sum = 0, i;
+    int64_t t0;
+    int k, ready_tools_ok = 1, http_up = 0, idx;
+    mcp_json_doc *doc = NULL;
+    long pl, pm;
+
+    guard_begin();
+    memset(&hs, 0, sizeof hs);
+    if (have_http) http_up = srv_start(&hs, NULL);
+    snprintf(dead_url, sizeof dead_url, "http://127.0.0.1:%d/mcp", free_port());
+    desc_init(&hd, &r);
+    hd.retry_min_ms = 50;
+    hd.retry_max_ms = 1000;
+    hd.retry_limit = 3;
+    hd.retry_window_ms = 60000;
+    if (!(h = host_new(&hd))) { srv_stop(&hs); return; }
+    if (have_demo) add_cmd(h, "demo", demo_server, NULL);
+    add_ts(h, "legacy", "--era=legacy", NULL, NULL);
+    add_ts(h, "modern", "--era=modern", NULL, NULL);
+    add_cmd(h, "missing", "/nonexistent/mcp-host-test-no-such-server", missing_args);
+    add_ts(h, "dies", "--exit-on-initialize", NULL, NULL);
+    add_ts(h, "slow", "--startup-delay=700", NULL, NULL);
+    if (http_up) add_url(h, "http", MCP_HTTP, hs.url);
+    add_url(h, "deadhttp", MCP_HTTP, dead_url);
+    CHECK_STATE(h, "legacy", MCP_SERVER_IDLE);
+
+    t0 = mcp_time_ms();
+    st = mcp_host_connect(h, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(mcp_time_ms() - t0 < LATE(300), "mcp_host_connect does not block: %lld ms",
+           (long long)(mcp_time_ms() - t0));
+    CHECK_STATE(h, "slow", MCP_SERVER_CONNECTING);
+    CHECK(saw(&r, "slow", MCP_SERVER_CONNECTING) == 1);
+    st = mcp_host_wait(h, LATE(15000));
+    CHECKF(st == MCP_OK, "mcp_host_wait: %s after %lld ms", mcp_status_str(st), (long long)(mcp_time_ms() - t0));
+    CHECKF(mcp_time_ms() - t0 >= 600, "the wait lasted until the slow server was up: %lld ms",
+           (long long)(mcp_time_ms() - t0));
+    CHECKF(mcp_time_ms() - t0 < LATE(5000), "in parallel: every server up in %lld ms",
+           (long long)(mcp_time_ms() - t0));
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if ((!have_demo && i == 0) || (!http_up && i == 4)) continue;
+        CHECK_STATE(h, names[i], MCP_SERVER_READY);
+        CHECKF(saw_at(&r, names[i], MCP_SERVER_CONNECTING, 0) >= 0 &&
+               saw_at(&r, names[i], MCP_SERVER_READY, saw_at(&r, names[i], MCP_SERVER_CONNECTING, 0)) >= 0,
+               "on_state: %s CONNECTING, then READY", names[i]);
+        CHECKF(changes_of(&r, names[i]) >= 1, "on_change for %s once its tools were listed", names[i]);
+        if (get(h, names[i], &s)) {
+            sum += s.tools;
+            if (s.tools == 0 || s.tools != tools_of(h, names[i]) || s.cached || !s.client) ready_tools_ok = 0;
+        }
+    }
+    CHECKF(ready_tools_ok, "each ready server: tools counted and listed, not cached, a client");
+    CHECK(get(h, "modern", &s) && s.client && !strcmp(nn(mcp_client_protocol_version(s.client)), "2026-07-28"));
+    CHECK(get(h, "legacy", &s) && s.client && strcmp(nn(mcp_client_protocol_version(s.client)), "2026-07-28") != 0);
+    CHECK(get(h, "http", &s) || !http_up);
+    if (http_up) CHECK(s.transport == MCP_HTTP);
+
+    /* the command that does not exist */
+    CHECK_STATE(h, "missing", MCP_SERVER_FAILED);
+    msg = error_of(h, "missing", &est);
+    CHECKF(est == MCP_ERR_IO && contains(msg, "/nonexistent/mcp-host-test-no-such-server"),
+           "missing: MCP_ERR_IO and a sentence naming the command: %s %s", mcp_status_str(est), msg);
+    idx = saw_at(&r, "missing", MCP_SERVER_FAILED, 0);
+    CHECKF(idx >= 0 && r.ev[idx].has_why && r.ev[idx].why_status == MCP_ERR_IO,
+           "on_state(missing, FAILED) with why MCP_ERR_IO (%s)", idx >= 0 ? r.ev[idx].why : "no such call");
+    /* the server that exits during initialize */
+    CHECK_STATE(h, "dies", MCP_SERVER_FAILED);
+    msg = error_of(h, "dies", &est);
+    CHECKF(est == MCP_ERR_CLOSED && contains(msg, "exit-on-initialize: exiting with status 3"),
+           "dies: MCP_ERR_CLOSED with its stderr quoted: %s %s", mcp_status_str(est), msg);
+    idx = saw_at(&r, "dies", MCP_SERVER_FAILED, 0);
+    CHECKF(idx >= 0 && r.ev[idx].has_why && r.ev[idx].why_status == MCP_ERR_CLOSED,
+           "on_state(dies, FAILED) with why MCP_ERR_CLOSED (%s)", idx >= 0 ? r.ev[idx].why : "no such call");
+    for (k = 0, idx = 0; k < r.nerr && k < 64; k++)
+        if (!strcmp(r.errsrv[k], "dies") && contains(r.errline[k], "exit-on-initialize")) idx = 1;
+    CHECKF(idx, "on_stderr gave the dying server's line, with its name");
+    CHECK(get(h, "dies", &s) && s.tools == 0 && tools_of(h, "dies") == 0);
+    /* the HTTP URL nobody answers: retrying (the wait does not wait for it) */
+    k = state_of(h, "deadhttp");
+    CHECKF(k == MCP_SERVER_RETRYING || k == MCP_SERVER_FAILED, "deadhttp is RETRYING (or FAILED), not %s", sname(k));
+
+    /* the union of the tools, sorted, under qualified names */
+    total = check_tool_list(h, "many_servers");
+    CHECKF(total == sum, "the list is the union: %lu tools, the ready servers offer %lu", (unsigned long)total,
+           (unsigned long)sum);
+    if (have_demo) CHECK(find_tool(h, "demo__echo") >= 0 && find_tool(h, "demo__add") >= 0);
+    CHECK(find_tool(h, "legacy__pid") >= 0 && find_tool(h, "modern__pid") >= 0 && find_tool(h, "slow__echo") >= 0);
+    if (http_up) CHECK(find_tool(h, "http__echo") >= 0 && find_tool(h, "http__stats") >= 0);  /* both pages */
+    CHECK(find_tool(h, "legacy__history") >= 0);                /* the test server's second page */
+    CHECK(tools_of(h, "legacy") == 26 && tools_of(h, "modern") == 26);
+    {
+        mcp_host_item it;
+        size_t cnt = mcp_host_count(h, MCP_HOST_TOOLS), bad = 0;
+        char want[200];
+        for (i = 0; i < cnt; i++)
+            if (mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it) == MCP_OK) {
+                snprintf(want, sizeof want, "%s__%s", nn(it.server), nn(it.name));
+                if (strcmp(want, nn(it.qualified))) bad++;
+            }
+        CHECKF(bad == 0, "plain names are qualified as server__tool (%lu are not)", (unsigned long)bad);
+    }
+    st = mcp_host_list(h, MCP_HOST_TOOLS, &doc, &err);
+    EQST(st, MCP_OK, err);
+    if (st == MCP_OK) {
+        const mcp_json *arr = mcp_json_get(mcp_json_root(doc), "tools");
+        mcp_host_item it;
+        CHECKF(mcp_json_len(arr) == total, "mcp_host_list: %lu tools, %lu listed", (unsigned long)mcp_json_len(arr),
+               (unsigned long)total);
+        if (mcp_host_item_get(h, MCP_HOST_TOOLS, 0, &it) == MCP_OK)
+            EQS(mcp_json_str(mcp_json_get(mcp_json_at(arr, 0), "name")), nn(it.qualified));
+        CHECK(mcp_json_get(mcp_json_at(arr, 0), "inputSchema") != NULL);
+        mcp_json_free(doc);
+    }
+    CHECK(mcp_host_count(h, MCP_HOST_PROMPTS) > 0);
+    CHECK(mcp_host_count(h, MCP_HOST_RESOURCES) > 0);
+
+    /* calls routed to the right server */
+    pl = server_pid(h, "legacy");
+    pm = server_pid(h, "modern");
+    CHECK(pl > 0 && pm > 0 && pl != pm);
+    st = call(h, "legacy__pid", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(atol(out) == pl, "legacy__pid ran in the legacy server (%s, its pid %ld)", out, pl);
+    st = call(h, "modern__pid", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(atol(out) == pm, "modern__pid ran in the modern server (%s, its pid %ld)", out, pm);
+    st = call(h, "slow__add", "{\"a\":2,\"b\":40}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "42");
+    if (have_demo) {
+        st = call(h, "demo__echo", "{\"text\":\"hello host\"}", out, sizeof out, &err);
+        EQST(st, MCP_OK, err);
+        EQS(out, "hello host");
+    }
+    if (http_up) {
+        st = call(h, "http__echo", "{\"via\":\"http\"}", out, sizeof out, &err);
+        EQST(st, MCP_OK, err);
+        CHECKF(contains(out, "\"via\":\"http\""), "http__echo: %s", out);
+    }
+    st = call(h, "nosuch__tool", "{}", out, sizeof out, &err);
+    CHECKF(st != MCP_OK, "a qualified name nobody has fails: %s", err.message);
+    st = call(h, "legacy__nosuch", "{}", out, sizeof out, &err);
+    CHECKF(st != MCP_OK, "a tool the server does not list fails: %s", err.message);
+    st = call(h, "legacy__fail", "{}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);                    /* isError is a result, not a failure */
+
+    if (http_up) CHECKF(stat_of(&hs, "exec_tools_call") == 1, "the HTTP server ran the one call routed to it");
+
+    /* deadhttp: the breaker opens after retry_limit attempts (timings: http_backoff) */
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < LATE(8000) && state_of(h, "deadhttp") != MCP_SERVER_FAILED;)
+        mcp_host_poll(h, 20);
+    CHECK_STATE(h, "deadhttp", MCP_SERVER_FAILED);
+    CHECKF(saw(&r, "deadhttp", MCP_SERVER_RETRYING) >= 1, "on_state(deadhttp, RETRYING) %d times",
+           saw(&r, "deadhttp", MCP_SERVER_RETRYING));
+    CHECK(get(h, "deadhttp", &s));
+    CHECKF(s.attempts >= 2 && s.attempts <= hd.retry_limit + 1, "deadhttp: %d attempts (retry_limit %d)",
+           s.attempts, hd.retry_limit);
+    CHECKF(s.error && s.error->status == MCP_ERR_IO, "deadhttp: FAILED with MCP_ERR_IO: %s",
+           s.error ? s.error->message : "(none)");
+    if (t_fail) print_events(&r);
+    mcp_host_free(h);
+    srv_stop(&hs);
+    guard_end("many_servers");
+}
+
+/* ---- an HTTP server nobody answers: backoff, then the breaker ------------------------------------ */
+
+TEST_CASE(http_backoff)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    char url[128];
+    int64_t t0, gaps[16], samples[16];
+    int ngaps = 0, nsamples = 0, i, grows = 1, before;
+    guard_begin();
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", free_port());
+    desc_init(&hd, &r);
+    hd.retry_min_ms = 100;
+    hd.retry_max_ms = 2000;
+    hd.retry_limit = 4;
+    hd.retry_window_ms = 60000;
+    if (!(h = host_new(&hd))) return;
+    add_url(h, "nobody", MCP_HTTP, url);
+    add_ts(h, "fine", NULL, NULL, NULL);
+    t0 = mcp_time_ms();
+    CHECK(mcp_host_connect(h, &err) == MCP_OK);
+    while (mcp_time_ms() - t0 < LATE(10000) && state_of(h, "nobody") != MCP_SERVER_FAILED) {
+        if (get(h, "nobody", &s) && s.state == MCP_SERVER_RETRYING && nsamples < 16 &&
+            (nsamples == 0 || samples[nsamples - 1] != s.retry_at)) {
+            int64_t now = mcp_time_ms();
+            CHECKF(s.retry_at > now - 20 && s.retry_at <= now + LATE(2500),
+                   "nobody: retry_at %lld ms from now (retry_max_ms 2000)", (long long)(s.retry_at - now));
+            CHECKF(s.error && s.error->status == MCP_ERR_IO, "nobody: retrying after MCP_ERR_IO (%s)",
+                   s.error ? s.error->message : "no error");
+            samples[nsamples++] = s.retry_at;
+        }
+        mcp_host_poll(h, 5);
+    }
+    CHECK_STATE(h, "nobody", MCP_SERVER_FAILED);
+    CHECK_STATE(h, "fine", MCP_SERVER_READY);
+    /* the delays, from each RETRYING on_state to the retry_at it announced */
+    for (i = 0; i < r.nev && ngaps < 16; i++)
+        if (!strcmp(r.ev[i].server, "nobody") && r.ev[i].state == MCP_SERVER_RETRYING) {
+            gaps[ngaps++] = r.ev[i].retry_at - r.ev[i].at;
+            CHECKF(r.ev[i].has_why && r.ev[i].why_status == MCP_ERR_IO, "on_state(RETRYING) with why: %s", r.ev[i].why);
+        }
+    CHECKF(ngaps == 3, "%d RETRYING before FAILED (retry_limit 4: four attempts, three waits between)", ngaps);
+    CHECKF(nsamples == ngaps, "mcp_host_server_get showed %d retry_at values, on_state %d", nsamples, ngaps);
+    for (i = 1; i < ngaps; i++) if (gaps[i] <= gaps[i - 1]) grows = 0;
+    CHECKF(ngaps >= 2 && grows, "the delays grow: %lld, %lld, %lld ms (retry_min_ms 100)", (long long)(ngaps > 0 ? gaps[0] : -1),
+           (long long)(ngaps > 1 ? gaps[1] : -1), (long long)(ngaps > 2 ? gaps[2] : -1));
+    CHECKF(ngaps > 0 && gaps[0] >= 50 && gaps[0] <= 250, "the first delay is about retry_min_ms: %lld ms",
+           (long long)(ngaps > 0 ? gaps[0] : -1));
+    CHECK(get(h, "nobody", &s));
+    CHECKF(s.attempts == 4, "nobody: %d attempts (retry_limit 4)", s.attempts);
+    CHECKF(s.error && s.error->status == MCP_ERR_IO && contains(s.error->message, "127.0.0.1"),
+           "FAILED with MCP_ERR_IO, a sentence naming where: %s", s.error ? s.error->message : "(none)");
+    i = saw_at(&r, "nobody", MCP_SERVER_FAILED, 0);
+    CHECKF(i >= 0 && r.ev[i].has_why && r.ev[i].why_status == MCP_ERR_IO, "on_state(nobody, FAILED) with why");
+    /* failed: no timer runs for it any more */
+    before = s.attempts;
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < 400;) mcp_host_poll(h, 50);
+    CHECK(get(h, "nobody", &s) && s.state == MCP_SERVER_FAILED && s.attempts == before);
+    CHECK(saw(&r, "nobody", MCP_SERVER_RETRYING) == 3);
+    /* retry: at once, the breaker reset */
+    CHECK(mcp_host_retry(h, "nobody", &err) == MCP_OK);
+    mcp_host_poll(h, 0);
+    CHECK(get(h, "nobody", &s) && s.state != MCP_SERVER_FAILED && s.attempts <= 1);
+    CHECKF(poll_until_state(h, "nobody", MCP_SERVER_RETRYING, LATE(2000)), "retried, and retrying again: %s",
+           sname(state_of(h, "nobody")));
+    CHECK(get(h, "nobody", &s) && s.retry_at - mcp_time_ms() <= 250);   /* from retry_min_ms again */
+    if (t_fail) print_events(&r);
+    mcp_host_free(h);
+    guard_end("http_backoff");
+}
+
+/* ---- odd names, long names, stable names -------------------------------------------------------- */
+
+#define LONG_TOOL "a_tool_with_a_name_that_is_much_too_long_for_any_model_api_to_take_as_is_really"
+#define LONG_SERVER "a_server_whose_name_alone_is_sixty_bytes_long_so_none_fit_xy"
+
+static mcp_host *odd_host(rec *r)
+{
+    static const char *const odd_args[] = { "--tool-names=weird name!,dotted.name,caf\xc3\xa9,"
+                                            LONG_TOOL ",dash-ok", NULL };
+    mcp_host_desc hd;
+    mcp_host *h;
+    desc_init(&hd, r);
+    if (!(h = host_new(&hd))) return NULL;
+    add_cmd(h, "odd", test_server, odd_args);
+    add_ts(h, LONG_SERVER, NULL, NULL, NULL);
+    add_ts(h, "we.ird srv", NULL, NULL, NULL);
+    return h;
+}
+
+static size_t my_qualify(void *user, const char *server, const char *name, char *out, size_t cap)
+{
+    int n;
+    (void)user;
+    if (strcmp(server, "mine")) return 0;           /* the default rule for the others */
+    n = snprintf(out, cap, "m-%s", name);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+TEST_CASE(names)
+{
+    const char *const odd[] = { "weird name!", "dotted.name", "caf\xc3\xa9", LONG_TOOL, "dash-ok", "echo" };
+    static rec r1, r2;
+    mcp_host *h1, *h2;
+    mcp_host_desc hd;
+    mcp_error err;
+    mcp_status st;
+    char q1[128], q2[128], out[512], want[600];
+    size_t i, n, hashed = 0;
+    guard_begin();
+    h1 = odd_host(&r1);
+    h2 = odd_host(&r2);
+    if (!h1 || !h2) { mcp_host_free(h1); mcp_host_free(h2); guard_end("names"); return; }
+    CHECK(mcp_host_connect(h1, &err) == MCP_OK && mcp_host_connect(h2, &err) == MCP_OK);
+    CHECK(mcp_host_wait(h1, LATE(10000)) == MCP_OK && mcp_host_wait(h2, LATE(10000)) == MCP_OK);
+    CHECK_STATE(h1, "odd", MCP_SERVER_READY);
+    CHECK_STATE(h1, LONG_SERVER, MCP_SERVER_READY);
+    CHECK_STATE(h1, "we.ird srv", MCP_SERVER_READY);
+    n = check_tool_list(h1, "names");
+    CHECKF(n == 31 + 26 + 26, "%lu tools (31 + 26 + 26)", (unsigned long)n);
+    for (i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        qualified_of(h1, "odd", odd[i], q1, sizeof q1);
+        qualified_of(h2, "odd", odd[i], q2, sizeof q2);
+        CHECKF(*q1 && !strcmp(q1, q2), "odd/%s: the same name in two hosts (\"%s\", \"%s\")", odd[i], q1, q2);
+        CHECKF(valid_name(q1), "odd/%s: \"%s\" is a valid name", odd[i], q1);
+        if (!strcmp(odd[i], "echo") || !strcmp(odd[i], "dash-ok")) {
+            snprintf(want, sizeof want, "odd__%s", odd[i]);
+            EQS(q1, want);                    /* nothing to change */
+        } else {
+            CHECKF(hashed_suffix(q1) && starts_with(q1, "odd__"), "odd/%s: changed, so \"%s\" ends in _ and 8 hex digits",
+                   odd[i], q1);
+        }
+        snprintf(want, sizeof want, "%s: {\"i\":%lu}", odd[i], (unsigned long)i);
+        if (strcmp(odd[i], "echo")) {
+            char args[32];
+            snprintf(args, sizeof args, "{\"i\":%lu}", (unsigned long)i);
+            st = call(h1, q1, args, out, sizeof out, &err);
+            EQST(st, MCP_OK, err);
+            CHECKF(!strcmp(out, want), "%s routed to odd's \"%s\": %s", q1, odd[i], out);
+        }
+    }
+    qualified_of(h1, "odd", "weird name!", q1, sizeof q1);
+    qualified_of(h1, "odd", "dotted.name", q2, sizeof q2);
+    CHECK(strcmp(q1, q2) != 0);
+    /* a server whose name makes every qualified name too long: each shortened, each distinct */
+    for (i = 0, n = mcp_host_count(h1, MCP_HOST_TOOLS); i < n; i++) {
+        mcp_host_item it, jt;
+        if (mcp_host_item_get(h1, MCP_HOST_TOOLS, i, &it) != MCP_OK || strcmp(nn(it.server), LONG_SERVER)) continue;
+        if (hashed_suffix(it.qualified)) hashed++;
+        qualified_of(h2, LONG_SERVER, nn(it.name), q2, sizeof q2);
+        CHECKF(!strcmp(nn(it.qualified), q2), "%s/%s: the same in two hosts (\"%s\", \"%s\")", LONG_SERVER,
+               nn(it.name), nn(it.qualified), q2);
+        if (i + 1 < n && mcp_host_item_get(h1, MCP_HOST_TOOLS, i + 1, &jt) == MCP_OK)
+            CHECK(strcmp(nn(it.qualified), nn(jt.qualified)) != 0);
+    }
+    CHECKF(hashed == 26, "the long server's qualified names (all past 64 bytes) are shortened with the hash (%lu of 26)",
+           (unsigned long)hashed);
+    qualified_of(h1, LONG_SERVER, "pid", q1, sizeof q1);           /* 60 + 2 + 3 = 65 bytes */
+    CHECKF(strlen(q1) <= 64 && hashed_suffix(q1), "%s", q1);
+    qualified_of(h1, LONG_SERVER, "pid", q1, sizeof q1);
+    st = call(h1, q1, NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(atol(out) == server_pid(h1, LONG_SERVER), "%s ran in its server: %s", q1, out);
+    /* a server name with odd bytes */
+    qualified_of(h1, "we.ird srv", "echo", q1, sizeof q1);
+    CHECKF(valid_name(q1) && hashed_suffix(q1), "we.ird srv/echo: \"%s\"", q1);
+    st = call(h1, q1, "{\"w\":1}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "{\"w\":1}");
+    mcp_host_free(h1);
+    mcp_host_free(h2);
+
+    /* the program's own rule, and another separator */
+    desc_init(&hd, &r1);
+    hd.qualify = my_qualify;
+    hd.separator = "-";
+    if ((h1 = host_new(&hd)) != NULL) {
+        add_ts(h1, "mine", NULL, NULL, NULL);
+        add_ts(h1, "theirs", NULL, NULL, NULL);
+        mcp_host_connect(h1, &err);
+        CHECK(mcp_host_wait(h1, LATE(10000)) == MCP_OK);
+        check_tool_list(h1, "qualify");
+        CHECK(find_tool(h1, "m-echo") >= 0);
+        CHECK(find_tool(h1, "theirs-echo") >= 0);
+        CHECK(find_tool(h1, "theirs__echo") < 0);
+        st = call(h1, "m-echo", "{\"m\":1}", out, sizeof out, &err);
+        EQST(st, MCP_OK, err);
+        EQS(out, "{\"m\":1}");
+        mcp_host_free(h1);
+    }
+    guard_end("names");
+}
+
+/* ---- a call to a server still connecting -------------------------------------------------------- */
+
+TEST_CASE(call_while_connecting)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *hc;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    char out[256];
+    int64_t t0;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "slow", "--startup-delay=600", NULL, NULL);
+    add_ts(h, "slow2", "--startup-delay=600", "--era=modern", NULL);
+    t0 = mcp_time_ms();
+    CHECK(mcp_host_connect(h, &err) == MCP_OK);
+    CHECK_STATE(h, "slow", MCP_SERVER_CONNECTING);
+    st = call(h, "slow__echo", "{\"early\":true}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "{\"early\":true}");
+    CHECKF(mcp_time_ms() - t0 >= 500, "the call waited for the server: %lld ms", (long long)(mcp_time_ms() - t0));
+    CHECK_STATE(h, "slow", MCP_SERVER_READY);
+    /* the same without blocking: the call waits in the host, MCP_AGAIN meanwhile */
+    CHECK_STATE(h, "slow2", MCP_SERVER_CONNECTING);
+    hc = mcp_host_send_tool(h, "slow2__add", "{\"a\":1,\"b\":2}", NULL, &err);
+    CHECKF(hc != NULL, "mcp_host_send_tool to a connecting server: %s", err.message);
+    if (hc) {
+        if (state_of(h, "slow2") == MCP_SERVER_CONNECTING) CHECK(mcp_host_call_status(hc) == MCP_AGAIN);
+        st = mcp_host_call_wait(hc, LATE(10000));
+        EQST(st, MCP_OK, err);
+        st = mcp_host_call_result(hc, &doc, &err);
+        EQST(st, MCP_OK, err);
+        EQS(text_of(mcp_json_root(doc)), "3");
+        mcp_json_free(doc);
+        mcp_host_call_free(hc);
+    }
+    CHECK_STATE(h, "slow2", MCP_SERVER_READY);
+    mcp_host_free(h);
+    guard_end("call_while_connecting");
+}
+
+/* ---- a stdio server killed: the call in flight fails, the next call restarts it ---------------- */
+
+/* Kills the server's process with SIGKILL and polls until the host saw it end (state FAILED). */
+static int kill_server(mcp_host *h, const char *name, long *pid_out)
+{
+    long pid = server_pid(h, name);
+    *pid_out = pid;
+    CHECKF(pid > 0, "%s has a pid (%ld)", name, pid);
+    if (pid <= 0) return 0;
+    kill((pid_t)pid, SIGKILL);
+    return poll_until_state(h, name, MCP_SERVER_FAILED, LATE(5000));
+}
+
+TEST_CASE(kill_restart)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *hc;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    char out[256];
+    long pid1, pid2 = 0, pid3 = 0, dead;
+    int i, st_wait;
+    guard_begin();
+    desc_init(&hd, &r);
+    hd.restarts_per_minute = 2;
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "victim", NULL, NULL, NULL);
+    add_ts(h, "bystander", NULL, NULL, NULL);
+    mcp_host_connect(h, &err);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    CHECK_STATE(h, "victim", MCP_SERVER_READY);
+    pid1 = server_pid(h, "victim");
+    CHECK(pid1 > 0);
+
+    /* a call in flight when the process dies */
+    hc = mcp_host_send_tool(h, "victim__slow", "{\"ms\":20000}", NULL, &err);
+    CHECKF(hc != NULL, "send: %s", err.message);
+    for (i = 0; i < 5; i++) mcp_host_poll(h, 20);            /* the request is out */
+    if (hc) CHECK(mcp_host_call_status(hc) == MCP_AGAIN);
+    kill((pid_t)pid1, SIGKILL);
+    if (hc) {
+        st = mcp_host_call_wait(hc, LATE(5000));
+        CHECKF(st != MCP_OK && st != MCP_AGAIN && st != MCP_ERR_TIMEOUT, "the call in flight failed: %s",
+               mcp_status_str(st));
+        st = mcp_host_call_result(hc, &doc, &err);
+        CHECKF(st != MCP_OK && starts_with(err.message, "Server \"victim\": "),
+               "its sentence names the server: %s %s", mcp_status_str(st), err.message);
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(hc);
+    }
+    st_wait = poll_until_state(h, "victim", MCP_SERVER_FAILED, LATE(3000));
+    CHECKF(st_wait, "victim is FAILED after its process died (default policy: restart at the next call); it is %s",
+           sname(state_of(h, "victim")));
+    CHECK(saw(&r, "victim", MCP_SERVER_FAILED) == 1);
+    CHECK_STATE(h, "bystander", MCP_SERVER_READY);
+    for (i = 0; i < 50 && (dead = waitpid((pid_t)pid1, NULL, WNOHANG)) == 0; i++) nap(10);
+    CHECKF(waitpid((pid_t)pid1, NULL, WNOHANG) == -1 && errno == ECHILD, "the host reaped the killed process");
+    CHECK(find_tool(h, "victim__pid") >= 0);   /* its tools stay callable: a call restarts it */
+
+    /* restart 1: at the next call */
+    st = call(h, "victim__pid", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    pid2 = atol(out);
+    CHECKF(pid2 > 0 && pid2 != pid1 && pid2 == server_pid(h, "victim"), "restarted: pid %ld, then %ld", pid1, pid2);
+    CHECK_STATE(h, "victim", MCP_SERVER_READY);
+    /* restart 2 */
+    CHECK(kill_server(h, "victim", &dead));
+    st = call(h, "victim__pid", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    pid3 = atol(out);
+    CHECKF(pid3 > 0 && pid3 != pid2, "restarted again: pid %ld", pid3);
+    /* a third death within the minute: restarts_per_minute 2 are used up */
+    CHECK(kill_server(h, "victim", &dead));
+    st = call(h, "victim__pid", NULL, out, sizeof out, &err);
+    CHECKF(st != MCP_OK && starts_with(err.message, "Server \"victim\": "),
+           "no third restart within a minute (restarts_per_minute 2): %s %s", mcp_status_str(st), err.message);
+    CHECK_STATE(h, "victim", MCP_SERVER_FAILED);
+    CHECK(server_pid(h, "victim") == 0);
+    /* the program's choice overrides it */
+    st = mcp_host_retry(h, "victim", &err);
+    EQST(st, MCP_OK, err);
+    CHECK(poll_until_state(h, "victim", MCP_SERVER_READY, LATE(5000)));
+    st = call(h, "victim__echo", "{\"back\":1}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    st = call(h, "bystander__echo", "{\"b\":1}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    CHECK(saw(&r, "bystander", MCP_SERVER_FAILED) == 0);
+    if (t_fail) print_events(&r);
+    mcp_host_free(h);
+
+    /* MCP_RESTART_NEVER: failed until mcp_host_retry; MCP_RESTART_ALWAYS: back at once */
+    desc_init(&hd, &r);
+    hd.restart = MCP_RESTART_NEVER;
+    if ((h = host_new(&hd)) != NULL) {
+        add_ts(h, "never", NULL, NULL, NULL);
+        mcp_host_connect(h, &err);
+        CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+        CHECK(kill_server(h, "never", &dead));
+        st = call(h, "never__echo", "{}", out, sizeof out, &err);
+        CHECKF(st != MCP_OK && starts_with(err.message, "Server \"never\": "), "MCP_RESTART_NEVER: %s", err.message);
+        CHECK(server_pid(h, "never") == 0);
+        mcp_host_free(h);
+    }
+    desc_init(&hd, &r);
+    hd.restart = MCP_RESTART_ALWAYS;
+    hd.retry_min_ms = 50;
+    if ((h = host_new(&hd)) != NULL) {
+        add_ts(h, "always", NULL, NULL, NULL);
+        mcp_host_connect(h, &err);
+        CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+        pid1 = server_pid(h, "always");
+        kill((pid_t)pid1, SIGKILL);
+        CHECKF(poll_until_state(h, "always", MCP_SERVER_RETRYING, LATE(3000)),
+               "MCP_RESTART_ALWAYS: RETRYING after the process died; it is %s", sname(state_of(h, "always")));
+        CHECKF(poll_until_state(h, "always", MCP_SERVER_READY, LATE(5000)), "and READY again without a call");
+        CHECK(server_pid(h, "always") > 0 && server_pid(h, "always") != pid1);
+        mcp_host_free(h);
+    }
+    guard_end("kill_restart");
+}
+
+/* ---- notifications/tools/list_changed ------------------------------------------------------------ */
+
+TEST_CASE(list_changed)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    mcp_status st;
+    char out[256];
+    int c0, m0;
+    int64_t t0;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "lc", "--list-changed-after=400", NULL, NULL);
+    add_ts(h, "lcm", "--list-changed-after=400", "--era=modern", NULL);
+    add_ts(h, "calm", NULL, NULL, NULL);
+    mcp_host_connect(h, &err);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    CHECK(find_tool(h, "lc__added_later") < 0);
+    CHECK(get(h, "lc", &s) && s.tools == 26);
+    c0 = changes_of(&r, "lc");
+    m0 = changes_of(&r, "lcm");
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < LATE(3000) && find_tool(h, "lc__added_later") < 0;)
+        mcp_host_poll(h, 50);
+    CHECKF(find_tool(h, "lc__added_later") >= 0, "list_changed: the new tool is listed");
+    CHECKF(changes_of(&r, "lc") > c0, "on_change(lc) fired for the list_changed (%d, then %d)", c0, changes_of(&r, "lc"));
+    CHECK(get(h, "lc", &s) && s.tools == 27 && tools_of(h, "lc") == 27);
+    CHECK(tools_of(h, "calm") == 26);
+    check_tool_list(h, "list_changed");
+    st = call(h, "lc__added_later", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "added_later: {}");
+    /* 2026-07-28: told on the subscription the host keeps open */
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < LATE(2000) && find_tool(h, "lcm__added_later") < 0;)
+        mcp_host_poll(h, 50);
+    CHECKF(find_tool(h, "lcm__added_later") >= 0 && changes_of(&r, "lcm") > m0,
+           "list_changed from a 2026-07-28 server (subscriptions/listen): listed %d, on_change %d then %d",
+           find_tool(h, "lcm__added_later") >= 0, m0, changes_of(&r, "lcm"));
+    CHECK_STATE(h, "lc", MCP_SERVER_READY);
+    mcp_host_free(h);
+    guard_end("list_changed");
+}
+
+/* ---- the cache file ------------------------------------------------------------------------------ */
+
+static mcp_host *cache_host(rec *r, const char *file)
+{
+    mcp_host_desc hd;
+    mcp_host *h;
+    desc_init(&hd, r);
+    hd.cache_file = file;
+    if (!(h = host_new(&hd))) return NULL;
+    add_ts(h, "late", "--startup-delay=900", "--tools=2", "--tool-prefix=cached_");
+    add_ts(h, "quick", "--tool-names=q1", NULL, NULL);
+    return h;
+}
+
+TEST_CASE(cache_file)
+{
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    mcp_status st;
+    char file[PATH_MAX + 32], out[256], *text = NULL;
+    struct stat sb;
+    FILE *f;
+    int64_t t0;
+    size_t listed;
+    guard_begin();
+    snprintf(file, sizeof file, "%s/host-cache.json", tmpdir);
+    unlink(file);
+    if (!(h = cache_host(&r, file))) return;
+    mcp_host_connect(h, &err);
+    CHECK(get(h, "late", &s) && s.cached == 0 && s.tools == 0);     /* no cache yet */
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    CHECK_STATE(h, "late", MCP_SERVER_READY);
+    CHECK(get(h, "late", &s) && s.tools == 28 && !s.cached);
+    mcp_host_free(h);
+    CHECKF(stat(file, &sb) == 0 && sb.st_size > 0, "the first host wrote the cache file %s", file);
+    if ((f = fopen(file, "r")) != NULL) {
+        text = (char *)calloc(1, (size_t)sb.st_size + 1);
+        if (text && fread(text, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) text[0] = 0;
+        fclose(f);
+    }
+    CHECKF(contains(text, "cached_2") && contains(text, "\"late\"") && contains(text, "q1"),
+           "it holds the servers' tools");
+    {
+        mcp_json_doc *d = text ? mcp_json_parse(text, strlen(text), NULL) : NULL;
+        CHECK(d != NULL);                     /* JSON */
+        mcp_json_free(d);
+    }
+    free(text);
+
+    /* the second host: the slow server's tools at once, from the cache */
+    if (!(h = cache_host(&r, file))) return;
+    t0 = mcp_time_ms();
+    mcp_host_connect(h, &err);
+    mcp_host_poll(h, 0);
+    CHECK_STATE(h, "late", MCP_SERVER_CONNECTING);
+    CHECKF(get(h, "late", &s) && s.cached == 1 && s.tools == 28, "late: cached %d, %lu tools while connecting",
+           s.cached, (unsigned long)s.tools);
+    CHECK(find_tool(h, "late__cached_1") >= 0 && find_tool(h, "late__echo") >= 0);
+    CHECK(tools_of(h, "late") == 28);
+    listed = check_tool_list(h, "cache_file");
+    CHECKF(listed >= 28, "%lu tools listed at once", (unsigned long)listed);
+    CHECKF(mcp_time_ms() - t0 < 500, "at once: %lld ms", (long long)(mcp_time_ms() - t0));
+    /* a call to a cached tool waits for the server */
+    st = call(h, "late__cached_2", "{\"k\":2}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "cached_2: {\"k\":2}");
+    CHECKF(mcp_time_ms() - t0 >= 700, "it waited for the server to start: %lld ms", (long long)(mcp_time_ms() - t0));
+    CHECK_STATE(h, "late", MCP_SERVER_READY);
+    CHECK(get(h, "late", &s) && s.cached == 0 && s.tools == 28);
+    CHECK(find_tool(h, "quick__q1") >= 0);
+    mcp_host_free(h);
+    unlink(file);
+
+    /* a cache file that is not JSON: ignored (a log line), the servers start as without */
+    if ((f = fopen(file, "w")) != NULL) { fputs("{ not json", f); fclose(f); }
+    if ((h = cache_host(&r, file)) != NULL) {
+        mcp_host_connect(h, &err);
+        CHECK(get(h, "late", &s) && s.cached == 0 && s.tools == 0);
+        CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+        CHECK_STATE(h, "late", MCP_SERVER_READY);
+        mcp_host_free(h);
+    }
+    unlink(file);
+    guard_end("cache_file");
+}
+
+/* ---- disable, enable, retry ------------------------------------------------------------------------ */
+
+TEST_CASE(disable_enable_retry)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    mcp_status st;
+    char out[256];
+    long pid;
+    int i, failed0;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "t", NULL, NULL, NULL);
+    add_ts(h, "u", NULL, NULL, NULL);
+    add_cmd(h, "gone", "/nonexistent/mcp-host-test-gone", NULL);
+    mcp_host_connect(h, &err);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    CHECK_STATE(h, "t", MCP_SERVER_READY);
+    CHECK_STATE(h, "gone", MCP_SERVER_FAILED);
+    pid = server_pid(h, "t");
+    CHECK(pid > 0 && tools_of(h, "t") == 26);
+
+    st = mcp_host_disable(h, "t", &err);
+    EQST(st, MCP_OK, err);
+    CHECK_STATE(h, "t", MCP_SERVER_DISABLED);
+    CHECK(saw(&r, "t", MCP_SERVER_DISABLED) == 1);
+    for (i = 0; i < 20; i++) mcp_host_poll(h, 20);
+    CHECKF(tools_of(h, "t") == 0 && find_tool(h, "t__echo") < 0, "a disabled server's tools are not listed (%lu)",
+           (unsigned long)tools_of(h, "t"));
+    CHECK(tools_of(h, "u") == 26);
+    CHECK(get(h, "t", &s) && s.client == NULL);
+    for (i = 0; i < 300 && kill((pid_t)pid, 0) == 0 && waitpid((pid_t)pid, NULL, WNOHANG) == 0; i++)
+        mcp_host_poll(h, 10);
+    CHECKF(waitpid((pid_t)pid, NULL, WNOHANG) == -1 && errno == ECHILD, "the disabled server's process ended and was reaped");
+    st = call(h, "t__echo", "{}", out, sizeof out, &err);
+    CHECKF(st != MCP_OK, "a call to a disabled server fails: %s", err.message);
+    CHECK_STATE(h, "t", MCP_SERVER_DISABLED);
+    st = mcp_host_connect(h, &err);            /* connect starts idle servers, not disabled ones */
+    CHECK_STATE(h, "t", MCP_SERVER_DISABLED);
+
+    st = mcp_host_enable(h, "t", &err);
+    EQST(st, MCP_OK, err);
+    CHECK(state_of(h, "t") == MCP_SERVER_CONNECTING || state_of(h, "t") == MCP_SERVER_IDLE ||
+          state_of(h, "t") == MCP_SERVER_READY);
+    CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
+    CHECK(tools_of(h, "t") == 26);
+    st = call(h, "t__echo", "{\"again\":1}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "{\"again\":1}");
+
+    /* retry: a failed server connects at once */
+    failed0 = saw(&r, "gone", MCP_SERVER_FAILED);
+    st = mcp_host_retry(h, "gone", &err);
+    EQST(st, MCP_OK, err);
+    CHECK(mcp_host_wait(h, LATE(5000)) == MCP_OK);
+    CHECK_STATE(h, "gone", MCP_SERVER_FAILED);
+    CHECKF(saw(&r, "gone", MCP_SERVER_FAILED) == failed0 + 1, "it tried again and failed again (%d, then %d)",
+           failed0, saw(&r, "gone", MCP_SERVER_FAILED));
+    CHECK(saw(&r, "gone", MCP_SERVER_CONNECTING) >= 2);
+    /* disable a failed one; enable a ready one: nothing changes */
+    st = mcp_host_disable(h, "gone", &err);
+    EQST(st, MCP_OK, err);
+    CHECK_STATE(h, "gone", MCP_SERVER_DISABLED);
+    pid = server_pid(h, "u");
+    st = mcp_host_enable(h, "u", &err);
+    CHECK(st == MCP_OK && state_of(h, "u") == MCP_SERVER_READY && server_pid(h, "u") == pid);
+    /* names nobody has */
+    CHECK(mcp_host_disable(h, "nobody", &err) != MCP_OK);
+    CHECK(mcp_host_enable(h, "nobody", &err) != MCP_OK);
+    CHECK(mcp_host_retry(h, "nobody", &err) != MCP_OK);
+    mcp_host_free(h);
+    guard_end("disable_enable_retry");
+}
+
+/* ---- the program's own loop ------------------------------------------------------------------------ */
+
+/* One round of an outside loop: the host's descriptors, mcp_poll, mcp_host_poll(h, 0). */
+static int outside_round(mcp_host *h, int cap_ms)
+{
+    mcp_pollfd fds[64];
+    int n = mcp_host_pollfd_count(h), got, t = mcp_host_next_timeout(h);
+    got = mcp_host_pollfds(h, fds, 64);
+    if (got < 0 || got > 64 || got > n) return -1;
+    if (t < 0 || t > cap_ms) t = cap_ms;
+    mcp_poll(fds, got, t);
+    mcp_host_poll(h, 0);
+    return got;
+}
+
+TEST_CASE(outside_loop)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *a, *b;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    int64_t t0;
+    int rounds = 0, most = 0, bad = 0, got;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "one", NULL, NULL, NULL);
+    add_ts(h, "two", "--era=modern", NULL, NULL);
+    add_ts(h, "three", "--startup-delay=300", NULL, NULL);
+    CHECK(mcp_host_next_timeout(h) == -1 || mcp_host_next_timeout(h) >= 0);
+    CHECK(mcp_host_connect(h, &err) == MCP_OK);
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < LATE(10000);) {
+        if (state_of(h, "one") == MCP_SERVER_READY && state_of(h, "two") == MCP_SERVER_READY &&
+            state_of(h, "three") == MCP_SERVER_READY) break;
+        got = outside_round(h, 200);
+        if (got < 0) bad++;
+        if (got > most) most = got;
+        rounds++;
+    }
+    CHECK(bad == 0);
+    CHECKF(most >= 3, "the host gave at least a descriptor per stdio server (%d)", most);
+    CHECK_STATE(h, "one", MCP_SERVER_READY);
+    CHECK_STATE(h, "two", MCP_SERVER_READY);
+    CHECK_STATE(h, "three", MCP_SERVER_READY);
+    CHECKF(rounds < 2000, "%d rounds: the loop waited in mcp_poll, not spinning", rounds);
+    a = mcp_host_send_tool(h, "one__slow", "{\"ms\":100}", NULL, &err);
+    b = mcp_host_send_tool(h, "three__echo", "{\"x\":3}", NULL, &err);
+    CHECK(a && b);
+    for (t0 = mcp_time_ms(), rounds = 0; a && b && mcp_time_ms() - t0 < LATE(5000) &&
+         (mcp_host_call_status(a) == MCP_AGAIN || mcp_host_call_status(b) == MCP_AGAIN); rounds++)
+        if (outside_round(h, 200) < 0) bad++;
+    CHECK(bad == 0);
+    if (a) {
+        st = mcp_host_call_result(a, &doc, &err);
+        EQST(st, MCP_OK, err);
+        EQS(text_of(mcp_json_root(doc)), "slept 100 ms");
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(a);
+    }
+    if (b) {
+        st = mcp_host_call_result(b, &doc, &err);
+        EQST(st, MCP_OK, err);
+        EQS(text_of(mcp_json_root(doc)), "{\"x\":3}");
+        mcp_json_free(doc);
+        mcp_host_call_free(b);
+    }
+    CHECKF(rounds < 500, "%d rounds for two calls", rounds);
+    /* idle: mcp_host_poll(h, 0) returns at once */
+    t0 = mcp_time_ms();
+    st = mcp_host_poll(h, 0);
+    CHECKF(st == MCP_OK && mcp_time_ms() - t0 < LATE(50), "an idle mcp_host_poll(h, 0): %s in %lld ms",
+           mcp_status_str(st), (long long)(mcp_time_ms() - t0));
+    /* mcp_host_send to a server by name */
+    a = mcp_host_send(h, "two", "tools/list", NULL, NULL, &err);
+    CHECKF(a != NULL, "mcp_host_send: %s", err.message);
+    if (a) {
+        CHECK(mcp_host_call_wait(a, LATE(5000)) == MCP_OK);
+        st = mcp_host_call_result(a, &doc, &err);
+        EQST(st, MCP_OK, err);
+        CHECK(mcp_json_len(mcp_json_get(mcp_json_root(doc), "tools")) > 0);
+        mcp_json_free(doc);
+        mcp_host_call_free(a);
+    }
+    /* a call cancelled */
+    a = mcp_host_send_tool(h, "one__slow", "{\"ms\":5000}", NULL, &err);
+    if (a) {
+        for (rounds = 0; rounds < 3; rounds++) outside_round(h, 20);
+        st = mcp_host_call_cancel(a, "the user pressed stop");
+        EQST(st, MCP_OK, err);
+        CHECK(mcp_host_call_status(a) == MCP_ERR_CANCELLED);
+        mcp_host_call_free(a);
+    }
+    mcp_host_free(h);
+    guard_end("outside_loop");
+}
+
+/* ---- freed in the middle ------------------------------------------------------------------------------ */
+
+TEST_CASE(free_while_busy)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *hc, *hc2;
+    mcp_error err;
+    mcp_json_doc *doc = NULL;
+    int64_t t0;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "starting", "--startup-delay=2000", NULL, NULL);
+    add_ts(h, "busy", NULL, NULL, NULL);
+    add_ts(h, "stubborn", "--ignore-term", "--ignore-eof", NULL);
+    mcp_host_connect(h, &err);
+    CHECK(poll_until_state(h, "busy", MCP_SERVER_READY, LATE(5000)));
+    hc = mcp_host_send_tool(h, "busy__slow", "{\"ms\":10000}", NULL, &err);
+    hc2 = mcp_host_send_tool(h, "starting__echo", "{}", NULL, &err);
+    CHECK(hc != NULL && hc2 != NULL);
+    mcp_host_poll(h, 50);
+    t0 = mcp_time_ms();
+    mcp_host_free(h);
+    CHECKF(mcp_time_ms() - t0 < LATE(5000), "mcp_host_free took %lld ms", (long long)(mcp_time_ms() - t0));
+    if (hc) {
+        CHECKF(mcp_host_call_status(hc) != MCP_AGAIN && mcp_host_call_status(hc) != MCP_OK,
+               "a call not yet freed failed, detached: %s", mcp_status_str(mcp_host_call_status(hc)));
+        CHECK(mcp_host_call_result(hc, &doc, &err) != MCP_OK);
+        mcp_json_free(doc);
+        mcp_host_call_free(hc);
+    }
+    if (hc2) {
+        CHECK(mcp_host_call_status(hc2) != MCP_AGAIN && mcp_host_call_status(hc2) != MCP_OK);
+        mcp_host_call_free(hc2);
+    }
+    mcp_host_free(NULL);
+    guard_end("free_while_busy");
+}
+
+#endif /* MCP_NO_HOST */
+
+/* ---- main --------------------------------------------------------------------------------------- */
+
+#ifdef MCP_NO_HOST
+/* Without the host: what remains, a plain client against the test server, still works. */
+TEST_CASE(no_host_client)
+{
+    static const char *const args[] = { "--era=legacy", NULL };
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_error err;
+    mcp_json_doc *doc = NULL;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_STDIO;
+    d.command = test_server;
+    d.args = args;
+    SKIP("built with MCP_NO_HOST: the host cases are not in this build");
+    c = mcp_client_new(&d, &err);
+    CHECKF(c != NULL, "mcp_client_new: %s", err.message);
+    if (!c) return;
+    CHECK(mcp_client_connect(c, &err) == MCP_OK);
+    CHECK(mcp_client_call_tool(c, "echo", "{\"n\":1}", &doc, &err) == MCP_OK);
+    EQS(text_of(mcp_json_root(doc)), "{\"n\":1}");
+    mcp_json_free(doc);
+    mcp_client_free(c);
+}
+#endif
+
+static int exists_x(const char *p) { return access(p, X_OK) == 0; }
+
+int main(int argc, char **argv)
+{
+    const char *srvp;
+    char dir[PATH_MAX], guess[PATH_MAX + 32], *slash;
+    struct sigaction sa;
+    int64_t t0 = mcp_time_ms();
+    test_args(&argc, argv);
+    srvp = argc > 2 ? argv[2] : getenv("MCP_TEST_SERVER");
+    if (!srvp || !*srvp) srvp = "build/test_server";
+    if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) slack = 10;   /* valgrind */
+    if (getenv("MCP_TEST_SLACK") && atoi(getenv("MCP_TEST_SLACK")) > 0) slack = atoi(getenv("MCP_TEST_SLACK"));
+    if (!realpath(srvp, test_server) || !exists_x(test_server)) {
+        fprintf(stderr, "test_host: the test server \"%s\" is missing: build it from "
+                        "tests/servers/test_server.c, or pass its path as argv[2] or MCP_TEST_SERVER\n", srvp);
+        CHECK(!"test server present");
+        return TEST_DONE();
+    }
+    snprintf(dir, sizeof dir, "%s", test_server);
+    if ((slash = strrchr(dir, '/')) != NULL) *slash = 0;
+#ifndef MCP_NO_HOST
+    snprintf(guess, sizeof guess, "%s/demo_server", dir);
+    have_demo = realpath(guess, demo_server) && exists_x(demo_server);
+    if (!have_demo) SKIP("no demo server beside the test server (%s): the cases use the test server instead", guess);
+    snprintf(guess, sizeof guess, "%s/http_server", dir);
+    have_http = realpath(guess, server_path) && exists_x(server_path);
+    if (!have_http) SKIP("no HTTP test server beside the test server (%s): no HTTP server in many_servers", guess);
+#else
+    (void)guess; (void)have_demo; (void)have_http; (void)demo_server;
+#endif
+    snprintf(tmpdir, sizeof tmpdir, "%s/mcp_test_host_%ld", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());
+    if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST) { perror("mkdir"); return 2; }
+    sigaction(SIGPIPE, NULL, &sa);
+    CHECKF(sa.sa_handler == SIG_DFL, "SIGPIPE must keep its default disposition in this test");
+    (void)contains; (void)starts_with; (void)free_port; (void)stat_of; (void)srv_start; (void)srv_stop; (void)guard_begin; (void)guard_end;
+
+    test_run();
+
+    rmdir(tmpdir);
+    printf("# total %lld ms\n", (long long)(mcp_time_ms() - t0));
+    return TEST_DONE();
+}
