@@ -1602,11 +1602,14 @@ MCPAPI long       mcp_host_server_find(const mcp_host *h, const char *name);   /
 
 /* ---- >>host.lists  one tool list, one prompt list, one resource list ---------------------- */
 
-/* Every ready (or cached) server's tools, sorted by qualified name: model APIs take these
-   names ([A-Za-z0-9_-], at most 64 bytes; other bytes become '_', and a name changed or
-   shortened that way ends in '_' and 8 hex digits of a hash of the original, so it stays the
-   same from run to run). item is the server's own object (its "name" unqualified). Valid
-   until the next mcp_host_poll. */
+/* Every ready (or cached) server's tools (and prompts; resources by URI), sorted by
+   qualified name, "server__tool": model APIs take these names ([A-Za-z0-9_-], at most 64
+   bytes). Other bytes become '_'; a name longer than 64, or one that the mapping made equal
+   to another, is cut and ends in '_' and 8 hex digits of a hash of the original pair, so it
+   stays the same from run to run. Two servers' names that are still equal: the first server
+   (in the order added) keeps it, and on_log says which was left out. desc.qualify replaces
+   the rule. item is the server's own object (its "name" unqualified). Valid until the next
+   mcp_host_poll. */
 typedef struct mcp_host_item {
     const char *qualified;               /* tools, prompts: the name to use; resources: the URI */
     const char *server;
@@ -12856,7 +12859,1377 @@ MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
 
 /* ---- >>host.servers ----------------------------------------------------------------------- */
 
-/* (host core) */
+/* The host keeps each server's description (copied), its client while it has one, the state
+   the program sees, and the three lists it offers, each as owned pages (or the cache's items
+   until the server itself has answered). Everything here goes through the client's public
+   API; the only waiting is mcp_poll over every client's descriptors at once. */
+
+#define MCP__HOST_KINDS 3
+#define MCP__HOST_PAGES 1000             /* pages of one list: a server that pages for ever */
+#define MCP__HOST_RESTARTS 16            /* stdio restart times remembered */
+#define MCP__HOST_NAME_MAX 64            /* what model APIs take as a function name */
+
+static const char *const mcp__hk_method[MCP__HOST_KINDS] = { "tools/list", "prompts/list", "resources/list" };
+static const char *const mcp__hk_field[MCP__HOST_KINDS] = { "tools", "prompts", "resources" };
+static const char *const mcp__hk_notice[MCP__HOST_KINDS] = {
+    "notifications/tools/list_changed", "notifications/prompts/list_changed",
+    "notifications/resources/list_changed" };
+
+typedef struct mcp__hlist {              /* one list of one server */
+    mcp_json_doc **docs; size_t ndocs;   /* pages, owned (none while it is the cache's) */
+    const mcp_json **items; size_t n, cap;
+} mcp__hlist;
+
+typedef struct mcp__hsrv {
+    mcp_host *h;
+    char *name, *file;
+    mcp_client_desc d;                   /* the strings in it are this server's own copies */
+    char **owned; size_t nowned;         /* every block d points into */
+    mcp_auth auth;                       /* the host's, its callbacks through this server */
+    uint64_t key;                        /* of its description, for the cache */
+    mcp_server_state state;
+    int has_error, bad; mcp_error error;   /* bad: an entry its config file got wrong */
+    mcp_error endwhy;                    /* how its transport ended */
+    char *auth_url;
+    mcp_client *c;
+    mcp_call *init;                      /* the connect, while it goes on */
+    int up, ended;                       /* connected; its transport ended (seen in a callback) */
+    mcp_call *fetch[MCP__HOST_KINDS];    /* a page being fetched */
+    int stale[MCP__HOST_KINDS];          /* changed while being fetched: fetch again */
+    mcp__hlist cur[MCP__HOST_KINDS], next[MCP__HOST_KINDS];
+    int cached;                          /* cur came from the cache file */
+    mcp_call *listen;                    /* 2026-07-28: the list_changed subscription */
+    int64_t retry_at;
+    int attempts, window_count;          /* connects since ready; in the breaker's window */
+    int64_t window_start;
+    int64_t restarts[MCP__HOST_RESTARTS]; int nrestarts;
+} mcp__hsrv;
+
+typedef struct mcp__hitem {              /* one entry of a merged list */
+    char *qualified;
+    mcp__hsrv *s;
+    const char *name;
+    const mcp_json *item;
+    size_t order;                        /* server index, then item index: ties break on it */
+    int mapped;                          /* its name had bytes the default rule changed */
+} mcp__hitem;
+
+struct mcp_host_call {
+    mcp_host *h;
+    mcp_host_call *prev, *next;
+    mcp__hsrv *s;                        /* NULL once it ended before it was sent */
+    char *method, *params;
+    mcp_call_opts opts;
+    int64_t deadline;                    /* -1: none */
+    int timeout_ms;
+    mcp_call *inner;                     /* once sent */
+    mcp_status status;                   /* MCP_AGAIN until it ends without inner */
+    mcp_error err;
+};
+
+struct mcp_host {
+    mcp_host_desc d;
+    char *client_name, *client_version, *separator, *cache_file;
+    mcp__hsrv **srv; size_t nsrv, capsrv;
+    mcp__hitem *list[MCP__HOST_KINDS]; size_t nlist[MCP__HOST_KINDS];
+    mcp_host_call *calls;
+    mcp_json_doc *cache;                 /* the cache file as read */
+    int cache_read, cache_dirty, cache_warned;
+    mcp_pollfd *fds; mcp__hsrv **owner; int nfds, capfds;
+    uint64_t rng;
+};
+
+static void mcp__hs_log(mcp__hsrv *s, const char *fmt, ...) MCP__PRINTF(2, 3);
+static void mcp__hs_log(mcp__hsrv *s, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    if (!s->h->d.on_log) return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    s->h->d.on_log(s->h->d.user, s->h, s->name, msg);
+}
+
+static uint64_t mcp__fnv(uint64_t hash, const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) { hash ^= (unsigned char)s[i]; hash *= 0x100000001B3u; }
+    return hash;
+}
+static uint64_t mcp__fnv_str(uint64_t hash, const char *s)
+{
+    return mcp__fnv(mcp__fnv(hash, s ? s : "", s ? strlen(s) : 0), "\0", 1);
+}
+
+/* ---- a server's own copy of its description ---- */
+
+static const char *mcp__hs_keep(mcp__hsrv *s, const char *t, int *ok)
+{
+    char *d, **grown;
+    if (!t || !*ok) return NULL;
+    grown = (char **)MCP_REALLOC(s->owned, (s->nowned + 1) * sizeof *grown, NULL);
+    if (!grown || !(d = mcp__strdup(t))) { if (grown) s->owned = grown; *ok = 0; return NULL; }
+    s->owned = grown;
+    return s->owned[s->nowned++] = d;
+}
+
+static const char *const *mcp__hs_keepv(mcp__hsrv *s, const char *const *v, int *ok)
+{
+    size_t n = 0, i;
+    char **arr, **grown;
+    if (!v || !*ok) return NULL;
+    while (v[n]) n++;
+    grown = (char **)MCP_REALLOC(s->owned, (s->nowned + 1) * sizeof *grown, NULL);
+    if (!grown) { *ok = 0; return NULL; }
+    s->owned = grown;
+    if (!(arr = (char **)MCP_MALLOC((n + 1) * sizeof *arr, NULL))) { *ok = 0; return NULL; }
+    s->owned[s->nowned++] = (char *)arr;
+    for (i = 0; i < n; i++) arr[i] = (char *)mcp__hs_keep(s, v[i], ok);
+    arr[n] = NULL;
+    return *ok ? (const char *const *)arr : NULL;
+}
+
+/* The description's key: what decides which server answered, not how the host talks to it. */
+static uint64_t mcp__hs_key(const mcp_client_desc *d)
+{
+    const char *const *v;
+    uint64_t k = 0xCBF29CE484222325u;
+    char kind = (char)('0' + d->transport);
+    k = mcp__fnv(k, &kind, 1);
+    k = mcp__fnv_str(k, d->command);
+    for (v = d->args; v && *v; v++) k = mcp__fnv_str(k, *v);
+    k = mcp__fnv(k, "\1", 1);
+    for (v = d->env; v && *v; v++) k = mcp__fnv_str(k, *v);
+    k = mcp__fnv(k, "\1", 1);
+    k = mcp__fnv_str(k, d->cwd);
+    k = mcp__fnv_str(k, d->url);
+    for (v = d->headers; v && *v; v++) k = mcp__fnv_str(k, *v);
+    return k;
+}
+
+static void mcp__hl_clear(mcp__hlist *l)
+{
+    size_t i;
+    for (i = 0; i < l->ndocs; i++) mcp_json_free(l->docs[i]);
+    MCP_FREE(l->docs, NULL);
+    MCP_FREE(l->items, NULL);
+    memset(l, 0, sizeof *l);
+}
+
+static mcp_status mcp__hl_add_items(mcp__hlist *l, const mcp_json *arr)
+{
+    size_t i;
+    const mcp_json *it;
+    mcp_json_foreach(arr, i, it) {
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? l->cap * 2 : 16;
+            const mcp_json **grown = (const mcp_json **)MCP_REALLOC((void *)l->items, cap * sizeof *grown, NULL);
+            if (!grown) return MCP_ERR_NOMEM;
+            l->items = grown; l->cap = cap;
+        }
+        l->items[l->n++] = it;
+    }
+    return MCP_OK;
+}
+
+/* ---- state, and what the program hears of it ---- */
+
+static void mcp__hs_set(mcp__hsrv *s, mcp_server_state st)
+{
+    int changed = s->state != st;
+    s->state = st;
+    if (st != MCP_SERVER_NEEDS_AUTH && s->auth_url) { MCP_FREE(s->auth_url, NULL); s->auth_url = NULL; }
+    if (changed && s->h->d.on_state)
+        s->h->d.on_state(s->h->d.user, s->h, s->name, st,
+                         s->has_error && st != MCP_SERVER_READY && st != MCP_SERVER_CONNECTING ? &s->error : NULL);
+}
+
+/* "Server "name": sentence", cut to fit: the program always learns which server it was. */
+static void mcp__hs_said(char *out, size_t cap, const char *name, const char *msg)
+{
+    size_t n = 0, m;
+    char tmp[sizeof ((mcp_error *)0)->message];
+    const char *parts[4];
+    int i;
+    parts[0] = "Server \""; parts[1] = name; parts[2] = "\": "; parts[3] = msg;
+    if (cap > sizeof tmp) cap = sizeof tmp;
+    for (i = 0; i < 4 && n + 1 < cap; i++) {
+        m = strlen(parts[i]);
+        if (m > cap - 1 - n) m = cap - 1 - n;
+        memcpy(tmp + n, parts[i], m);
+        n += m;
+    }
+    tmp[n] = 0;
+    memcpy(out, tmp, n + 1);                             /* msg may be out itself */
+}
+
+/* Keeps why the server failed, as a sentence that names it. */
+static void mcp__hs_error(mcp__hsrv *s, const mcp_error *why)
+{
+    s->has_error = 1;
+    s->error = *why;
+    mcp__hs_said(s->error.message, sizeof s->error.message, s->name, why->message);
+}
+
+/* ---- the merged lists ---- */
+
+/* The default rule: other bytes become '_' (*mapped then set); a name too long, or mapped
+   onto a name already taken (hash 1), is cut and given '_' and 8 hex digits of a hash of the
+   original pair, the same from run to run. */
+static size_t mcp__host_qualify(mcp_host *h, const char *server, const char *name, char *out, size_t cap,
+                                int hash, int *mapped)
+{
+    size_t n, i, len;
+    int changed = 0;
+    char raw[1024];
+    *mapped = 0;
+    if (h->d.qualify && (n = h->d.qualify(h->d.user, server, name, out, cap)) > 0 && n < cap) return n;
+    len = (size_t)snprintf(raw, sizeof raw, "%s%s%s", server, h->separator, name);
+    if (len >= sizeof raw) { len = sizeof raw - 1; changed = 1; }
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)raw[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-')) {
+            raw[i] = '_'; changed = 1;
+        }
+    }
+    *mapped = changed;
+    if (!hash && len <= MCP__HOST_NAME_MAX) { memcpy(out, raw, len + 1); return len; }
+    {   /* stable: the hash is of the original pair, so the same tool gets the same name */
+        uint64_t k = mcp__fnv_str(mcp__fnv_str(0xCBF29CE484222325u, server), name);
+        size_t keep = len < MCP__HOST_NAME_MAX - 9 ? len : MCP__HOST_NAME_MAX - 9;
+        memcpy(out, raw, keep);
+        snprintf(out + keep, cap - keep, "_%08x", (unsigned)(k ^ (k >> 32)));
+        return keep + 9;
+    }
+}
+
+static int mcp__hitem_cmp(const void *a, const void *b)
+{
+    const mcp__hitem *x = (const mcp__hitem *)a, *y = (const mcp__hitem *)b;
+    int r = strcmp(x->qualified, y->qualified);
+    return r ? r : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void mcp__host_list_free(mcp_host *h, int k)
+{
+    size_t i;
+    for (i = 0; i < h->nlist[k]; i++) MCP_FREE(h->list[k][i].qualified, NULL);
+    MCP_FREE(h->list[k], NULL);
+    h->list[k] = NULL; h->nlist[k] = 0;
+}
+
+/* Rebuilds list k from every server's part: sorted by qualified name, so a model's prompt
+   stays the same from one run to the next; a name met twice keeps its first server. */
+static void mcp__host_rebuild(mcp_host *h, int k)
+{
+    size_t total = 0, i, j, n = 0, out;
+    mcp__hitem *all;
+    char q[512];
+    mcp__host_list_free(h, k);
+    for (i = 0; i < h->nsrv; i++)
+        if (h->srv[i]->state != MCP_SERVER_DISABLED) total += h->srv[i]->cur[k].n;
+    if (!total || !(all = (mcp__hitem *)MCP_MALLOC(total * sizeof *all, NULL))) return;
+    for (i = 0; i < h->nsrv; i++) {
+        mcp__hsrv *s = h->srv[i];
+        if (s->state == MCP_SERVER_DISABLED) continue;
+        for (j = 0; j < s->cur[k].n; j++) {
+            const mcp_json *it = s->cur[k].items[j];
+            const char *name = mcp_json_str(mcp_json_get(it, k == MCP_HOST_RESOURCES ? "uri" : "name"));
+            if (!name || !*name) continue;
+            all[n].mapped = 0;
+            if (k == MCP_HOST_RESOURCES) { if (strlen(name) >= sizeof q) continue; strcpy(q, name); }
+            else mcp__host_qualify(h, s->name, name, q, sizeof q, 0, &all[n].mapped);
+            if (!(all[n].qualified = mcp__strdup(q))) continue;
+            all[n].s = s; all[n].name = name; all[n].item = it;
+            all[n].order = (i << 24) + j;
+            n++;
+        }
+    }
+    qsort(all, n, sizeof *all, mcp__hitem_cmp);
+    for (i = 1, j = 0; i < n; i++)                       /* a mapped name that met another: hashed */
+        if (!strcmp(all[i - 1].qualified, all[i].qualified)) {
+            size_t a;
+            int m;
+            for (a = i - 1; a <= i; a++) {
+                if (!all[a].mapped) continue;
+                mcp__host_qualify(h, all[a].s->name, all[a].name, q, sizeof q, 1, &m);
+                MCP_FREE(all[a].qualified, NULL);
+                all[a].qualified = mcp__strdup(q);
+                all[a].mapped = 0;
+                j = 1;
+            }
+        }
+    for (i = 0; i < n; i++) if (!all[i].qualified) { all[i] = all[--n]; i--; j = 1; }
+    if (j) qsort(all, n, sizeof *all, mcp__hitem_cmp);
+    for (i = out = 0; i < n; i++) {
+        if (out && !strcmp(all[out - 1].qualified, all[i].qualified)) {
+            if (all[i].s != all[out - 1].s || k != MCP_HOST_RESOURCES)
+                mcp__hs_log(all[i].s, "%s \"%s\" has the qualified name \"%s\" of one of server \"%s\"; left out.",
+                            k == MCP_HOST_TOOLS ? "Tool" : k == MCP_HOST_PROMPTS ? "Prompt" : "Resource",
+                            all[i].name, all[i].qualified, all[out - 1].s->name);
+            MCP_FREE(all[i].qualified, NULL);
+            continue;
+        }
+        all[out++] = all[i];
+    }
+    h->list[k] = all; h->nlist[k] = out;
+}
+
+static void mcp__host_rebuild_all(mcp_host *h)
+{
+    int k;
+    for (k = 0; k < MCP__HOST_KINDS; k++) mcp__host_rebuild(h, k);
+}
+
+/* ---- the cache file ---- */
+
+static void mcp__host_cache_read(mcp_host *h)
+{
+    FILE *f;
+    mcp_buf b;
+    char chunk[8192];
+    size_t got;
+    mcp_json_opts o;
+    if (h->cache_read || !h->cache_file) return;
+    h->cache_read = 1;
+    if (!(f = fopen(h->cache_file, "rb"))) return;       /* none yet: the first run */
+    memset(&b, 0, sizeof b);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (b.len + got > ((size_t)64 << 20) || mcp_buf_append(&b, chunk, got) != MCP_OK) { b.len = 0; break; }
+    fclose(f);
+    memset(&o, 0, sizeof o);
+    if (b.len) h->cache = mcp_json_parse_ex(b.data, b.len, &o, NULL);
+    mcp_buf_free(&b);
+    if (!h->cache && h->d.on_log)
+        h->d.on_log(h->d.user, h, NULL, "The host's cache file is unreadable or not JSON; it is written again.");
+}
+
+/* The cached lists of servers that have none yet: what they offered last time. */
+static void mcp__host_cache_apply(mcp_host *h)
+{
+    const mcp_json *arr = mcp_json_get(mcp_json_root(h->cache), "servers"), *e;
+    size_t i, j;
+    char key[17];
+    int k, any = 0;
+    mcp_json_foreach(arr, i, e) {
+        const char *name = mcp_json_str(mcp_json_get(e, "name"));
+        const char *ek = mcp_json_str(mcp_json_get(e, "key"));
+        for (j = 0; name && ek && j < h->nsrv; j++) {
+            mcp__hsrv *s = h->srv[j];
+            snprintf(key, sizeof key, "%016llx", (unsigned long long)s->key);
+            if (strcmp(s->name, name) || strcmp(key, ek) || s->up || s->cur[0].n || s->cur[1].n || s->cur[2].n) continue;
+            for (k = 0; k < MCP__HOST_KINDS; k++) mcp__hl_add_items(&s->cur[k], mcp_json_get(e, mcp__hk_field[k]));
+            s->cached = 1; any = 1;
+        }
+    }
+    if (any) mcp__host_rebuild_all(h);
+}
+
+static void mcp__host_cache_write(mcp_host *h)
+{
+    mcp_jw w;
+    size_t i, j, len;
+    char key[17], *text, *tmp;
+    int k;
+    FILE *f;
+    if (!h->cache_file || !h->cache_dirty) return;
+    h->cache_dirty = 0;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "mcp.h host cache"); mcp_jw_int(&w, 1);
+    mcp_jw_key(&w, "servers"); mcp_jw_arr_begin(&w);
+    for (i = 0; i < h->nsrv; i++) {
+        mcp__hsrv *s = h->srv[i];
+        if (!s->cur[0].n && !s->cur[1].n && !s->cur[2].n) continue;
+        snprintf(key, sizeof key, "%016llx", (unsigned long long)s->key);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "name"); mcp_jw_str(&w, s->name);
+        mcp_jw_key(&w, "key"); mcp_jw_str(&w, key);
+        for (k = 0; k < MCP__HOST_KINDS; k++) {
+            mcp_jw_key(&w, mcp__hk_field[k]); mcp_jw_arr_begin(&w);
+            for (j = 0; j < s->cur[k].n; j++) mcp_jw_value(&w, s->cur[k].items[j]);
+            mcp_jw_arr_end(&w);
+        }
+        mcp_jw_obj_end(&w);
+    }
+    mcp_jw_arr_end(&w);
+    mcp_jw_obj_end(&w);
+    if (!(text = mcp_jw_finish(&w, &len, NULL))) return;
+    len = strlen(h->cache_file);
+    if ((tmp = (char *)MCP_MALLOC(len + 5, NULL)) != NULL) {
+        memcpy(tmp, h->cache_file, len); memcpy(tmp + len, ".tmp", 5);
+        /* written beside it, then renamed: a reader never sees half a file */
+        if ((f = fopen(tmp, "wb")) != NULL) {
+            int ok = fputs(text, f) >= 0;
+            ok = fclose(f) == 0 && ok;
+            if (ok && rename(tmp, h->cache_file) == 0) tmp[0] = 0; else remove(tmp);
+        }
+        if (tmp[0] && !h->cache_warned && h->d.on_log) {
+            h->cache_warned = 1;
+            h->d.on_log(h->d.user, h, NULL, "The host cannot write its cache file; tools are listed without it.");
+        }
+        MCP_FREE(tmp, NULL);
+    }
+    mcp_free(text);
+}
+
+/* ---- connecting, failing, coming back ---- */
+
+static uint64_t mcp__host_rand(mcp_host *h)
+{
+    h->rng ^= h->rng << 13; h->rng ^= h->rng >> 7; h->rng ^= h->rng << 17;
+    return h->rng;
+}
+
+static void mcp__hs_drop_client(mcp__hsrv *s)
+{
+    int k;
+    for (k = 0; k < MCP__HOST_KINDS; k++) {
+        mcp_call_free(s->fetch[k]); s->fetch[k] = NULL;
+        mcp__hl_clear(&s->next[k]);
+        s->stale[k] = 0;
+    }
+    mcp_call_free(s->listen); s->listen = NULL;
+    mcp_call_free(s->init); s->init = NULL;
+    if (s->c) { mcp_client_close_now(s->c); mcp_client_free(s->c); }
+    s->c = NULL;
+    s->up = s->ended = 0;
+}
+
+/* Calls still waiting for this server fail with its error. */
+static void mcp__hs_fail_waiting(mcp__hsrv *s)
+{
+    mcp_host_call *hc;
+    for (hc = s->h->calls; hc; hc = hc->next)
+        if (hc->s == s && !hc->inner && hc->status == MCP_AGAIN) {
+            hc->status = s->has_error ? s->error.status : MCP_ERR_CLOSED;
+            hc->err = s->error;
+            if (!s->has_error) mcp__fail(&hc->err, MCP_ERR_CLOSED, "Server \"%s\" is not available.", s->name);
+            hc->s = NULL;
+        }
+}
+
+static int mcp__hs_restarts_left(mcp__hsrv *s)
+{
+    int per = s->h->d.restarts_per_minute > 0 ? s->h->d.restarts_per_minute : 3, i, n = 0;
+    int64_t now = mcp_time_ms();
+    for (i = 0; i < s->nrestarts; i++) if (now - s->restarts[i] < 60000) n++;
+    return n < per && n < MCP__HOST_RESTARTS;
+}
+
+/* The connect, or the transport, ended in why: what comes next is the host's policy. */
+static void mcp__hs_failed(mcp__hsrv *s, const mcp_error *why)
+{
+    mcp_host *h = s->h;
+    int64_t now = mcp_time_ms();
+    int limit = h->d.retry_limit > 0 ? h->d.retry_limit : 10;
+    int64_t window = h->d.retry_window_ms > 0 ? h->d.retry_window_ms : 600000;
+    int64_t lo = h->d.retry_min_ms > 0 ? h->d.retry_min_ms : 500, hi = h->d.retry_max_ms > 0 ? h->d.retry_max_ms : 300000;
+    int timer;
+    mcp__hs_drop_client(s);
+    mcp__hs_error(s, why);
+    if (s->state == MCP_SERVER_DISABLED) return;
+    timer = s->d.transport != MCP_STDIO || h->d.restart == MCP_RESTART_ALWAYS;
+    if (why->status == MCP_ERR_AUTH || why->status == MCP_ERR_INVALID) timer = 0;   /* no timer helps */
+    if (timer && s->window_count >= limit) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "gave up after %d attempts in %lld s (mcp_host_retry tries again): %s",
+                 s->window_count, (long long)(window / 1000), why->message);
+        mcp__hs_said(s->error.message, sizeof s->error.message, s->name, msg);
+        timer = 0;
+    }
+    if (timer) {
+        int64_t delay = lo;
+        int i;
+        for (i = 1; i < s->attempts && delay < hi; i++) delay *= 2;
+        if (delay > hi) delay = hi;
+        delay = delay / 2 + (int64_t)(mcp__host_rand(h) % (uint64_t)(delay / 2 + 1));   /* jitter */
+        s->retry_at = now + delay;
+        mcp__hs_set(s, MCP_SERVER_RETRYING);
+        return;
+    }
+    mcp__hs_set(s, MCP_SERVER_FAILED);
+    mcp__hs_fail_waiting(s);
+}
+
+static void mcp__hs_on_notification(void *user, mcp_client *c, const char *method, const mcp_json *params);
+static void mcp__hs_on_request(void *user, mcp_client *c, mcp_request *req);
+static void mcp__hs_on_stderr(void *user, mcp_client *c, const char *line, size_t len);
+static void mcp__hs_on_close(void *user, mcp_client *c, const mcp_error *why);
+static void mcp__hs_on_log(void *user, mcp_client *c, const char *message);
+
+#ifndef MCP_NO_AUTH
+static void mcp__hs_open_url(void *user, const char *url)
+{
+    mcp__hsrv *s = (mcp__hsrv *)user;
+    const mcp_auth *a = s->h->d.auth;
+    MCP_FREE(s->auth_url, NULL);
+    s->auth_url = mcp__strdup(url);
+    mcp__hs_set(s, MCP_SERVER_NEEDS_AUTH);
+    if (a->open_url) a->open_url(a->user, url);
+}
+static int mcp__hs_load(void *user, const char *key, mcp_buf *value)
+{
+    const mcp_auth *a = ((mcp__hsrv *)user)->h->d.auth;
+    return a->load ? a->load(a->user, key, value) : 0;
+}
+static void mcp__hs_save(void *user, const char *key, const char *value)
+{
+    const mcp_auth *a = ((mcp__hsrv *)user)->h->d.auth;
+    if (a->save) a->save(a->user, key, value);
+}
+static mcp_status mcp__hs_sign(void *user, const char *input, size_t len, mcp_buf *sig, mcp_error *err)
+{
+    const mcp_auth *a = ((mcp__hsrv *)user)->h->d.auth;
+    return a->sign(a->user, input, len, sig, err);
+}
+#endif
+
+static void mcp__hs_start(mcp__hsrv *s)
+{
+    mcp_host *h = s->h;
+    mcp_client_desc d = s->d;
+    mcp_error err;
+    int64_t now = mcp_time_ms();
+    int64_t window = h->d.retry_window_ms > 0 ? h->d.retry_window_ms : 600000;
+    mcp__hs_drop_client(s);
+    if (now - s->window_start > window || !s->window_count) { s->window_start = now; s->window_count = 0; }
+    s->window_count++;
+    s->attempts++;
+    if (!d.client_name) { d.client_name = h->client_name; d.client_version = h->client_version; }
+    if (!d.timeout_ms) d.timeout_ms = h->d.timeout_ms;
+    if (!d.tls) d.tls = h->d.tls;
+    if (!d.capabilities && !d.capabilities_json) d.capabilities = h->d.capabilities;
+    d.user = s;
+    d.on_notification = mcp__hs_on_notification;
+    d.on_request = h->d.on_request ? mcp__hs_on_request : NULL;
+    d.on_stderr = h->d.on_stderr ? mcp__hs_on_stderr : NULL;
+    d.on_close = mcp__hs_on_close;
+    d.on_log = h->d.on_log ? mcp__hs_on_log : NULL;
+    d.auth = NULL;
+#ifndef MCP_NO_AUTH
+    if (h->d.auth && d.transport != MCP_STDIO) {
+        s->auth = *h->d.auth;
+        s->auth.user = s;
+        s->auth.open_url = mcp__hs_open_url;
+        s->auth.load = mcp__hs_load;
+        s->auth.save = mcp__hs_save;
+        s->auth.sign = h->d.auth->sign ? mcp__hs_sign : NULL;
+        d.auth = &s->auth;
+    }
+#endif
+    s->has_error = 0;
+    mcp__hs_set(s, MCP_SERVER_CONNECTING);
+    if (!(s->c = mcp_client_new(&d, &err)) || !(s->init = mcp_client_connect_begin(s->c, &err))) {
+        mcp__hs_failed(s, &err);
+        return;
+    }
+}
+
+static void mcp__hs_fetch(mcp__hsrv *s, int k, const char *cursor)
+{
+    mcp_jw w;
+    char *params = NULL;
+    mcp_error err;
+    if (cursor) {
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w); mcp_jw_key(&w, "cursor"); mcp_jw_str(&w, cursor); mcp_jw_obj_end(&w);
+        params = mcp_jw_finish(&w, NULL, NULL);
+    } else mcp__hl_clear(&s->next[k]);
+    s->fetch[k] = mcp_client_send(s->c, mcp__hk_method[k], params, NULL, &err);
+    mcp_free(params);
+    if (!s->fetch[k]) mcp__hs_log(s, "Listing its %s failed: %s", mcp__hk_field[k], err.message);
+}
+
+/* Connected: what it offers is listed (each list the server declares), changes followed. */
+static void mcp__hs_up(mcp__hsrv *s)
+{
+    const mcp_json *caps = mcp_client_server_capabilities(s->c);
+    const char *v = mcp_client_protocol_version(s->c);
+    int k, listen = 0, cleared = 0;
+    mcp_jw w;
+    s->up = 1;
+    s->attempts = 0;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    for (k = 0; k < MCP__HOST_KINDS; k++) {
+        const mcp_json *cap = mcp_json_get(caps, mcp__hk_field[k]);
+        if (!cap) {                                      /* it offers none of these: none cached either */
+            if (s->cur[k].n) { mcp__hl_clear(&s->cur[k]); s->h->cache_dirty = 1; cleared = 1; }
+            continue;
+        }
+        mcp__hs_fetch(s, k, NULL);
+        if (mcp_json_is_true(mcp_json_get(cap, "listChanged"))) {
+            mcp_jw_key(&w, k == 0 ? "toolsListChanged" : k == 1 ? "promptsListChanged" : "resourcesListChanged");
+            mcp_jw_bool(&w, 1);
+            listen = 1;
+        }
+    }
+    mcp_jw_obj_end(&w);
+    if (listen && v && strcmp(v, "2026-07-28") >= 0) {  /* no notifications without asking */
+        char *filter = mcp_jw_finish(&w, NULL, NULL);
+        mcp_error err;
+        if (!(s->listen = mcp_client_listen(s->c, filter, NULL, &err)))
+            mcp__hs_log(s, "Its list changes are not followed: %s", err.message);
+        mcp_free(filter);
+    } else mcp_jw_free(&w);
+    if (!s->fetch[0] && !s->fetch[1] && !s->fetch[2]) s->cached = 0;
+    if (cleared) mcp__host_rebuild_all(s->h);
+    if (!s->fetch[0] && !s->fetch[1] && !s->fetch[2]) mcp__hs_set(s, MCP_SERVER_READY);
+}
+
+/* A page came back (or the fetch failed): the next page, or the list is complete. */
+static void mcp__hs_page(mcp__hsrv *s, int k)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_call *call = s->fetch[k];
+    mcp_status st = mcp_call_result(call, &doc, &err);
+    const char *cursor;
+    s->fetch[k] = NULL;
+    if (st != MCP_OK) {
+        mcp_call_free(call);
+        if (st != MCP_ERR_CLOSED) mcp__hs_log(s, "Listing its %s failed: %s", mcp__hk_field[k], err.message);
+        mcp__hl_clear(&s->next[k]);
+    } else {
+        mcp_json_doc **grown = (mcp_json_doc **)MCP_REALLOC(s->next[k].docs, (s->next[k].ndocs + 1) * sizeof *grown, NULL);
+        mcp_call_free(call);
+        if (!grown) { mcp_json_free(doc); mcp__hl_clear(&s->next[k]); return; }
+        s->next[k].docs = grown;
+        grown[s->next[k].ndocs++] = doc;
+        mcp__hl_add_items(&s->next[k], mcp_json_get(mcp_json_root(doc), mcp__hk_field[k]));
+        cursor = mcp_json_str(mcp_json_get(mcp_json_root(doc), "nextCursor"));
+        if (cursor && *cursor && !s->stale[k]) {
+            if (s->next[k].ndocs < MCP__HOST_PAGES) { mcp__hs_fetch(s, k, cursor); return; }
+            mcp__hs_log(s, "Its %s go on past %d pages; the rest is left out.", mcp__hk_field[k], MCP__HOST_PAGES);
+        }
+        if (!s->stale[k]) {
+            mcp__hl_clear(&s->cur[k]);
+            s->cur[k] = s->next[k];
+            memset(&s->next[k], 0, sizeof s->next[k]);
+            s->h->cache_dirty = 1;
+        }
+    }
+    if (s->stale[k] && s->c && s->up) { s->stale[k] = 0; mcp__hs_fetch(s, k, NULL); return; }
+    if (!s->fetch[0] && !s->fetch[1] && !s->fetch[2]) s->cached = 0;
+    mcp__host_rebuild(s->h, k);
+    if (s->state == MCP_SERVER_CONNECTING && !s->fetch[0] && !s->fetch[1] && !s->fetch[2]) {
+        mcp__host_rebuild_all(s->h);
+        mcp__hs_set(s, MCP_SERVER_READY);
+    }
+    if (s->h->d.on_change) s->h->d.on_change(s->h->d.user, s->h, s->name);
+}
+
+/* ---- the client's callbacks, through this server ---- */
+
+static void mcp__hs_on_notification(void *user, mcp_client *c, const char *method, const mcp_json *params)
+{
+    mcp__hsrv *s = (mcp__hsrv *)user;
+    int k;
+    (void)c;
+    for (k = 0; k < MCP__HOST_KINDS; k++)
+        if (!strcmp(method, mcp__hk_notice[k]) && s->up) {
+            if (s->fetch[k]) s->stale[k] = 1; else mcp__hs_fetch(s, k, NULL);
+        }
+    if (s->h->d.on_notification) s->h->d.on_notification(s->h->d.user, s->h, s->name, method, params);
+}
+static void mcp__hs_on_request(void *user, mcp_client *c, mcp_request *req)
+{
+    mcp__hsrv *s = (mcp__hsrv *)user;
+    (void)c;
+    s->h->d.on_request(s->h->d.user, s->h, s->name, req);
+}
+static void mcp__hs_on_stderr(void *user, mcp_client *c, const char *line, size_t len)
+{
+    mcp__hsrv *s = (mcp__hsrv *)user;
+    (void)c;
+    s->h->d.on_stderr(s->h->d.user, s->h, s->name, line, len);
+}
+static void mcp__hs_on_close(void *user, mcp_client *c, const mcp_error *why)
+{
+    mcp__hsrv *s = (mcp__hsrv *)user;
+    (void)c;
+    s->ended = 1;                                        /* the client is freed after its poll */
+    s->endwhy = *why;
+}
+static void mcp__hs_on_log(void *user, mcp_client *c, const char *message)
+{
+    mcp__hsrv *s = (mcp__hsrv *)user;
+    (void)c;
+    s->h->d.on_log(s->h->d.user, s->h, s->name, message);
+}
+
+/* ---- calls ---- */
+
+static void mcp__hc_send(mcp_host_call *hc)
+{
+    mcp__hsrv *s = hc->s;
+    mcp_call_opts o = hc->opts;
+    mcp_error err;
+    if (hc->deadline >= 0) {
+        int64_t left = hc->deadline - mcp_time_ms();
+        o.timeout_ms = left > 1 ? (left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left) : 1;
+    }
+    if (!(hc->inner = mcp_client_send(s->c, hc->method, hc->params, &o, &err))) {
+        hc->status = err.status;
+        hc->err = err;
+        mcp__hs_said(hc->err.message, sizeof hc->err.message, s->name, err.message);
+        hc->s = NULL;
+    }
+}
+
+/* A call waiting for its server: sent once it is up, failed once the wait is over. */
+static void mcp__hc_step(mcp_host_call *hc, int64_t now)
+{
+    mcp__hsrv *s = hc->s;
+    if (hc->inner || hc->status != MCP_AGAIN || !s) return;
+    if (s->up && s->c) { mcp__hc_send(hc); return; }
+    if (hc->deadline >= 0 && now >= hc->deadline) {
+        hc->status = MCP_ERR_TIMEOUT;
+        mcp__fail(&hc->err, MCP_ERR_TIMEOUT, "Server \"%s\": Request timeout after %dms (the server was %s).", s->name,
+                  hc->timeout_ms, s->state == MCP_SERVER_NEEDS_AUTH ? "waiting for the user to sign in" : "not connected yet");
+        hc->s = NULL;
+    }
+}
+
+static void mcp__host_calls_step(mcp_host *h)
+{
+    mcp_host_call *hc;
+    int64_t now = mcp_time_ms();
+    for (hc = h->calls; hc; hc = hc->next) mcp__hc_step(hc, now);
+}
+
+/* ---- one round ---- */
+
+static void mcp__hs_step(mcp__hsrv *s)
+{
+    mcp_error err;
+    int k;
+    if (s->init && mcp_call_status(s->init) != MCP_AGAIN) {
+        mcp_status st = mcp_call_result(s->init, NULL, &err);
+        mcp_call_free(s->init); s->init = NULL;
+        if (st != MCP_OK) { mcp__hs_failed(s, &err); return; }
+        mcp__hs_up(s);
+    }
+    for (k = 0; k < MCP__HOST_KINDS && s->c; k++)
+        if (s->fetch[k] && mcp_call_status(s->fetch[k]) != MCP_AGAIN) mcp__hs_page(s, k);
+    if (s->listen && mcp_call_status(s->listen) != MCP_AGAIN) { mcp_call_free(s->listen); s->listen = NULL; }
+    if (s->ended && s->c) { err = s->endwhy; mcp__hs_failed(s, &err); }
+}
+
+static int64_t mcp__host_due(const mcp_host *h)
+{
+    int64_t due = -1, t, now = mcp_time_ms();
+    size_t i;
+    const mcp_host_call *hc;
+    for (i = 0; i < h->nsrv; i++) {
+        const mcp__hsrv *s = h->srv[i];
+        int nt;
+        if (s->c && (nt = mcp_client_next_timeout(s->c)) >= 0) { t = now + nt; if (due < 0 || t < due) due = t; }
+        if (s->state == MCP_SERVER_RETRYING && (due < 0 || s->retry_at < due)) due = s->retry_at;
+        if (s->c && (s->ended || (s->init && mcp_call_status(s->init) != MCP_AGAIN))) due = now;
+    }
+    for (hc = h->calls; hc; hc = hc->next)
+        if (!hc->inner && hc->status == MCP_AGAIN && hc->s) {
+            if (hc->s->up) due = now;
+            else if (hc->deadline >= 0 && (due < 0 || hc->deadline < due)) due = hc->deadline;
+        }
+    return due;
+}
+
+MCPDEF int mcp_host_next_timeout(const mcp_host *h)
+{
+    int64_t due, left;
+    if (!h || (due = mcp__host_due(h)) < 0) return -1;
+    left = due - mcp_time_ms();
+    return left <= 0 ? 0 : left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left;
+}
+
+static int mcp__host_gather(mcp_host *h)
+{
+    size_t i;
+    int n = 0, total = 0, m;
+    for (i = 0; i < h->nsrv; i++) if (h->srv[i]->c) total += mcp_client_pollfd_count(h->srv[i]->c);
+    if (total > h->capfds) {
+        mcp_pollfd *f = (mcp_pollfd *)MCP_REALLOC(h->fds, (size_t)total * sizeof *f, NULL);
+        mcp__hsrv **o;
+        if (f) h->fds = f;
+        o = (mcp__hsrv **)MCP_REALLOC(h->owner, (size_t)total * sizeof *o, NULL);
+        if (o) h->owner = o;
+        if (!f || !o) return 0;
+        h->capfds = total;
+    }
+    for (i = 0; i < h->nsrv && n < total; i++) {
+        if (!h->srv[i]->c) continue;
+        m = mcp_client_pollfds(h->srv[i]->c, h->fds + n, total - n);
+        while (m-- > 0) h->owner[n++] = h->srv[i];
+    }
+    h->nfds = n;
+    return n;
+}
+
+MCPDEF int mcp_host_pollfds(const mcp_host *h, mcp_pollfd *fds, int max)
+{
+    size_t i;
+    int n = 0;
+    if (!h || !fds) return 0;
+    for (i = 0; i < h->nsrv && n < max; i++)
+        if (h->srv[i]->c) n += mcp_client_pollfds(h->srv[i]->c, fds + n, max - n);
+    return n;
+}
+
+MCPDEF int mcp_host_pollfd_count(const mcp_host *h)
+{
+    size_t i;
+    int n = 0;
+    if (!h) return 0;
+    for (i = 0; i < h->nsrv; i++) if (h->srv[i]->c) n += mcp_client_pollfd_count(h->srv[i]->c);
+    return n;
+}
+
+MCPDEF mcp_status mcp_host_poll(mcp_host *h, int timeout_ms)
+{
+    int wait = timeout_ms, nt, n, i;
+    size_t j;
+    int64_t now;
+    if (!h) return MCP_ERR_INVALID;
+    mcp__host_calls_step(h);
+    nt = mcp_host_next_timeout(h);
+    if (nt >= 0 && (wait < 0 || nt < wait)) wait = nt;
+    n = mcp__host_gather(h);
+    if (!n && wait < 0) return MCP_OK;                   /* nothing could ever wake it */
+    if (n || wait) mcp_poll(h->fds, n, wait);
+    now = mcp_time_ms();
+    for (j = 0; j < h->nsrv; j++) {                      /* only the servers with something to do */
+        mcp__hsrv *s = h->srv[j];
+        int ready = 0;
+        if (!s->c) continue;
+        for (i = 0; i < n && !ready; i++) if (h->owner[i] == s && h->fds[i].revents) ready = 1;
+        if (ready || mcp_client_next_timeout(s->c) == 0 || !mcp_client_pollfd_count(s->c)) mcp_client_poll(s->c, 0);
+    }
+    for (j = 0; j < h->nsrv; j++) {
+        mcp__hsrv *s = h->srv[j];
+        mcp__hs_step(s);
+        if (s->state == MCP_SERVER_RETRYING && !s->c && now >= s->retry_at) mcp__hs_start(s);
+    }
+    mcp__host_calls_step(h);
+    mcp__host_cache_write(h);
+    return MCP_OK;
+}
+
+/* ---- the host and its servers ---- */
+
+MCPDEF mcp_host *mcp_host_new(const mcp_host_desc *desc, mcp_error *err)
+{
+    mcp_host *h = (mcp_host *)MCP_MALLOC(sizeof *h, NULL);
+    if (!h) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); return NULL; }
+    memset(h, 0, sizeof *h);
+    if (desc) h->d = *desc;
+    h->client_name = mcp__strdup(h->d.client_name ? h->d.client_name : "mcp.h");
+    h->client_version = mcp__strdup(h->d.client_version ? h->d.client_version : "0.1");
+    h->separator = mcp__strdup(h->d.separator ? h->d.separator : "__");
+    h->cache_file = h->d.cache_file ? mcp__strdup(h->d.cache_file) : NULL;
+    if (!h->client_name || !h->client_version || !h->separator || (h->d.cache_file && !h->cache_file)) {
+        mcp_host_free(h);
+        mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+        return NULL;
+    }
+    h->d.client_name = h->client_name; h->d.client_version = h->client_version;
+    h->d.separator = h->separator; h->d.cache_file = h->cache_file;
+    h->rng = (uint64_t)mcp_time_ms() * 0x9E3779B97F4A7C15u ^ (uint64_t)(size_t)h;
+    if (!h->rng) h->rng = 1;
+    mcp__ok(err);
+    return h;
+}
+
+static void mcp__hs_free(mcp__hsrv *s)
+{
+    size_t i;
+    int k;
+    mcp_host_call *hc;
+    for (hc = s->h->calls; hc; hc = hc->next)            /* calls routed here but not sent */
+        if (hc->s == s && !hc->inner && hc->status == MCP_AGAIN) {
+            hc->status = MCP_ERR_CLOSED;
+            mcp__fail(&hc->err, MCP_ERR_CLOSED, "Server \"%s\": Transport closed", s->name);
+        }
+    for (hc = s->h->calls; hc; hc = hc->next) if (hc->s == s) hc->s = NULL;
+    mcp__hs_drop_client(s);
+    for (k = 0; k < MCP__HOST_KINDS; k++) { mcp__hl_clear(&s->cur[k]); mcp__hl_clear(&s->next[k]); }
+    for (i = 0; i < s->nowned; i++) MCP_FREE(s->owned[i], NULL);
+    MCP_FREE(s->owned, NULL);
+    MCP_FREE(s->name, NULL);
+    MCP_FREE(s->file, NULL);
+    MCP_FREE(s->auth_url, NULL);
+    MCP_FREE(s, NULL);
+}
+
+MCPDEF void mcp_host_free(mcp_host *h)
+{
+    size_t i;
+    int k, going = 1;
+    int64_t until;
+    mcp_host_call *hc;
+    if (!h) return;
+    for (i = 0; i < h->nsrv; i++)                        /* every server closes at once */
+        if (h->srv[i]->c) mcp_client_close_begin(h->srv[i]->c);
+    until = mcp_time_ms() + 30000;
+    while (going && mcp_time_ms() < until) {
+        int n = mcp__host_gather(h), nt, wait = 100;
+        going = 0;
+        for (i = 0; i < h->nsrv; i++) {
+            mcp_client *c = h->srv[i]->c;
+            if (!c || mcp_client_close_begin(c) != MCP_AGAIN) continue;
+            going = 1;
+            if ((nt = mcp_client_next_timeout(c)) >= 0 && nt < wait) wait = nt;
+        }
+        if (going) {
+            mcp_poll(h->fds, n, wait);
+            for (i = 0; i < h->nsrv; i++) if (h->srv[i]->c) mcp_client_poll(h->srv[i]->c, 0);
+        }
+    }
+    for (hc = h->calls; hc; hc = hc->next) {
+        if (hc->s && !hc->inner && hc->status == MCP_AGAIN) {
+            hc->status = MCP_ERR_CLOSED;
+            mcp__fail(&hc->err, MCP_ERR_CLOSED, "Server \"%s\": Transport closed", hc->s->name);
+        }
+        hc->h = NULL; hc->s = NULL;
+    }
+    for (i = 0; i < h->nsrv; i++) mcp__hs_free(h->srv[i]);
+    for (hc = h->calls; hc; ) { mcp_host_call *nx = hc->next; hc->prev = hc->next = NULL; hc = nx; }
+    for (k = 0; k < MCP__HOST_KINDS; k++) mcp__host_list_free(h, k);
+    MCP_FREE(h->srv, NULL);
+    mcp_json_free(h->cache);
+    MCP_FREE(h->fds, NULL);
+    MCP_FREE(h->owner, NULL);
+    MCP_FREE(h->client_name, NULL);
+    MCP_FREE(h->client_version, NULL);
+    MCP_FREE(h->separator, NULL);
+    MCP_FREE(h->cache_file, NULL);
+    MCP_FREE(h, NULL);
+}
+
+MCPDEF long mcp_host_server_find(const mcp_host *h, const char *name)
+{
+    size_t i;
+    if (!h || !name) return -1;
+    for (i = 0; i < h->nsrv; i++) if (!strcmp(h->srv[i]->name, name)) return (long)i;
+    return -1;
+}
+
+/* Adds a server (or replaces the one of that name, in its place). */
+static mcp_status mcp__host_put(mcp_host *h, const char *name, const mcp_client_desc *desc, int disabled,
+                                const char *error, const char *file, mcp_error *err)
+{
+    mcp__hsrv *s;
+    long at;
+    int ok = 1;
+    if (!name || !*name) return mcp__fail(err, MCP_ERR_INVALID, "A server needs a name.");
+    if (!(s = (mcp__hsrv *)MCP_MALLOC(sizeof *s, NULL))) return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+    memset(s, 0, sizeof *s);
+    s->h = h;
+    s->d = *desc;
+    s->name = mcp__strdup(name);
+    s->file = file ? mcp__strdup(file) : NULL;
+    s->d.command = mcp__hs_keep(s, desc->command, &ok);
+    s->d.args = mcp__hs_keepv(s, desc->args, &ok);
+    s->d.env = mcp__hs_keepv(s, desc->env, &ok);
+    s->d.cwd = mcp__hs_keep(s, desc->cwd, &ok);
+    s->d.url = mcp__hs_keep(s, desc->url, &ok);
+    s->d.headers = mcp__hs_keepv(s, desc->headers, &ok);
+    s->d.protocol_version = mcp__hs_keep(s, desc->protocol_version, &ok);
+    s->d.client_name = mcp__hs_keep(s, desc->client_name, &ok);
+    s->d.client_version = mcp__hs_keep(s, desc->client_version, &ok);
+    s->d.capabilities_json = mcp__hs_keep(s, desc->capabilities_json, &ok);
+    s->d.user = NULL;
+    s->d.on_notification = NULL; s->d.on_request = NULL; s->d.on_stderr = NULL;
+    s->d.on_close = NULL; s->d.on_log = NULL;
+    if (!ok || !s->name || (file && !s->file)) { mcp__hs_free(s); return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); }
+    s->key = mcp__hs_key(&s->d);
+    s->state = disabled ? MCP_SERVER_DISABLED : MCP_SERVER_IDLE;
+    if (error) {
+        s->has_error = s->bad = 1;
+        mcp__fail(&s->error, MCP_ERR_INVALID, "%s", error);
+    }
+    if ((at = mcp_host_server_find(h, name)) >= 0) {
+        mcp__hs_free(h->srv[at]);
+        h->srv[at] = s;
+    } else {
+        if (h->nsrv == h->capsrv) {
+            size_t cap = h->capsrv ? h->capsrv * 2 : 8;
+            mcp__hsrv **grown = (mcp__hsrv **)MCP_REALLOC(h->srv, cap * sizeof *grown, NULL);
+            if (!grown) { mcp__hs_free(s); return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); }
+            h->srv = grown; h->capsrv = cap;
+        }
+        h->srv[h->nsrv++] = s;
+    }
+    if (h->cache_read) mcp__host_cache_apply(h);
+    mcp__host_rebuild_all(h);
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_add(mcp_host *h, const char *name, const mcp_client_desc *desc, mcp_error *err)
+{
+    if (!h || !desc) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_add needs a host and a description.");
+    return mcp__host_put(h, name, desc, 0, NULL, NULL, err);
+}
+
+MCPDEF mcp_status mcp_host_connect(mcp_host *h, mcp_error *err)
+{
+    size_t i;
+    if (!h) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_connect needs a host.");
+    if (!h->cache_read) { mcp__host_cache_read(h); mcp__host_cache_apply(h); }
+    for (i = 0; i < h->nsrv; i++) if (h->srv[i]->state == MCP_SERVER_IDLE) mcp__hs_start(h->srv[i]);
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_wait(mcp_host *h, int timeout_ms)
+{
+    int64_t until = timeout_ms >= 0 ? mcp_time_ms() + timeout_ms : -1;
+    if (!h) return MCP_ERR_INVALID;
+    for (;;) {
+        size_t i;
+        int busy = 0;
+        int64_t now;
+        for (i = 0; i < h->nsrv && !busy; i++) busy = h->srv[i]->state == MCP_SERVER_CONNECTING;
+        if (!busy) return MCP_OK;
+        now = mcp_time_ms();
+        if (until >= 0 && now >= until) return MCP_ERR_TIMEOUT;
+        mcp_host_poll(h, until >= 0 ? (int)(until - now) : -1);
+    }
+}
+
+static mcp__hsrv *mcp__host_srv(const mcp_host *h, const char *name, mcp_error *err)
+{
+    long i = mcp_host_server_find(h, name);
+    if (i < 0) { mcp__fail(err, MCP_ERR_INVALID, "No server is named \"%s\".", name ? name : ""); return NULL; }
+    return h->srv[i];
+}
+
+MCPDEF mcp_status mcp_host_disable(mcp_host *h, const char *server, mcp_error *err)
+{
+    mcp__hsrv *s = mcp__host_srv(h, server, err);
+    if (!s) return MCP_ERR_INVALID;
+    mcp__hs_drop_client(s);
+    if (!s->bad) s->has_error = 0;
+    mcp__hs_set(s, MCP_SERVER_DISABLED);
+    mcp__hs_fail_waiting(s);
+    mcp__host_rebuild_all(h);
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_enable(mcp_host *h, const char *server, mcp_error *err)
+{
+    mcp__hsrv *s = mcp__host_srv(h, server, err);
+    if (!s) return MCP_ERR_INVALID;
+    if (s->bad) return mcp__fail(err, MCP_ERR_INVALID, "Server \"%s\" cannot be enabled: %s", server, s->error.message);
+    if (s->state == MCP_SERVER_DISABLED) {
+        s->has_error = 0;
+        s->window_count = 0; s->attempts = 0;
+        mcp__hs_start(s);
+        mcp__host_rebuild_all(h);
+    }
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_retry(mcp_host *h, const char *server, mcp_error *err)
+{
+    mcp__hsrv *s = mcp__host_srv(h, server, err);
+    if (!s) return MCP_ERR_INVALID;
+    if (s->state == MCP_SERVER_DISABLED) return mcp__fail(err, MCP_ERR_INVALID, "Server \"%s\" is disabled.", server);
+    if (s->state != MCP_SERVER_READY) {
+        s->window_count = 0; s->attempts = 0; s->nrestarts = 0;
+        mcp__hs_start(s);
+    }
+    mcp__ok(err);
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_auth_redirect(mcp_host *h, const char *server, const char *url, mcp_error *err)
+{
+    mcp__hsrv *s = mcp__host_srv(h, server, err);
+    if (!s) return MCP_ERR_INVALID;
+    if (!s->c) return mcp__fail(err, MCP_ERR_INVALID, "Server \"%s\" is not signing in.", server);
+    return mcp_client_auth_redirect(s->c, url, err);
+}
+
+MCPDEF size_t mcp_host_server_count(const mcp_host *h) { return h ? h->nsrv : 0; }
+
+MCPDEF mcp_status mcp_host_server_get(const mcp_host *h, size_t i, mcp_host_server *out)
+{
+    const mcp__hsrv *s;
+    if (!h || !out || i >= h->nsrv) return MCP_ERR_INVALID;
+    s = h->srv[i];
+    memset(out, 0, sizeof *out);
+    out->name = s->name;
+    out->state = s->state;
+    out->transport = s->c ? mcp_client_transport(s->c, NULL) : s->d.transport;
+    out->file = s->file;
+    out->error = s->has_error ? &s->error : NULL;
+    out->retry_at = s->state == MCP_SERVER_RETRYING ? s->retry_at : 0;
+    out->auth_url = s->auth_url;
+    out->attempts = s->attempts;
+    out->tools = s->cur[0].n; out->prompts = s->cur[1].n; out->resources = s->cur[2].n;
+    out->cached = s->cached;
+    out->client = s->c;
+    return MCP_OK;
+}
+
+/* ---- >>host.lists ---- */
+
+MCPDEF size_t mcp_host_count(const mcp_host *h, mcp_host_kind which)
+{
+    return h && (int)which >= 0 && (int)which < MCP__HOST_KINDS ? h->nlist[which] : 0;
+}
+
+MCPDEF mcp_status mcp_host_item_get(const mcp_host *h, mcp_host_kind which, size_t i, mcp_host_item *out)
+{
+    const mcp__hitem *it;
+    if (!out || i >= mcp_host_count(h, which)) return MCP_ERR_INVALID;
+    it = &h->list[which][i];
+    out->qualified = it->qualified;
+    out->server = it->s->name;
+    out->name = it->name;
+    out->item = it->item;
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_list(mcp_host *h, mcp_host_kind which, mcp_json_doc **result, mcp_error *err)
+{
+    mcp_jw w;
+    size_t i, j, len;
+    char *text;
+    if (!h || !result || (int)which < 0 || (int)which >= MCP__HOST_KINDS)
+        return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_list needs a host, a list and a place for the result.");
+    *result = NULL;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, mcp__hk_field[which]);
+    mcp_jw_arr_begin(&w);
+    for (i = 0; i < h->nlist[which]; i++) {
+        const mcp__hitem *it = &h->list[which][i];
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, which == MCP_HOST_RESOURCES ? "uri" : "name");
+        mcp_jw_str(&w, it->qualified);
+        for (j = 0; j < mcp_json_len(it->item); j++) {
+            size_t kl;
+            const char *key = mcp_json_key_at(it->item, j, &kl);
+            if (kl == (which == MCP_HOST_RESOURCES ? 3u : 4u) && !memcmp(key, which == MCP_HOST_RESOURCES ? "uri" : "name", kl)) continue;
+            mcp_jw_keyn(&w, key, kl);
+            mcp_jw_value(&w, mcp_json_at(it->item, j));
+        }
+        mcp_jw_obj_end(&w);
+    }
+    mcp_jw_arr_end(&w);
+    mcp_jw_obj_end(&w);
+    if (!(text = mcp_jw_finish(&w, &len, err))) return err ? err->status : MCP_ERR_NOMEM;
+    *result = mcp_json_parse(text, len, err);
+    mcp_free(text);
+    return *result ? MCP_OK : (err ? err->status : MCP_ERR_NOMEM);
+}
+
+/* ---- >>host.calls ---- */
+
+static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method, const char *params,
+                                  const mcp_call_opts *opts, mcp_error *err)
+{
+    mcp_host_call *hc = (mcp_host_call *)MCP_MALLOC(sizeof *hc, NULL);
+    int t;
+    if (!hc) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); return NULL; }
+    memset(hc, 0, sizeof *hc);
+    hc->h = h; hc->s = s;
+    hc->method = mcp__strdup(method);
+    hc->params = params ? mcp__strdup(params) : NULL;
+    if (!hc->method || (params && !hc->params)) {
+        MCP_FREE(hc->method, NULL); MCP_FREE(hc->params, NULL); MCP_FREE(hc, NULL);
+        mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
+        return NULL;
+    }
+    if (opts) hc->opts = *opts;
+    t = hc->opts.timeout_ms ? hc->opts.timeout_ms : s->d.timeout_ms ? s->d.timeout_ms : h->d.timeout_ms ? h->d.timeout_ms : 30000;
+    hc->timeout_ms = t;
+    hc->deadline = t > 0 ? mcp_time_ms() + t : -1;
+    hc->status = MCP_AGAIN;
+    hc->next = h->calls;
+    if (h->calls) h->calls->prev = hc;
+    h->calls = hc;
+    /* a server that is not up: started if it may be, else the call fails with its error */
+    if (s->state == MCP_SERVER_DISABLED) {
+        hc->status = MCP_ERR_INVALID;
+        mcp__fail(&hc->err, MCP_ERR_INVALID, "Server \"%s\" is disabled%s%s", s->name,
+                  s->has_error ? ": " : ".", s->has_error ? s->error.message : "");
+        hc->s = NULL;
+    } else if (s->state == MCP_SERVER_IDLE) {
+        mcp__hs_start(s);
+    } else if (s->state == MCP_SERVER_FAILED) {
+        if (s->d.transport == MCP_STDIO && h->d.restart == MCP_RESTART_ON_CALL && s->error.status != MCP_ERR_INVALID &&
+            mcp__hs_restarts_left(s)) {
+            if (s->nrestarts == MCP__HOST_RESTARTS) { memmove(s->restarts, s->restarts + 1, sizeof s->restarts - sizeof s->restarts[0]); s->nrestarts--; }
+            s->restarts[s->nrestarts++] = mcp_time_ms();
+            s->window_count = 0;
+            mcp__hs_start(s);
+        } else {
+            hc->status = s->error.status;
+            hc->err = s->error;
+            hc->s = NULL;
+        }
+    }
+    if (hc->s) mcp__hc_step(hc, mcp_time_ms());
+    mcp__ok(err);
+    return hc;
+}
+
+static mcp__hsrv *mcp__host_route(mcp_host *h, int k, const char *qualified, const char **name, mcp_error *err)
+{
+    size_t lo = 0, hi = h->nlist[k];
+    while (lo < hi) {                                    /* the list is sorted */
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(h->list[k][mid].qualified, qualified);
+        if (!r) { *name = h->list[k][mid].name; return h->list[k][mid].s; }
+        if (r < 0) lo = mid + 1; else hi = mid;
+    }
+    mcp__fail(err, MCP_ERR_INVALID, "No server offers the %s \"%s\".",
+              k == MCP_HOST_TOOLS ? "tool" : k == MCP_HOST_PROMPTS ? "prompt" : "resource", qualified);
+    return NULL;
+}
+
+/* {"name": name, "arguments": args} (or uri for resources/read) */
+static mcp_host_call *mcp__host_send_named(mcp_host *h, int k, const char *qualified, const char *args_json,
+                                           const mcp_call_opts *opts, mcp_error *err)
+{
+    const char *name = NULL;
+    mcp__hsrv *s;
+    mcp_jw w;
+    char *params;
+    mcp_host_call *hc;
+    static const char *const method[MCP__HOST_KINDS] = { "tools/call", "prompts/get", "resources/read" };
+    if (!h || !qualified) { mcp__fail(err, MCP_ERR_INVALID, "A call needs a host and a name."); return NULL; }
+    if (!(s = mcp__host_route(h, k, qualified, &name, err))) return NULL;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, k == MCP_HOST_RESOURCES ? "uri" : "name");
+    mcp_jw_str(&w, name);
+    if (args_json && k != MCP_HOST_RESOURCES) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, args_json, strlen(args_json)); }
+    mcp_jw_obj_end(&w);
+    if (!(params = mcp_jw_finish(&w, NULL, err))) return NULL;
+    hc = mcp__hc_new(h, s, method[k], params, opts, err);
+    mcp_free(params);
+    return hc;
+}
+
+MCPDEF mcp_host_call *mcp_host_send_tool(mcp_host *h, const char *qualified, const char *args_json,
+                                         const mcp_call_opts *opts, mcp_error *err)
+{
+    return mcp__host_send_named(h, MCP_HOST_TOOLS, qualified, args_json, opts, err);
+}
+
+MCPDEF mcp_host_call *mcp_host_send(mcp_host *h, const char *server, const char *method, const char *params_json,
+                                    const mcp_call_opts *opts, mcp_error *err)
+{
+    mcp__hsrv *s;
+    if (!h || !method) { mcp__fail(err, MCP_ERR_INVALID, "A call needs a host and a method."); return NULL; }
+    if (!(s = mcp__host_srv(h, server, err))) return NULL;
+    return mcp__hc_new(h, s, method, params_json, opts, err);
+}
+
+MCPDEF mcp_status mcp_host_call_status(const mcp_host_call *hc)
+{
+    if (!hc) return MCP_ERR_INVALID;
+    return hc->inner ? mcp_call_status(hc->inner) : hc->status;
+}
+
+MCPDEF mcp_status mcp_host_call_result(mcp_host_call *hc, mcp_json_doc **result, mcp_error *err)
+{
+    mcp_status st;
+    if (result) *result = NULL;
+    if (!hc) return mcp__fail(err, MCP_ERR_INVALID, "No call.");
+    if (!hc->inner) {
+        if (hc->status == MCP_AGAIN) return MCP_AGAIN;
+        if (err) *err = hc->err;
+        return hc->status;
+    }
+    st = mcp_call_result(hc->inner, result, err);
+    if (st < 0 && err && hc->s) {                        /* the sentence names the server */
+        mcp__hs_said(err->message, sizeof err->message, hc->s->name, err->message);
+    }
+    return st;
+}
+
+MCPDEF mcp_status mcp_host_call_cancel(mcp_host_call *hc, const char *reason)
+{
+    if (!hc) return MCP_ERR_INVALID;
+    if (hc->inner) return mcp_call_cancel(hc->inner, reason);
+    if (hc->status == MCP_AGAIN) {
+        hc->status = MCP_ERR_CANCELLED;
+        mcp__fail(&hc->err, MCP_ERR_CANCELLED, "Request cancelled%s%s", reason ? ": " : "", reason ? reason : "");
+    }
+    return MCP_OK;
+}
+
+MCPDEF mcp_status mcp_host_call_wait(mcp_host_call *hc, int timeout_ms)
+{
+    int64_t until = timeout_ms >= 0 ? mcp_time_ms() + timeout_ms : -1;
+    mcp_status st;
+    if (!hc) return MCP_ERR_INVALID;
+    while ((st = mcp_host_call_status(hc)) == MCP_AGAIN && hc->h) {
+        int64_t now = mcp_time_ms();
+        if (until >= 0 && now >= until) return MCP_AGAIN;
+        mcp_host_poll(hc->h, until >= 0 ? (int)(until - now) : -1);
+    }
+    return st;
+}
+
+MCPDEF void mcp_host_call_free(mcp_host_call *hc)
+{
+    if (!hc) return;
+    if (hc->h) {
+        if (hc->prev) hc->prev->next = hc->next; else hc->h->calls = hc->next;
+        if (hc->next) hc->next->prev = hc->prev;
+    }
+    mcp_call_free(hc->inner);
+    MCP_FREE(hc->method, NULL);
+    MCP_FREE(hc->params, NULL);
+    MCP_FREE(hc, NULL);
+}
+
+static mcp_status mcp__host_block(mcp_host *h, mcp_host_call *hc, mcp_json_doc **result, mcp_error *err)
+{
+    mcp_status st;
+    (void)h;
+    if (!hc) return err ? err->status : MCP_ERR_INVALID;
+    mcp_host_call_wait(hc, -1);
+    st = mcp_host_call_result(hc, result, err);
+    mcp_host_call_free(hc);
+    if (st == MCP_OK) mcp__ok(err);
+    return st;
+}
+
+MCPDEF mcp_status mcp_host_call_tool(mcp_host *h, const char *qualified, const char *args_json,
+                                     mcp_json_doc **result, mcp_error *err)
+{
+    mcp_error e;
+    mcp_host_call *hc = mcp__host_send_named(h, MCP_HOST_TOOLS, qualified, args_json, NULL, err ? err : &e);
+    return mcp__host_block(h, hc, result, err ? err : &e);
+}
+
+MCPDEF mcp_status mcp_host_get_prompt(mcp_host *h, const char *qualified, const char *args_json,
+                                      mcp_json_doc **result, mcp_error *err)
+{
+    mcp_error e;
+    mcp_host_call *hc = mcp__host_send_named(h, MCP_HOST_PROMPTS, qualified, args_json, NULL, err ? err : &e);
+    return mcp__host_block(h, hc, result, err ? err : &e);
+}
+
+MCPDEF mcp_status mcp_host_read_resource(mcp_host *h, const char *uri, mcp_json_doc **result, mcp_error *err)
+{
+    mcp_error e;
+    mcp_host_call *hc = mcp__host_send_named(h, MCP_HOST_RESOURCES, uri, NULL, NULL, err ? err : &e);
+    return mcp__host_block(h, hc, result, err ? err : &e);
+}
 
 #endif /* MCP_NO_HOST */
 
