@@ -28,8 +28,10 @@
        12. Non-blocking use
        13. Transports
        14. Protocol versions
-       15. Revisions
-       16. License (end of file)
+       15. Authorization
+       16. Host: many servers from the user's config files
+       17. Revisions
+       18. License (end of file)
 
    =============================================================================================
    1. OVERVIEW
@@ -110,9 +112,11 @@
    | MCP_ASSERT(x)           | assert(x) | internal consistency checks                       |
    | MCP_NO_STDIO            | -         | leave out the stdio transport                     |
    | MCP_NO_HTTP             | -         | leave out the HTTP transports, HTTP and SSE layers|
-   | MCP_NO_AUTH             | -         | leave out the authorization layer's helpers:      |
-   |                         |           | mcp_sha256, mcp_base64url, mcp_random (the layer  |
-   |                         |           | itself is coming)                                 |
+   | MCP_NO_AUTH             | -         | leave out the authorization layer (a 401 is then  |
+   |                         |           | an error with its challenge) and its helpers      |
+   |                         |           | mcp_sha256, mcp_base64url, mcp_random             |
+   | MCP_NO_HOST             | -         | leave out the host layer (config files, many      |
+   |                         |           | servers, one tool list)                           |
    | MCP_NO_VECTOR           | -         | scan strings 8 bytes a step (SWAR) instead of 64  |
    |                         |           | with GCC/Clang vector types (SSE2, NEON)          |
    | MCP_NO_AVX2             | -         | x86-64: no AVX2 scanner (used where the CPU has   |
@@ -183,6 +187,11 @@
    |   |  .connect   |   probe, initialize, fallback to HTTP+SSE, new session          |
    |   |  .object    |   create, close, poll, accessors                                |
    |   |  .typed     |   the blocking and typed calls                                  |
+   |10 | >>host      | the servers a user configured, many clients in one loop:        |
+   |   |  .config    |   config files: mcpServers, VS Code's servers; JSON with comments |
+   |   |  .servers   |   states, parallel connects, reconnects, the cache file         |
+   |   |  .lists     |   one tool, prompt and resource list under qualified names      |
+   |   |  .calls     |   calls routed by qualified name                                |
 
    Layers 2-6 never touch the OS: bytes go in, values or events come out. Their types are
    public, caller-owned, zero-initialisable structs, usable without the client (the demo
@@ -643,13 +652,117 @@
    token exchange), mutual-TLS client authentication, the device flow.
 
    =============================================================================================
-   16. REVISIONS
+   16. HOST: MANY SERVERS FROM THE USER'S CONFIG FILES
+   =============================================================================================
+   A program that embeds MCP (an editor, an agent, a game's tool panel) talks to every server
+   its user configured. mcp_host does that on the client's public API: it reads the config
+   files hosts write, starts every server at once, drives them from one loop, offers one
+   sorted tool list under qualified names, routes calls, and brings servers back in bounds.
+
+   Config files, JSON with comments and trailing commas:
+
+       // ~/.config/myeditor/mcp.json, or Claude Desktop's, Cursor's, Claude Code's .mcp.json
+       { "mcpServers": {
+           "files":  { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem",
+                                                   "${workspaceFolder}"] },
+           "github": { "url": "https://api.githubcopilot.com/mcp/",
+                       "headers": { "Authorization": "Bearer ${GITHUB_TOKEN}" } },
+           "old":    { "type": "sse", "url": "http://localhost:9000/sse", "disabled": true },
+       } }
+
+   "mcpServers" (Claude Desktop, Claude Code, Cursor, Windsurf, Cline and most others) and VS
+   Code's "servers" (.vscode/mcp.json) are read. Per server: type ("stdio", "http", "sse";
+   else from command or url), command, args, env, cwd, url, headers, timeout (milliseconds),
+   disabled or enabled; other fields are ignored and named once through on_log. Strings
+   expand ${VAR}, ${VAR:-default} and ${env:VAR} from the environment, and anything else
+   (${workspaceFolder}, ${userHome}, ${input:NAME}) through desc.config.variable; an unset
+   variable stays as written and is reported. A bad entry is added disabled, its error a
+   sentence with the place: mcp.json:12:15: server "github": "args" must be an array of
+   strings. The others are unaffected. Load several files in order (the user's, then the
+   project's): a later server replaces an earlier one of the same name. mcp_config_parse
+   reads a file's text without a host; mcp_host_add adds a server from an mcp_client_desc.
+
+   An editor-like loop over three servers from that file:
+
+       static void changed(void *user, mcp_host *h, const char *server, mcp_server_state st,
+                           const mcp_error *why)
+       {
+           printf("%s: %s%s%s\n", server, st == MCP_SERVER_READY ? "ready" : "not ready",
+                  why ? ": " : "", why ? why->message : "");
+       }
+       static const char *editor_var(void *user, const char *name)
+       {
+           return strcmp(name, "workspaceFolder") ? NULL : "/home/me/project";
+       }
+
+       mcp_host_desc hd;
+       memset(&hd, 0, sizeof hd);
+       hd.client_name = "My Editor";
+       hd.on_state = changed;
+       hd.config.variable = editor_var;
+       hd.cache_file = "/home/me/.cache/myeditor/mcp-tools.json";   // tools at once next time
+       hd.tls = &my_tls;                                              // for https:// servers
+       mcp_error err;
+       mcp_host *h = mcp_host_new(&hd, &err);
+       if (mcp_host_load(h, "/home/me/.config/myeditor/mcp.json", &err) != MCP_OK)
+           fprintf(stderr, "%s\n", err.message);          // not JSON, or no servers in it
+       mcp_host_connect(h, &err);                         // all of them, without waiting
+       for (;;) {                                         // the editor's own loop
+           mcp_pollfd fds[256];
+           int n = mcp_host_pollfds(h, fds, 256);         // add the editor's own fds too
+           mcp_poll(fds, n, editor_wants_ms(mcp_host_next_timeout(h)));
+           mcp_host_poll(h, 0);                           // I/O, callbacks, reconnects
+           if (user_asked_the_model()) {
+               mcp_json_doc *tools = NULL, *result = NULL;
+               mcp_host_list(h, MCP_HOST_TOOLS, &tools, &err);   // {"tools": [...]}, sorted
+               // ... the model picks "github__create_issue" from that list ...
+               if (mcp_host_call_tool(h, "github__create_issue", "{\"title\": \"Bug\"}",
+                                      &result, &err) != MCP_OK)
+                   show(err.message);                     // Server "github": ...
+               mcp_json_free(result);
+               mcp_json_free(tools);
+           }
+       }
+       mcp_host_free(h);                                  // every server closes at once
+
+   mcp_host_call_tool blocks (the loop's other servers go on meanwhile); mcp_host_send_tool
+   and mcp_host_call_* are the same without blocking, as in section 12. Qualified names are
+   "server__tool" (desc.separator, or desc.qualify for a rule of your own), kept to what model
+   APIs take for function names: [A-Za-z0-9_-], 64 bytes at most; a longer name, or one whose
+   mapped bytes meet another, ends in '_' and 8 hex digits of a hash, stable across runs. The
+   list is sorted so a model's prompt cache stays valid; notifications/tools/list_changed (on
+   2026-07-28, a subscription the host opens) refreshes that server's part, and on_change
+   says so. Prompts (mcp_host_get_prompt) work the same; resources keep their URIs
+   (mcp_host_read_resource routes by URI).
+
+   States (mcp_host_server_get, on_state): IDLE until connected, CONNECTING (starting, the
+   handshake, the first lists), READY, RETRYING (retry_at says when), FAILED (error says why),
+   NEEDS_AUTH (auth_url is the page the user must open; nothing retries on a timer) and
+   DISABLED. When a server's transport ends, its calls in flight fail with a sentence that
+   names it. An HTTP server comes back with exponential backoff and jitter (retry_min_ms
+   500 doubling to retry_max_ms 300000) and a breaker (retry_limit 10 attempts in
+   retry_window_ms 600000, then FAILED until mcp_host_retry). A stdio server that ended is
+   started again only as desc.restart says: MCP_RESTART_ON_CALL (the default: at the next call
+   to it, at most restarts_per_minute 3), MCP_RESTART_NEVER, MCP_RESTART_ALWAYS (with the
+   backoff). A call to a server still connecting, or coming back, waits for it up to the
+   call's timeout.
+
+   The cache file (desc.cache_file) keeps each server's tools, prompts and resources, keyed by
+   a hash of its description, written after each change (to a temporary file, then renamed).
+   At the next start the host offers them before the servers are up (mcp_host_server.cached);
+   a call to a cached tool waits for its server, and the list is replaced by what the server
+   says once it is ready. It is a list of what servers offered last time, not a cache of
+   results.
+
+   =============================================================================================
+   17. REVISIONS
    =============================================================================================
    0.1  (unreleased) base layer; JSON parser, accessors, writer and dump; JSON lines, HTTP/1.1
         and SSE framers; JSON-RPC engine; stdio, Streamable HTTP and HTTP+SSE transports with
         a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25 and
         2026-07-28 (chosen when connecting), blocking and non-blocking; the authorization flow
-        (OAuth 2.1 with PKCE, discovery, registration, refresh, client credentials).
+        (OAuth 2.1 with PKCE, discovery, registration, refresh, client credentials); the host
+        (config files, many servers in one loop, one tool list, reconnects, a cache file).
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
@@ -1514,7 +1627,7 @@ enum {
 };
 
 typedef struct mcp_host_desc {           /* zero-initialised = defaults */
-    const char *client_name, *client_version;   /* every client's; NULL: "mcp.h" */
+    const char *client_name, *client_version;   /* every client's; NULL: the client's default */
     const char *separator;               /* between server and tool in a qualified name; NULL: "__" */
     /* The program's own naming rule: write the qualified name of (server, name) into out
        (cap bytes with the NUL) and return its length, or 0 to use the default rule. */
@@ -5852,11 +5965,11 @@ static void mcp__nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NO
 
 MCPDEF int mcp_poll(mcp_pollfd *fds, int n, int timeout_ms)
 {
-    struct pollfd small[64], *pf = small;
+    struct pollfd small[256], *pf = small;
     int i, r;
     if (n < 0 || (n && !fds)) return 0;
-    if (n > 64 && !(pf = (struct pollfd *)MCP_MALLOC((size_t)n * sizeof *pf, NULL))) {
-        pf = small; n = 64;                              /* no memory: the first 64, and soon */
+    if (n > 256 && !(pf = (struct pollfd *)MCP_MALLOC((size_t)n * sizeof *pf, NULL))) {
+        pf = small; n = 256;                             /* no memory: the first 256, and soon */
         if (timeout_ms < 0 || timeout_ms > 10) timeout_ms = 10;
     }
     for (i = 0; i < n; i++) { pf[i].fd = fds[i].fd; pf[i].events = fds[i].events; pf[i].revents = 0; }
@@ -12903,6 +13016,7 @@ typedef struct mcp__hsrv {
     int attempts, window_count;          /* connects since ready; in the breaker's window */
     int64_t window_start;
     int64_t restarts[MCP__HOST_RESTARTS]; int nrestarts;
+    int fd_at, fd_n;                     /* its descriptors in the host's array this round */
 } mcp__hsrv;
 
 typedef struct mcp__hitem {              /* one entry of a merged list */
@@ -12923,6 +13037,7 @@ struct mcp_host_call {
     int64_t deadline;                    /* -1: none */
     int timeout_ms;
     mcp_call *inner;                     /* once sent */
+    int noted;                           /* its end was looked at (a server gone?) */
     mcp_status status;                   /* MCP_AGAIN until it ends without inner */
     mcp_error err;
 };
@@ -12935,7 +13050,7 @@ struct mcp_host {
     mcp_host_call *calls;
     mcp_json_doc *cache;                 /* the cache file as read */
     int cache_read, cache_dirty, cache_warned;
-    mcp_pollfd *fds; mcp__hsrv **owner; int nfds, capfds;
+    mcp_pollfd *fds; int nfds, capfds;
     uint64_t rng;
 };
 
@@ -13514,7 +13629,8 @@ static void mcp__hs_page(mcp__hsrv *s, int k)
     if (s->stale[k] && s->c && s->up) { s->stale[k] = 0; mcp__hs_fetch(s, k, NULL); return; }
     if (!s->fetch[0] && !s->fetch[1] && !s->fetch[2]) s->cached = 0;
     mcp__host_rebuild(s->h, k);
-    if (s->state == MCP_SERVER_CONNECTING && !s->fetch[0] && !s->fetch[1] && !s->fetch[2]) {
+    if ((s->state == MCP_SERVER_CONNECTING || s->state == MCP_SERVER_NEEDS_AUTH) && !s->fetch[0] && !s->fetch[1] &&
+        !s->fetch[2]) {
         mcp__host_rebuild_all(s->h);
         mcp__hs_set(s, MCP_SERVER_READY);
     }
@@ -13593,11 +13709,26 @@ static void mcp__hc_step(mcp_host_call *hc, int64_t now)
     }
 }
 
+/* An HTTP server that stopped answering shows it only in its calls (stdio's and HTTP+SSE's
+   end their transport): a call that could not reach it takes the server down, to come back
+   with the backoff. */
+static void mcp__hc_ended(mcp_host_call *hc)
+{
+    mcp__hsrv *s = hc->s;
+    mcp_error e;
+    mcp_status st;
+    if (hc->noted || !hc->inner || (st = mcp_call_status(hc->inner)) == MCP_AGAIN) return;
+    hc->noted = 1;
+    if ((st != MCP_ERR_IO && st != MCP_ERR_CLOSED) || !s || !s->c || !s->up || s->d.transport == MCP_STDIO) return;
+    mcp_call_result(hc->inner, NULL, &e);
+    mcp__hs_failed(s, &e);
+}
+
 static void mcp__host_calls_step(mcp_host *h)
 {
     mcp_host_call *hc;
     int64_t now = mcp_time_ms();
-    for (hc = h->calls; hc; hc = hc->next) mcp__hc_step(hc, now);
+    for (hc = h->calls; hc; hc = hc->next) { mcp__hc_step(hc, now); mcp__hc_ended(hc); }
 }
 
 /* ---- one round ---- */
@@ -13653,17 +13784,16 @@ static int mcp__host_gather(mcp_host *h)
     for (i = 0; i < h->nsrv; i++) if (h->srv[i]->c) total += mcp_client_pollfd_count(h->srv[i]->c);
     if (total > h->capfds) {
         mcp_pollfd *f = (mcp_pollfd *)MCP_REALLOC(h->fds, (size_t)total * sizeof *f, NULL);
-        mcp__hsrv **o;
-        if (f) h->fds = f;
-        o = (mcp__hsrv **)MCP_REALLOC(h->owner, (size_t)total * sizeof *o, NULL);
-        if (o) h->owner = o;
-        if (!f || !o) return 0;
+        if (!f) return 0;
+        h->fds = f;
         h->capfds = total;
     }
-    for (i = 0; i < h->nsrv && n < total; i++) {
-        if (!h->srv[i]->c) continue;
-        m = mcp_client_pollfds(h->srv[i]->c, h->fds + n, total - n);
-        while (m-- > 0) h->owner[n++] = h->srv[i];
+    for (i = 0; i < h->nsrv; i++) {
+        mcp__hsrv *s = h->srv[i];
+        s->fd_at = n;
+        m = s->c && n < total ? mcp_client_pollfds(s->c, h->fds + n, total - n) : 0;
+        s->fd_n = m;
+        n += m;
     }
     h->nfds = n;
     return n;
@@ -13705,7 +13835,7 @@ MCPDEF mcp_status mcp_host_poll(mcp_host *h, int timeout_ms)
         mcp__hsrv *s = h->srv[j];
         int ready = 0;
         if (!s->c) continue;
-        for (i = 0; i < n && !ready; i++) if (h->owner[i] == s && h->fds[i].revents) ready = 1;
+        for (i = s->fd_at; i < s->fd_at + s->fd_n && i < n && !ready; i++) if (h->fds[i].revents) ready = 1;
         if (ready || mcp_client_next_timeout(s->c) == 0 || !mcp_client_pollfd_count(s->c)) mcp_client_poll(s->c, 0);
     }
     for (j = 0; j < h->nsrv; j++) {
@@ -13726,11 +13856,12 @@ MCPDEF mcp_host *mcp_host_new(const mcp_host_desc *desc, mcp_error *err)
     if (!h) { mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); return NULL; }
     memset(h, 0, sizeof *h);
     if (desc) h->d = *desc;
-    h->client_name = mcp__strdup(h->d.client_name ? h->d.client_name : "mcp.h");
-    h->client_version = mcp__strdup(h->d.client_version ? h->d.client_version : "0.1");
+    h->client_name = h->d.client_name ? mcp__strdup(h->d.client_name) : NULL;
+    h->client_version = h->d.client_version ? mcp__strdup(h->d.client_version) : NULL;
     h->separator = mcp__strdup(h->d.separator ? h->d.separator : "__");
     h->cache_file = h->d.cache_file ? mcp__strdup(h->d.cache_file) : NULL;
-    if (!h->client_name || !h->client_version || !h->separator || (h->d.cache_file && !h->cache_file)) {
+    if ((h->d.client_name && !h->client_name) || (h->d.client_version && !h->client_version) || !h->separator ||
+        (h->d.cache_file && !h->cache_file)) {
         mcp_host_free(h);
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
         return NULL;
@@ -13801,7 +13932,6 @@ MCPDEF void mcp_host_free(mcp_host *h)
     MCP_FREE(h->srv, NULL);
     mcp_json_free(h->cache);
     MCP_FREE(h->fds, NULL);
-    MCP_FREE(h->owner, NULL);
     MCP_FREE(h->client_name, NULL);
     MCP_FREE(h->client_version, NULL);
     MCP_FREE(h->separator, NULL);

@@ -650,6 +650,67 @@ TEST_CASE(no_desc_auth_keeps_the_401)
     end();
 }
 
+#ifndef MCP_NO_HOST
+/* A host's HTTP server that needs a sign-in: NEEDS_AUTH with the URL to show, no retry on a
+   timer while the user takes their time, READY once the browser came back; its tools are
+   then listed and called with the token. */
+static int host_states[8], host_nstates;
+static void host_state(void *user, mcp_host *h, const char *server, mcp_server_state st, const mcp_error *why)
+{
+    (void)user; (void)h; (void)server; (void)why;
+    if (host_nstates < 8) host_states[host_nstates++] = (int)st;
+}
+
+TEST_CASE(host_server_needs_authorization)
+{
+    mcp_host_desc hd;
+    mcp_host_server sv;
+    mcp_host *h;
+    mcp_error err;
+    mcp_json_doc *r = NULL;
+    mcp_status st;
+    int64_t until;
+    int i;
+    if (!begin(NULL, 1)) return;
+    br.mode = B_KEEP;                                    /* the user has not opened it yet */
+    memset(&hd, 0, sizeof hd);
+    hd.auth = &auth;
+    hd.on_state = host_state;
+    hd.retry_min_ms = 50;                                /* a timer, if one ran, would show at once */
+    host_nstates = 0;
+    h = mcp_host_new(&hd, &err);
+    CHECK(h && mcp_host_add(h, "secured", &desc, &err) == MCP_OK);
+    CHECK(mcp_host_connect(h, &err) == MCP_OK);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    CHECK(mcp_host_server_get(h, 0, &sv) == MCP_OK);
+    CHECKF(sv.state == MCP_SERVER_NEEDS_AUTH, "state %d", (int)sv.state);
+    CHECK(sv.auth_url && !strcmp(sv.auth_url, br.url) && strstr(sv.auth_url, "code_challenge=") != NULL);
+    CHECK(br.opens == 1);                                /* the program's open_url was called too */
+    for (i = 0; i < 10; i++) mcp_host_poll(h, 50);       /* half a second: nothing retries */
+    CHECK(mcp_host_server_get(h, 0, &sv) == MCP_OK && sv.state == MCP_SERVER_NEEDS_AUTH && sv.attempts == 1);
+    CHECK(br.opens == 1);
+    fflush(NULL);
+    if (br.nkids < 8 && (br.kids[br.nkids++] = fork()) == 0) {   /* now the user signs in */
+        execl(self_path, self_path, "--browse", br.url, (char *)NULL);
+        _exit(99);
+    }
+    until = mcp_time_ms() + LATE(15000);
+    while (mcp_host_server_get(h, 0, &sv) == MCP_OK && sv.state != MCP_SERVER_READY && mcp_time_ms() < until)
+        mcp_host_poll(h, 100);
+    CHECKF(sv.state == MCP_SERVER_READY, "state %d after the sign-in", (int)sv.state);
+    CHECK(sv.auth_url == NULL && sv.tools >= 1);
+    CHECKF(browser_done() == 0, "the browser did not get through");
+    st = mcp_host_call_tool(h, "secured__echo", "{\"x\":1}", &r, &err);
+    CHECKF(st == MCP_OK, "call: %s", err.message);
+    mcp_json_free(r);
+    CHECK(host_nstates >= 3 && host_states[0] == MCP_SERVER_CONNECTING && host_states[1] == MCP_SERVER_NEEDS_AUTH &&
+          host_states[host_nstates - 1] == MCP_SERVER_READY);
+    CHECK(STAT("code_grants") == 1);
+    mcp_host_free(h);
+    end();
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *srvp;
