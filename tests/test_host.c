@@ -1158,6 +1158,114 @@ TEST_CASE(kill_restart)
     guard_end("kill_restart");
 }
 
+/* ---- a server that exits on its own ------------------------------------------------------------ */
+
+TEST_CASE(server_exits)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_error err;
+    mcp_status st, est;
+    char out[256];
+    const char *msg;
+    long pid1;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "quitter", "--exit-after-calls=2", NULL, NULL);
+    mcp_host_connect(h, &err);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    pid1 = server_pid(h, "quitter");
+    st = call(h, "quitter__echo", "{\"n\":1}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    st = call(h, "quitter__echo", "{\"n\":2}", out, sizeof out, &err);   /* answered, then it exits */
+    EQST(st, MCP_OK, err);
+    EQS(out, "{\"n\":2}");
+    CHECKF(poll_until_state(h, "quitter", MCP_SERVER_FAILED, LATE(3000)), "FAILED once it exited; it is %s",
+           sname(state_of(h, "quitter")));
+    msg = error_of(h, "quitter", &est);
+    CHECKF(est == MCP_ERR_CLOSED && starts_with(msg, "Server \"quitter\": ") && contains(msg, "exit-after-calls") &&
+           contains(msg, "5"), "its error names it, quotes its stderr and the status: %s %s", mcp_status_str(est), msg);
+    st = call(h, "quitter__pid", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(atol(out) > 0 && atol(out) != pid1, "the next call started it again (pid %ld, then %s)", pid1, out);
+    mcp_host_free(h);
+    guard_end("server_exits");
+}
+
+/* ---- prompts and resources ------------------------------------------------------------------------ */
+
+TEST_CASE(prompts_resources)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_item it;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    size_t i, n;
+    int first_a = 1, found = 0;
+    guard_begin();
+    desc_init(&hd, &r);
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "a", NULL, NULL, NULL);
+    add_ts(h, "b", "--era=modern", NULL, NULL);
+    mcp_host_connect(h, &err);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    n = mcp_host_count(h, MCP_HOST_PROMPTS);
+    CHECKF(n == 4, "prompts: greet and summarize of each (%lu)", (unsigned long)n);
+    for (i = 0; i < n; i++)
+        if (mcp_host_item_get(h, MCP_HOST_PROMPTS, i, &it) == MCP_OK && !strcmp(nn(it.qualified), "b__greet") &&
+            !strcmp(nn(it.server), "b") && !strcmp(nn(it.name), "greet")) found = 1;
+    CHECK(found);
+    st = mcp_host_get_prompt(h, "b__greet", "{\"name\":\"Ann\"}", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "messages"), 0), "content"),
+                                  "text")), "Hello, Ann!");
+    mcp_json_free(doc);
+    doc = NULL;
+    st = mcp_host_get_prompt(h, "a__nope", "{}", &doc, &err);
+    CHECK(st != MCP_OK);
+    mcp_json_free(doc);
+    doc = NULL;
+    /* resources keep their URIs; the same URI from two servers is listed once, the first's */
+    n = mcp_host_count(h, MCP_HOST_RESOURCES);
+    CHECKF(n == 3, "resources: three URIs, each once (%lu)", (unsigned long)n);
+    for (i = 0; i < n; i++)
+        if (mcp_host_item_get(h, MCP_HOST_RESOURCES, i, &it) == MCP_OK &&
+            (strcmp(nn(it.server), "a") || strcmp(nn(it.qualified), nn(it.name)))) first_a = 0;
+    CHECK(first_a);
+    st = mcp_host_read_resource(h, "file:///b.txt", &doc, &err);
+    EQST(st, MCP_OK, err);
+    EQS(mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(doc), "contents"), 0), "text")),
+        "content of file:///b.txt");
+    mcp_json_free(doc);
+    doc = NULL;
+    st = mcp_host_read_resource(h, "file:///nobody-has-it", &doc, &err);
+    CHECK(st != MCP_OK);
+    mcp_json_free(doc);
+    doc = NULL;
+    st = mcp_host_list(h, MCP_HOST_PROMPTS, &doc, &err);
+    EQST(st, MCP_OK, err);
+    CHECK(mcp_json_len(mcp_json_get(mcp_json_root(doc), "prompts")) == 4);
+    mcp_json_free(doc);
+    doc = NULL;
+    st = mcp_host_list(h, MCP_HOST_RESOURCES, &doc, &err);
+    EQST(st, MCP_OK, err);
+    CHECK(mcp_json_len(mcp_json_get(mcp_json_root(doc), "resources")) == 3);
+    mcp_json_free(doc);
+    /* disabling the first: its URIs come from the other server now */
+    CHECK(mcp_host_disable(h, "a", &err) == MCP_OK);
+    n = mcp_host_count(h, MCP_HOST_RESOURCES);
+    CHECKF(n == 3 && mcp_host_item_get(h, MCP_HOST_RESOURCES, 0, &it) == MCP_OK && !strcmp(nn(it.server), "b"),
+           "with a disabled: %lu resources, the first from %s", (unsigned long)n, n ? nn(it.server) : "-");
+    CHECK(mcp_host_count(h, MCP_HOST_PROMPTS) == 2);
+    mcp_host_free(h);
+    guard_end("prompts_resources");
+}
+
 /* ---- notifications/tools/list_changed ------------------------------------------------------------ */
 
 TEST_CASE(list_changed)
