@@ -1194,6 +1194,144 @@ TEST_CASE(server_exits)
     guard_end("server_exits");
 }
 
+/* ---- replacing a server, timeouts, a call cut off by disable, the server's own requests ------------ */
+
+static char req_server[80], req_method[80];
+static int req_count;
+
+static void cb_request(void *user, mcp_host *h, const char *server, mcp_request *req)
+{
+    mcp_error err;
+    (void)user; (void)h;
+    req_count++;
+    snprintf(req_server, sizeof req_server, "%s", nn(server));
+    snprintf(req_method, sizeof req_method, "%s", nn(mcp_request_method(req)));
+    if (!strcmp(req_method, "roots/list"))
+        mcp_request_reply(req, "{\"roots\":[{\"uri\":\"file:///host-root\",\"name\":\"host\"}]}", &err);
+    else
+        mcp_request_reply_error(req, -32601, "Method not found", &err);
+}
+
+static char note_server[80];
+static int note_messages;
+
+static void cb_note_msg(void *user, mcp_host *h, const char *server, const char *method, const mcp_json *params)
+{
+    (void)h; (void)params;
+    ((rec *)user)->notes++;
+    if (!strcmp(method, "notifications/message")) {
+        note_messages++;
+        snprintf(note_server, sizeof note_server, "%s", nn(server));
+    }
+}
+
+TEST_CASE(more_calls)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *hc;
+    mcp_call_opts co;
+    mcp_client_desc d;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    char out[512];
+    const char *env1[] = { "HOST_TEST_VAR=first", NULL }, *env2[] = { "HOST_TEST_VAR=second", NULL };
+    long pid;
+    int64_t t0;
+    int i;
+    guard_begin();
+    desc_init(&hd, &r);
+    hd.capabilities = MCP_CAP_ROOTS;
+    hd.on_request = cb_request;
+    hd.on_notification = cb_note_msg;
+    hd.timeout_ms = LATE(400);
+    if (!(h = host_new(&hd))) return;
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_STDIO;
+    d.command = test_server;
+    d.env = env1;
+    CHECK(mcp_host_add(h, "t", &d, &err) == MCP_OK);
+    add_ts(h, "mute", "--init=never", NULL, NULL);
+    add_ts(h, "u", NULL, NULL, NULL);
+    t0 = mcp_time_ms();
+    mcp_host_connect(h, &err);
+    st = mcp_host_wait(h, LATE(100));
+    CHECKF(st == MCP_ERR_TIMEOUT, "mcp_host_wait(100 ms) with a server that never answers initialize: %s",
+           mcp_status_str(st));
+    CHECK_STATE(h, "mute", MCP_SERVER_CONNECTING);
+    st = mcp_host_wait(h, LATE(5000));
+    CHECKF(st == MCP_OK, "then the server's own timeout (400 ms) ends its connect: %s after %lld ms", mcp_status_str(st),
+           (long long)(mcp_time_ms() - t0));
+    CHECK_STATE(h, "mute", MCP_SERVER_FAILED);
+    {
+        mcp_status est;
+        const char *msg = error_of(h, "mute", &est);
+        CHECKF(est == MCP_ERR_TIMEOUT && starts_with(msg, "Server \"mute\": "), "mute: %s %s", mcp_status_str(est), msg);
+    }
+    CHECK_STATE(h, "t", MCP_SERVER_READY);
+
+    /* the server's requests go to on_request, with its name; its notifications to on_notification */
+    st = call(h, "t__ask", "{\"method\":\"roots/list\"}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    CHECKF(contains(out, "file:///host-root"), "the server got the host's answer: %s", out);
+    CHECK(req_count == 1 && !strcmp(req_server, "t") && !strcmp(req_method, "roots/list"));
+    st = call(h, "u__notify", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    for (i = 0; i < 10; i++) mcp_host_poll(h, 10);
+    CHECKF(note_messages >= 1 && !strcmp(note_server, "u"), "on_notification(u, notifications/message): %d, from %s",
+           note_messages, note_server);
+
+    /* a call's own timeout, and one that never ends: the sentence names the server */
+    memset(&co, 0, sizeof co);
+    co.timeout_ms = LATE(200);
+    hc = mcp_host_send_tool(h, "u__never", "{}", &co, &err);
+    CHECK(hc != NULL);
+    if (hc) {
+        st = mcp_host_call_wait(hc, LATE(3000));
+        st = mcp_host_call_result(hc, &doc, &err);
+        CHECKF(st == MCP_ERR_TIMEOUT && starts_with(err.message, "Server \"u\": "), "timeout: %s %s", mcp_status_str(st),
+               err.message);
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(hc);
+    }
+    CHECK_STATE(h, "u", MCP_SERVER_READY);     /* a call's timeout is not the server's failure */
+
+    /* a call in flight when its server is disabled */
+    hc = mcp_host_send_tool(h, "u__slow", "{\"ms\":5000}", NULL, &err);
+    for (i = 0; i < 3; i++) mcp_host_poll(h, 10);
+    CHECK(mcp_host_disable(h, "u", &err) == MCP_OK);
+    if (hc) {
+        mcp_host_call_wait(hc, LATE(3000));
+        st = mcp_host_call_result(hc, &doc, &err);
+        CHECKF(st != MCP_OK && st != MCP_AGAIN && starts_with(err.message, "Server \"u\": "),
+               "the call in flight failed with the disable: %s %s", mcp_status_str(st), err.message);
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(hc);
+    }
+
+    /* mcp_host_add with the name of a ready server: replaced (closed), the new one from connect */
+    pid = server_pid(h, "t");
+    d.env = env2;
+    st = mcp_host_add(h, "t", &d, &err);
+    EQST(st, MCP_OK, err);
+    EQL(mcp_host_server_count(h), 3);
+    for (i = 0; i < 300 && waitpid((pid_t)pid, NULL, WNOHANG) == 0 && kill((pid_t)pid, 0) == 0; i++) mcp_host_poll(h, 10);
+    CHECK(kill((pid_t)pid, 0) < 0);
+    CHECK(state_of(h, "t") == MCP_SERVER_IDLE || state_of(h, "t") == MCP_SERVER_CONNECTING);
+    mcp_host_connect(h, &err);
+    CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
+    st = call(h, "t__env", "{\"name\":\"HOST_TEST_VAR\"}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "second");
+    CHECK(server_pid(h, "t") != pid);
+    mcp_host_free(h);
+    guard_end("more_calls");
+}
+
 /* ---- prompts and resources ------------------------------------------------------------------------ */
 
 TEST_CASE(prompts_resources)
@@ -1385,6 +1523,25 @@ TEST_CASE(cache_file)
     CHECK(get(h, "late", &s) && s.cached == 0 && s.tools == 28);
     CHECK(find_tool(h, "quick__q1") >= 0);
     mcp_host_free(h);
+
+    /* a server whose description changed does not take the old one's cache */
+    {
+        mcp_host_desc hd;
+        desc_init(&hd, &r);
+        hd.cache_file = file;
+        if ((h = host_new(&hd)) != NULL) {
+            add_ts(h, "late", "--startup-delay=900", "--tools=3", "--tool-prefix=cached_");
+            add_ts(h, "quick", "--tool-names=q1", NULL, NULL);
+            mcp_host_connect(h, &err);
+            mcp_host_poll(h, 0);
+            CHECKF(get(h, "late", &s) && s.cached == 0 && s.tools == 0 && find_tool(h, "late__cached_1") < 0,
+                   "another description: not cached (cached %d, %lu tools)", s.cached, (unsigned long)s.tools);
+            CHECK(get(h, "quick", &s) && (s.cached == 1 || s.state == MCP_SERVER_READY) && s.tools == 27);
+            CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+            CHECK(get(h, "late", &s) && s.state == MCP_SERVER_READY && s.tools == 29);
+            mcp_host_free(h);
+        }
+    }
     unlink(file);
 
     /* a cache file that is not JSON: ignored (a log line), the servers start as without */
