@@ -1332,6 +1332,69 @@ TEST_CASE(more_calls)
     guard_end("more_calls");
 }
 
+/* ---- servers that keep failing, endless lists, many calls queued ---------------------------------- */
+
+TEST_CASE(misbehaving)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *hc[20];
+    mcp_host_server s;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    int64_t t0;
+    int i, ok = 0, state;
+    char args[64];
+    guard_begin();
+    desc_init(&hd, &r);
+    hd.restart = MCP_RESTART_ALWAYS;
+    hd.retry_min_ms = 20;
+    hd.retry_max_ms = 100;
+    hd.retry_limit = 3;
+    if (!(h = host_new(&hd))) return;
+    add_ts(h, "crashy", "--exit-on-initialize", NULL, NULL);
+    add_ts(h, "loopy", "--pages=loop", NULL, NULL);
+    add_ts(h, "late", "--startup-delay=400", NULL, NULL);
+    t0 = mcp_time_ms();
+    mcp_host_connect(h, &err);
+    /* 20 calls for a server still starting, by its name: queued, all answered */
+    for (i = 0; i < 20; i++) {
+        snprintf(args, sizeof args, "{\"name\":\"echo\",\"arguments\":{\"i\":%d}}", i);
+        hc[i] = mcp_host_send(h, "late", "tools/call", args, NULL, &err);
+    }
+    for (i = 0; i < 20; i++) {
+        if (!hc[i]) continue;
+        if (mcp_host_call_wait(hc[i], LATE(10000)) == MCP_OK && mcp_host_call_result(hc[i], &doc, &err) == MCP_OK) {
+            snprintf(args, sizeof args, "{\"i\":%d}", i);
+            if (!strcmp(nn(text_of(mcp_json_root(doc))), args)) ok++;
+        }
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(hc[i]);
+    }
+    CHECKF(ok == 20, "20 calls queued for a starting server: %d answered right", ok);
+    /* a stdio server that dies at every start, MCP_RESTART_ALWAYS: the breaker stops it */
+    while (mcp_time_ms() - t0 < LATE(5000) && state_of(h, "crashy") != MCP_SERVER_FAILED) mcp_host_poll(h, 10);
+    CHECK_STATE(h, "crashy", MCP_SERVER_FAILED);
+    CHECK(get(h, "crashy", &s));
+    CHECKF(s.attempts == 3 && saw(&r, "crashy", MCP_SERVER_RETRYING) == 2,
+           "crashy: %d attempts, %d RETRYING (retry_limit 3)", s.attempts, saw(&r, "crashy", MCP_SERVER_RETRYING));
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < 300;) mcp_host_poll(h, 20);
+    CHECK(saw(&r, "crashy", MCP_SERVER_CONNECTING) == 3);
+    /* a server whose tools/list never ends */
+    st = mcp_host_wait(h, LATE(10000));
+    CHECKF(st == MCP_OK, "a server with endless pages does not keep the host waiting: %s", mcp_status_str(st));
+    state = state_of(h, "loopy");
+    CHECKF(state == MCP_SERVER_FAILED || state == MCP_SERVER_READY, "loopy is %s (%s)", sname(state),
+           error_of(h, "loopy", NULL));
+    CHECK_STATE(h, "late", MCP_SERVER_READY);
+    check_tool_list(h, "misbehaving");
+    mcp_host_free(h);
+    guard_end("misbehaving");
+}
+
 /* ---- prompts and resources ------------------------------------------------------------------------ */
 
 TEST_CASE(prompts_resources)
