@@ -1387,6 +1387,7 @@ TEST_CASE(misbehaving)
     st = mcp_host_wait(h, LATE(10000));
     CHECKF(st == MCP_OK, "a server with endless pages does not keep the host waiting: %s", mcp_status_str(st));
     state = state_of(h, "loopy");
+    printf("# misbehaving: a server with endless tools/list pages ends %s (%s)\n", sname(state), error_of(h, "loopy", NULL));
     CHECKF(state == MCP_SERVER_FAILED || state == MCP_SERVER_READY, "loopy is %s (%s)", sname(state),
            error_of(h, "loopy", NULL));
     CHECK_STATE(h, "late", MCP_SERVER_READY);
