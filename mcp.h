@@ -282,7 +282,12 @@
    8. JSON NOTES
    =============================================================================================
    - Strict RFC 8259: one value with optional surrounding whitespace; no comments, trailing
-     commas, NaN, leading zeros, single quotes or byte order mark.
+     commas, NaN, leading zeros, single quotes or byte order mark. mcp_json_opts.comments
+     relaxes the first two, for files people write (config files): // to the end of the line
+     and block comments wherever whitespace may stand, a comma before ] or }; an unclosed
+     block comment is an error. Strict parsing does not pay for it: such a text is made
+     strict first, in a copy (comments and trailing commas turned into spaces, so offsets,
+     lines and columns stay those of the text), then parsed as any other.
    - Strings are validated UTF-8 (overlong forms, encoded surrogates, code points above
      U+10FFFF and truncated sequences are refused). \u escapes are decoded, surrogate pairs
      combined, lone surrogates refused. "\u0000" is kept: use mcp_json_len() for lengths.
@@ -867,6 +872,10 @@ typedef struct mcp_json_opts {   /* zero-initialised = defaults */
     size_t max_depth;            /* 0: MCP_JSON_MAX_DEPTH (512) */
     size_t max_size;             /* input bytes; 0: MCP_JSON_MAX_SIZE (128 MiB); cap 4 GiB - 1 */
     void  *alloc_ctx;            /* handed to MCP_MALLOC/MCP_REALLOC/MCP_FREE */
+    int    comments;             /* 1: JSON with comments: // and block comments wherever
+                                    whitespace may be, and a trailing comma in arrays and
+                                    objects; for config files (>>host.config), never for
+                                    messages */
 } mcp_json_opts;
 
 MCPAPI mcp_json_doc  *mcp_json_parse(const char *text, size_t len, mcp_error *err); /* NULL on error */
@@ -3692,9 +3701,100 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     return doc;
 }
 
+/* ---- JSON with comments (mcp_json_opts.comments) -----------------------------------------
+   Made strict before the parse, so the strict parser stays as it is: a copy of the text in
+   which every comment, and every comma before a ']' or '}' that follows a value, is turned
+   into spaces (line breaks kept: every offset and line number stays). Returns the offset of
+   the first thing no blanking mends (a block comment never closed, a '/' that begins no
+   comment), *what saying it; len when there is none. From there on the copy is the text. */
+static size_t mcp__uncomment(const char *in, char *out, size_t len, const char **what)
+{
+    size_t i = 0, j;
+    char c, prev = 0;                       /* the last byte of the last token; 0: none yet */
+    memcpy(out, in, len);
+    while (i < len) {
+        c = in[i];
+        if (c == '"') {                     /* a string: to its closing quote (the parser checks it) */
+            for (j = i + 1; j < len && in[j] != '"'; j++) if (in[j] == '\\') j++;
+            i = j + 1; prev = '"';
+        } else if (c == '/' && i + 1 < len && in[i + 1] == '/') {
+            for (; i < len && in[i] != '\n' && in[i] != '\r'; i++) out[i] = ' ';
+        } else if (c == '/' && i + 1 < len && in[i + 1] == '*') {
+            for (j = i + 2; j + 1 < len && !(in[j] == '*' && in[j + 1] == '/'); j++) {}
+            if (j + 1 >= len) { *what = "unterminated block comment (no */ after its /*)"; return i; }
+            for (j += 2; i < j; i++) if (in[i] != '\n' && in[i] != '\r') out[i] = ' ';
+        } else if (c == '/') {
+            *what = "a '/' that begins no comment (// or /*)";
+            return i;
+        } else {
+            if (c == ',' && prev && prev != '[' && prev != '{' && prev != ',' && prev != ':') {
+                for (j = i + 1; j < len; ) {        /* what comes next, past space and comments */
+                    if (in[j] == ' ' || in[j] == '\t' || in[j] == '\n' || in[j] == '\r') j++;
+                    else if (in[j] == '/' && j + 1 < len && in[j + 1] == '/')
+                        while (j < len && in[j] != '\n' && in[j] != '\r') j++;
+                    else if (in[j] == '/' && j + 1 < len && in[j + 1] == '*') {
+                        for (j += 2; j + 1 < len && !(in[j] == '*' && in[j + 1] == '/'); j++) {}
+                        j += 2;
+                    } else break;
+                }
+                if (j < len && (in[j] == ']' || in[j] == '}')) out[i] = ' ';   /* a trailing comma */
+            }
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') prev = c;
+            i++;
+        }
+    }
+    return len;
+}
+
+/* Where and why a parse failed, for a caller that words its own sentence (>>host.config). */
+typedef struct mcp__jerr { size_t at; char what[160]; } mcp__jerr;
+
+/* The parse of a text with comments: the strict parse of its uncommented copy. An error at
+   or after what the copy could not mend is that, not the parser's. je (may be NULL): on a
+   syntax or depth error, its offset and bare reason (else at is (size_t)-1). mcp__parse is
+   left exactly as strict parsing has it (its code is sensitive to one more live value:
+   measured), so the place and reason are read back from its sentence, whose form is the
+   one written there. */
+static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp_json_opts *opts,
+                                         mcp_error *err, mcp__jerr *je)
+{
+    mcp_json_opts strict = *opts;
+    mcp_error pe;
+    mcp_json_doc *doc;
+    const char *what = NULL, *b, *w;
+    char *copy;
+    size_t bad, at;
+    unsigned long line, col;
+    mcp_status st;
+    strict.comments = 0;
+    if (je) { je->at = (size_t)-1; je->what[0] = 0; }
+    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE))
+        return mcp__parse(text, len, &strict, 0, err);      /* its sentences for these */
+    if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
+        mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON.");
+        return NULL;
+    }
+    bad = mcp__uncomment(text, copy, len, &what);
+    doc = mcp__parse(copy, len, &strict, 0, &pe);
+    MCP_FREE(copy, opts->alloc_ctx);
+    if (doc) { mcp__ok(err); return doc; }
+    b = pe.status == MCP_ERR_NOMEM ? NULL : strstr(pe.message, "(byte ");
+    if (!b || !(w = strstr(b, "): "))) { if (err) *err = pe; return NULL; }
+    st = pe.status;
+    at = (size_t)strtoul(b + 6, NULL, 10);
+    w += 3;
+    if (what && at >= bad) { st = MCP_ERR_PARSE; at = bad; w = what; }
+    if (je) { je->at = at; snprintf(je->what, sizeof je->what, "%s", w); }
+    mcp__locate((const unsigned char *)text, (const unsigned char *)text + at, &line, &col);
+    mcp__fail(err, st, "JSON parse error at line %lu, column %lu (byte %lu): %s", line, col,
+              (unsigned long)at, w);   /* columns counted in the text, not in the copy */
+    return NULL;
+}
+
 MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_json_opts *opts,
                                        mcp_error *err)
 {
+    if (opts && opts->comments) return mcp__parse_comments(text, len, opts, err, NULL);
     return mcp__parse(text, len, opts, 0, err);
 }
 
@@ -12966,7 +13066,787 @@ MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
 
 /* ---- >>host.config ------------------------------------------------------------------------ */
 
-/* (config reader and writer) */
+/* A config file is read as JSON with comments into a document. The document has no
+   positions, so a scanner walks the text beside it, member for member in file order, for
+   the byte offsets that messages give as file:line:col. Every walk goes forward and stops at
+   the end of the text: a file costs a few passes over its bytes, whatever it holds. */
+
+#define MCP__CFG_MAX_SIZE ((size_t)4 << 20)   /* mcp_config_opts.max_size's default */
+#define MCP__CFG_NOTES 100                    /* notes of one parse; then one saying so */
+#define MCP__CFG_SHOWN 80                     /* bytes of a name quoted in a sentence */
+#define MCP__CFG_NONE ((size_t)-1)
+
+/* ---- the scanner: offsets in JSON-with-comments text. Each function takes the text t[0..n)
+   and an offset, and returns an offset, never beyond n. The text was parsed already, but
+   nothing here relies on it being valid. */
+
+static size_t mcp__sc_ws(const char *t, size_t n, size_t at)   /* past whitespace, comments */
+{
+    while (at < n) {
+        char ch = t[at];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+            at++;
+        } else if (ch == '/' && at + 1 < n && t[at + 1] == '/') {
+            for (at += 2; at < n && t[at] != '\n' && t[at] != '\r'; at++) {}
+        } else if (ch == '/' && at + 1 < n && t[at + 1] == '*') {
+            for (at += 2; at + 1 < n && !(t[at] == '*' && t[at + 1] == '/'); at++) {}
+            at = at + 1 < n ? at + 2 : n;
+        } else {
+            break;
+        }
+    }
+    return at;
+}
+
+static size_t mcp__sc_str(const char *t, size_t n, size_t at)  /* on '"': past the closing one */
+{
+    for (at++; at < n; at++) {
+        if (t[at] == '\\') at++;
+        else if (t[at] == '"') return at + 1;
+    }
+    return n;
+}
+
+/* Past the value at `at`, a container with everything in it (no recursion: a depth count). */
+static size_t mcp__sc_value(const char *t, size_t n, size_t at)
+{
+    size_t depth = 0, w;
+    if (at >= n) return n;
+    if (t[at] == '"') return mcp__sc_str(t, n, at);
+    if (t[at] != '{' && t[at] != '[') {                       /* a number or a literal */
+        while (at < n && t[at] != ',' && t[at] != ']' && t[at] != '}' && t[at] != '/' &&
+               t[at] != ' ' && t[at] != '\t' && t[at] != '\n' && t[at] != '\r') at++;
+        return at;
+    }
+    while (at < n) {
+        char ch = t[at];
+        if (ch == '"') { at = mcp__sc_str(t, n, at); continue; }
+        if (ch == '/') { w = mcp__sc_ws(t, n, at); at = w > at ? w : at + 1; continue; }
+        at++;
+        if (ch == '{' || ch == '[') depth++;
+        else if ((ch == '}' || ch == ']') && --depth == 0) return at;
+    }
+    return n;
+}
+
+/* A cursor over the members of an object or the items of an array. */
+typedef struct mcp__sc { const char *t; size_t n, at; int obj; } mcp__sc;
+
+static void mcp__sc_open(mcp__sc *c, const char *t, size_t n, size_t at)  /* at its '{' or '[' */
+{
+    c->t = t; c->n = n; c->obj = at < n && t[at] == '{';
+    c->at = at < n && (t[at] == '{' || t[at] == '[') ? at + 1 : n;
+}
+
+/* The next member (*key: its key's offset) or item; *val: the value's offset. 0 after the
+   last, and then always (*key and *val are left alone). */
+static int mcp__sc_next(mcp__sc *c, size_t *key, size_t *val)
+{
+    const char *t = c->t;
+    size_t n = c->n, at = mcp__sc_ws(t, n, c->at), k;
+    if (at < n && t[at] == ',') at = mcp__sc_ws(t, n, at + 1);
+    if (at >= n || t[at] == '}' || t[at] == ']') { c->at = n; return 0; }
+    k = at;
+    if (c->obj) {
+        if (t[at] != '"') { c->at = n; return 0; }
+        at = mcp__sc_ws(t, n, mcp__sc_str(t, n, at));
+        if (at >= n || t[at] != ':') { c->at = n; return 0; }
+        at = mcp__sc_ws(t, n, at + 1);
+    }
+    *key = k; *val = at;
+    c->at = mcp__sc_value(t, n, at);
+    return 1;
+}
+
+/* ---- one parse: the text, the options, the messages -------------------------------------- */
+
+typedef struct mcp__cfgrun {
+    const char *t; size_t n;             /* the text, after a byte order mark */
+    const char *file;                    /* for sentences: as given, or "<config>" */
+    const char *given;                   /* as given (mcp_server_config.file) */
+    const mcp_config_opts *o;
+    size_t bound;                        /* bytes of one entry's strings, variables expanded */
+    size_t lc_at, lc_line, lc_start;     /* line:col cursor: an offset, its line, the line's start */
+    int notes;                           /* notes given so far */
+    int nomem;
+    mcp_buf noted;                       /* what was noted once: a size_t length, then the bytes */
+    mcp_buf tmp;                         /* a variable's name, NUL-ended */
+    mcp_buf ptrs;                        /* an entry's args, env and headers arrays */
+    char msg[1024];
+} mcp__cfgrun;
+
+/* One server entry while it is read. Its strings go to s, NUL-ended, at offsets kept until
+   the entry is complete (s moves as it grows). */
+typedef struct mcp__cfgent {
+    const char *name;
+    char pre[MCP__CFG_SHOWN + 24];       /* server "name": */
+    size_t name_at, type_at;             /* offsets in the text */
+    mcp_buf s;
+    mcp_buf args, env, headers;          /* offsets into s, a size_t each */
+    size_t command, cwd, url;            /* offsets into s, or MCP__CFG_NONE */
+    int type;                            /* the transport; -1: not given */
+    int disabled, timeout_ms, bad;
+    char error[1024];
+} mcp__cfgent;
+
+/* Line and column (bytes), from 1, of offset at. Moving forward is what a parse does; a step
+   back re-finds the start of the line. */
+static void mcp__cfg_lc(mcp__cfgrun *r, size_t at, unsigned long *line, unsigned long *col)
+{
+    if (at > r->n) at = r->n;
+    if (at < r->lc_start) {
+        while (r->lc_at > at) if (r->t[--r->lc_at] == '\n') r->lc_line--;
+        for (r->lc_start = at; r->lc_start > 0 && r->t[r->lc_start - 1] != '\n'; r->lc_start--) {}
+    }
+    for (; r->lc_at < at; r->lc_at++)
+        if (r->t[r->lc_at] == '\n') { r->lc_line++; r->lc_start = r->lc_at + 1; }
+    r->lc_at = at;
+    *line = (unsigned long)r->lc_line;
+    *col = (unsigned long)(at - r->lc_start + 1);
+}
+
+/* s[0..n) as a sentence quotes it: at most MCP__CFG_SHOWN bytes, cut between characters
+   (then "..."), control characters as '?'. out holds MCP__CFG_SHOWN + 4 bytes. */
+static void mcp__cfg_shown(const char *s, size_t n, char *out)
+{
+    size_t i, k = n > MCP__CFG_SHOWN ? MCP__CFG_SHOWN : n;
+    if (k < n) while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+    for (i = 0; i < k; i++) out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7F ? '?' : s[i];
+    if (k < n) { memcpy(out + k, "...", 3); k += 3; }
+    out[k] = 0;
+}
+
+static void mcp__cfg_vsay(mcp__cfgrun *r, char *out, size_t cap, size_t at, const char *pre,
+                          const char *fmt, va_list ap)
+{
+    unsigned long line, col;
+    int k;
+    mcp__cfg_lc(r, at, &line, &col);
+    k = snprintf(out, cap, "%s:%lu:%lu: %s", r->file, line, col, pre);
+    if (k >= 0 && (size_t)k < cap) vsnprintf(out + k, cap - (size_t)k, fmt, ap);
+}
+
+static void mcp__cfg_log(mcp__cfgrun *r, const char *msg)
+{
+    if (r->o->on_log) r->o->on_log(r->o->user, msg);
+}
+
+/* Whether a note about key (kind: 'f' a field, 'v' a variable) may still be given: not given
+   before in this parse, and under the cap. Records it. */
+static int mcp__cfg_once(mcp__cfgrun *r, char kind, const char *key, size_t len)
+{
+    size_t at = 0, l;
+    if (!r->o->on_log || r->notes > MCP__CFG_NOTES) return 0;
+    while (at < r->noted.len) {
+        memcpy(&l, r->noted.data + at, sizeof l);
+        if (l == len + 1 && r->noted.data[at + sizeof l] == kind &&
+            !memcmp(r->noted.data + at + sizeof l + 1, key, len)) return 0;
+        at += sizeof l + l;
+    }
+    l = len + 1;
+    if (mcp_buf_append(&r->noted, &l, sizeof l) != MCP_OK || mcp_buf_append(&r->noted, &kind, 1) != MCP_OK ||
+        mcp_buf_append(&r->noted, key, len) != MCP_OK) { r->nomem = 1; return 0; }
+    return 1;
+}
+
+/* A note (on_log): what was read and ignored. At most MCP__CFG_NOTES of them, then one more
+   saying that the rest are left out. e: the entry it is about, or NULL. */
+static void mcp__cfg_note(mcp__cfgrun *r, const mcp__cfgent *e, size_t at, const char *fmt, ...)
+    MCP__PRINTF(4, 5);
+static void mcp__cfg_note(mcp__cfgrun *r, const mcp__cfgent *e, size_t at, const char *fmt, ...)
+{
+    va_list ap;
+    if (!r->o->on_log || r->notes > MCP__CFG_NOTES) return;
+    if (r->notes++ == MCP__CFG_NOTES) {
+        snprintf(r->msg, sizeof r->msg, "%s: more notes about this file are left out (%d were "
+                 "given).", r->file, MCP__CFG_NOTES);
+    } else {
+        va_start(ap, fmt);
+        mcp__cfg_vsay(r, r->msg, sizeof r->msg, at, e ? e->pre : "", fmt, ap);
+        va_end(ap);
+    }
+    mcp__cfg_log(r, r->msg);
+}
+
+/* The entry is bad: its first error (in file order) is the one it keeps. Returns 0. */
+static int mcp__cfg_bad(mcp__cfgrun *r, mcp__cfgent *e, size_t at, const char *fmt, ...)
+    MCP__PRINTF(4, 5);
+static int mcp__cfg_bad(mcp__cfgrun *r, mcp__cfgent *e, size_t at, const char *fmt, ...)
+{
+    va_list ap;
+    if (e->bad) return 0;
+    e->bad = 1;
+    va_start(ap, fmt);
+    mcp__cfg_vsay(r, e->error, sizeof e->error, at, e->pre, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* ---- variables ---------------------------------------------------------------------------- */
+
+static size_t mcp__cfg_envname(const char *s, size_t n)   /* [A-Za-z_][A-Za-z0-9_]* prefix */
+{
+    size_t i = 0;
+    while (i < n && (s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+                     (i > 0 && s[i] >= '0' && s[i] <= '9'))) i++;
+    return i;
+}
+
+/* The offset in the text of byte k of the string whose opening quote is at q (escapes
+   decoded as the parser did). */
+static size_t mcp__cfg_raw(const mcp__cfgrun *r, size_t q, size_t k)
+{
+    const char *t = r->t;
+    size_t n = r->n, p = q + 1, raw, out;
+    unsigned cp;
+    while (k > 0 && p < n && t[p] != '"') {
+        raw = out = 1;
+        if (t[p] == '\\' && p + 1 < n) {
+            raw = 2;
+            if (t[p + 1] == 'u' && p + 5 < n && mcp__hex4((const unsigned char *)t + p + 2, &cp)) {
+                raw = 6;
+                out = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+                if (cp >= 0xD800 && cp < 0xDC00 && p + 7 < n && t[p + 6] == '\\') { raw = 12; out = 4; }
+            }
+        }
+        if (out > k) break;                  /* inside this character: it is the place */
+        k -= out; p += raw;
+    }
+    return p < n ? p : n;
+}
+
+/* Appends n bytes to the entry's strings within the bound; 0 when the entry is bad now or
+   memory ran out. q: the string's place in the text, for the sentence. */
+static int mcp__cfg_add(mcp__cfgrun *r, mcp__cfgent *e, const char *s, size_t n, size_t q)
+{
+    if (r->nomem || e->bad) return 0;
+    if (n > r->bound - e->s.len)
+        return mcp__cfg_bad(r, e, q, "its strings grow past %lu bytes with their variables "
+                            "expanded", (unsigned long)r->bound);
+    if (mcp_buf_append(&e->s, s, n) != MCP_OK) { r->nomem = 1; return 0; }
+    return 1;
+}
+
+/* The value of the variable named by ${c[0..n)}, or NULL when it has none; *def is its
+   :-default (NULL: none). ${VAR}, ${VAR:-default}: the environment, then opts.variable;
+   ${env:VAR}: the same; anything else (${input:x}, ${workspaceFolder:sub}): opts.variable. */
+static const char *mcp__cfg_lookup(mcp__cfgrun *r, const char *c, size_t n, const char **def,
+                                   size_t *deflen)
+{
+    const char *v = NULL, *dash;
+    size_t k = 0, envat = MCP__CFG_NONE;
+    *def = NULL; *deflen = 0;
+    for (dash = c; (dash = (const char *)memchr(dash, ':', n - (size_t)(dash - c))) != NULL; dash++)
+        if (dash + 1 < c + n && dash[1] == '-') break;
+    if (dash) {                                    /* a default, if what precedes is a name */
+        k = (size_t)(dash - c);
+        if ((mcp__cfg_envname(c, k) == k && k) ||
+            (k > 4 && !memcmp(c, "env:", 4) && mcp__cfg_envname(c + 4, k - 4) == k - 4)) {
+            *def = dash + 2; *deflen = n - k - 2; n = k;
+        }
+    }
+    if (mcp__cfg_envname(c, n) == n) envat = 0;
+    else if (n > 4 && !memcmp(c, "env:", 4) && mcp__cfg_envname(c + 4, n - 4) == n - 4) envat = 4;
+    r->tmp.len = 0;
+    if (mcp_buf_append(&r->tmp, c, n) != MCP_OK || mcp_buf_append(&r->tmp, "", 1) != MCP_OK) {
+        r->nomem = 1;
+        return NULL;
+    }
+    if (envat != MCP__CFG_NONE && !r->o->no_env) v = getenv(r->tmp.data + envat);
+    if (!v && r->o->variable) v = r->o->variable(r->o->user, r->tmp.data);
+    if (v && !*v && *def) v = NULL;                 /* ${VAR:-x}: empty counts as unset, as in sh */
+    return v;
+}
+
+/* Appends s[0..n) (a string value whose opening quote is at q) with its variables expanded.
+   An unset variable without a default stays as written, noted once per parse. "$$" and a
+   '$' not before '{' stay as they are, and so does "${" without a closing '}'. */
+static int mcp__cfg_expand(mcp__cfgrun *r, mcp__cfgent *e, const char *s, size_t n, size_t q)
+{
+    size_t i = 0, from = 0, close, deflen;
+    const char *p, *v, *def, *end;
+    char shown[MCP__CFG_SHOWN + 4];
+    while (i < n && (p = (const char *)memchr(s + i, '$', n - i)) != NULL) {
+        i = (size_t)(p - s);
+        if (i + 1 < n && s[i + 1] == '$') { i += 2; continue; }
+        if (i + 2 >= n || s[i + 1] != '{') { i++; continue; }
+        if (!(end = (const char *)memchr(s + i + 2, '}', n - i - 2))) break;
+        close = (size_t)(end - s);
+        if (close == i + 2) { i += 3; continue; }          /* ${} */
+        v = mcp__cfg_lookup(r, s + i + 2, close - i - 2, &def, &deflen);
+        if (r->nomem || !mcp__cfg_add(r, e, s + from, i - from, q)) return 0;
+        if (v) { if (!mcp__cfg_add(r, e, v, strlen(v), q)) return 0; }
+        else if (def) { if (!mcp__cfg_add(r, e, def, deflen, q)) return 0; }
+        else {
+            if (!mcp__cfg_add(r, e, s + i, close + 1 - i, q)) return 0;
+            if (mcp__cfg_once(r, 'v', s + i + 2, close - i - 2)) {
+                mcp__cfg_shown(s + i + 2, close - i - 2, shown);
+                mcp__cfg_note(r, e, mcp__cfg_raw(r, q, i), "variable ${%s} is not set; left as "
+                              "written", shown);
+            }
+        }
+        from = i = close + 1;
+    }
+    return mcp__cfg_add(r, e, s + from, n - from, q);
+}
+
+/* Adds string value v (at q in the text) to the entry's strings, expanded and NUL-ended:
+   its offset there, or MCP__CFG_NONE (the entry is bad, or memory ran out). what: the
+   field, for the sentence. */
+static size_t mcp__cfg_put(mcp__cfgrun *r, mcp__cfgent *e, const mcp_json *v, size_t q,
+                           const char *what)
+{
+    const char *s = mcp_json_str(v);
+    size_t n = mcp_json_len(v), at = e->s.len;
+    if (strlen(s) != n) {
+        mcp__cfg_bad(r, e, q, "\"%s\" holds a NUL character (\\u0000)", what);
+        return MCP__CFG_NONE;
+    }
+    if (!mcp__cfg_expand(r, e, s, n, q) || !mcp__cfg_add(r, e, "", 1, q)) return MCP__CFG_NONE;
+    return at;
+}
+
+/* ---- the fields of an entry ------------------------------------------------------------- */
+
+static int mcp__cfg_is(const char *key, size_t klen, const char *name)
+{
+    return strlen(name) == klen && !memcmp(key, name, klen);
+}
+
+static int mcp__cfg_tchar(unsigned char c)   /* RFC 9110 token characters */
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+static int mcp__cfg_header_name(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) if (!mcp__cfg_tchar((unsigned char)s[i])) return 0;
+    return n > 0;
+}
+
+static int mcp__cfg_header_value(const char *s, size_t n)   /* no CR, LF or other controls */
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7F) return 0;
+    return 1;
+}
+
+static int mcp__cfg_env_name(const char *s, size_t n)   /* what "K=V" can carry */
+{
+    return n > 0 && !memchr(s, '=', n) && !memchr(s, 0, n);
+}
+
+static int mcp__cfg_push(mcp__cfgrun *r, mcp_buf *list, size_t off)
+{
+    if (mcp_buf_append(list, &off, sizeof off) != MCP_OK) { r->nomem = 1; return 0; }
+    return 1;
+}
+
+/* "args" (an array of strings), "env" and "headers" (objects of strings); v is at `at`. */
+static void mcp__cfg_list(mcp__cfgrun *r, mcp__cfgent *e, const char *field, const mcp_json *v,
+                          size_t at)
+{
+    int args = field[0] == 'a', env = field[0] == 'e';
+    mcp_buf *list = args ? &e->args : env ? &e->env : &e->headers;
+    mcp__sc sc;
+    size_t i, k, ka, va, klen, off, vlen;
+    const char *key;
+    const mcp_json *item;
+    char shown[MCP__CFG_SHOWN + 4];
+    if (mcp_json_typeof(v) != (args ? MCP_JSON_ARRAY : MCP_JSON_OBJECT)) {
+        mcp__cfg_bad(r, e, at, "\"%s\" must be an %s of strings", field, args ? "array" : "object");
+        return;
+    }
+    list->len = 0;                                     /* a later "args" replaces an earlier one */
+    mcp__sc_open(&sc, r->t, r->n, at);
+    for (i = 0; i < mcp_json_len(v) && !e->bad && !r->nomem; i++) {
+        item = mcp_json_at(v, i);
+        ka = va = at;
+        mcp__sc_next(&sc, &ka, &va);
+        if (mcp_json_typeof(item) != MCP_JSON_STRING) {
+            mcp__cfg_bad(r, e, va, "\"%s\" must be an %s of strings", field, args ? "array" : "object");
+            return;
+        }
+        off = e->s.len;
+        if (!args) {
+            key = mcp_json_key_at(v, i, &klen);
+            mcp__cfg_shown(key, klen, shown);
+            if (env ? !mcp__cfg_env_name(key, klen) : !mcp__cfg_header_name(key, klen)) {
+                mcp__cfg_bad(r, e, ka, "\"%s\" name \"%s\" is not a valid %s name", field, shown,
+                             env ? "variable" : "header");
+                return;
+            }
+            if (!mcp__cfg_add(r, e, key, klen, ka) || !mcp__cfg_add(r, e, env ? "=" : ": ", env ? 1 : 2, ka))
+                return;
+            k = e->s.len;
+            if (mcp__cfg_put(r, e, item, va, field) == MCP__CFG_NONE) return;
+            vlen = e->s.len - 1 - k;
+            if (!env && !mcp__cfg_header_value(e->s.data + k, vlen)) {
+                mcp__cfg_bad(r, e, va, "the value of header \"%s\" holds a line break or another "
+                             "control character", shown);
+                return;
+            }
+        } else if (mcp__cfg_put(r, e, item, va, field) == MCP__CFG_NONE) {
+            return;
+        }
+        if (!mcp__cfg_push(r, list, off)) return;
+    }
+}
+
+/* "command", "cwd", "url": a string that is not empty. */
+static void mcp__cfg_string(mcp__cfgrun *r, mcp__cfgent *e, const char *field, size_t *slot,
+                            const mcp_json *v, size_t at)
+{
+    if (mcp_json_typeof(v) != MCP_JSON_STRING || !mcp_json_len(v)) {
+        mcp__cfg_bad(r, e, at, "\"%s\" must be a non-empty string", field);
+        return;
+    }
+    *slot = mcp__cfg_put(r, e, v, at, field);
+}
+
+static void mcp__cfg_type(mcp__cfgrun *r, mcp__cfgent *e, const mcp_json *v, size_t at)
+{
+    const char *s = mcp_json_str(v);
+    e->type_at = at;
+    if (!s || strlen(s) != mcp_json_len(v)) s = "";
+    if (!strcmp(s, "stdio")) e->type = MCP_STDIO;
+    else if (!strcmp(s, "http")) e->type = MCP_HTTP;
+    else if (!strcmp(s, "sse")) e->type = MCP_SSE;
+    else if (!strcmp(s, "streamable-http") || !strcmp(s, "streamableHttp")) {
+        e->type = MCP_HTTP;
+        mcp__cfg_note(r, e, at, "type \"%s\" is read as \"http\"", s);
+    } else mcp__cfg_bad(r, e, at, "\"type\" must be \"stdio\", \"http\" or \"sse\"");
+}
+
+/* One member of an entry: key[0..klen) with value v, key at ka and value at va. */
+static void mcp__cfg_field(mcp__cfgrun *r, mcp__cfgent *e, const char *key, size_t klen,
+                           const mcp_json *v, size_t ka, size_t va)
+{
+    int64_t ms;
+    char shown[MCP__CFG_SHOWN + 4];
+    int known = mcp__cfg_is(key, klen, "type") || mcp__cfg_is(key, klen, "command") ||
+                mcp__cfg_is(key, klen, "args") || mcp__cfg_is(key, klen, "env") ||
+                mcp__cfg_is(key, klen, "cwd") || mcp__cfg_is(key, klen, "url") ||
+                mcp__cfg_is(key, klen, "headers") || mcp__cfg_is(key, klen, "timeout") ||
+                mcp__cfg_is(key, klen, "disabled") || mcp__cfg_is(key, klen, "enabled");
+    if (!known) {
+        if (mcp__cfg_once(r, 'f', key, klen)) {
+            mcp__cfg_shown(key, klen, shown);
+            mcp__cfg_note(r, e, ka, "field \"%s\" is not read; ignored", shown);
+        }
+        return;
+    }
+    if (mcp_json_typeof(v) == MCP_JSON_NULL || e->bad) return;   /* null: as if absent */
+    switch (key[0]) {
+    case 't':
+        if (key[1] == 'y') { mcp__cfg_type(r, e, v, va); break; }
+        if (!mcp_json_int64(v, &ms) || ms <= 0 || ms > 2147483647)
+            mcp__cfg_bad(r, e, va, "\"timeout\" must be a positive whole number of milliseconds");
+        else e->timeout_ms = (int)ms;
+        break;
+    case 'a': mcp__cfg_list(r, e, "args", v, va); break;
+    case 'h': mcp__cfg_list(r, e, "headers", v, va); break;
+    case 'e':
+        if (key[1] == 'n' && key[2] == 'v') { mcp__cfg_list(r, e, "env", v, va); break; }
+        /* "enabled" */
+        if (mcp_json_typeof(v) != MCP_JSON_BOOL) mcp__cfg_bad(r, e, va, "\"enabled\" must be true or false");
+        else e->disabled = !mcp_json_is_true(v);
+        break;
+    case 'd':
+        if (mcp_json_typeof(v) != MCP_JSON_BOOL) mcp__cfg_bad(r, e, va, "\"disabled\" must be true or false");
+        else e->disabled = mcp_json_is_true(v);
+        break;
+    case 'c':
+        if (key[1] == 'w') { mcp__cfg_string(r, e, "cwd", &e->cwd, v, va); break; }
+        if (e->url != MCP__CFG_NONE) {
+            mcp__cfg_bad(r, e, va, "both \"command\" and \"url\" are given; a server has one or the other");
+            break;
+        }
+        mcp__cfg_string(r, e, "command", &e->command, v, va);
+        break;
+    default:                                                   /* "url" */
+        if (e->command != MCP__CFG_NONE) {
+            mcp__cfg_bad(r, e, va, "both \"command\" and \"url\" are given; a server has one or the other");
+            break;
+        }
+        mcp__cfg_string(r, e, "url", &e->url, v, va);
+    }
+}
+
+/* The NULL-ended array of the strings at the offsets in list, from *slot on in r->ptrs;
+   NULL when it is empty. */
+static const char *const *mcp__cfg_array(mcp__cfgrun *r, const mcp__cfgent *e, const mcp_buf *list,
+                                         size_t *slot)
+{
+    const char **a = (const char **)(void *)r->ptrs.data + *slot;
+    size_t i, n = list->len / sizeof(size_t), off;
+    if (!n) return NULL;
+    for (i = 0; i < n; i++) { memcpy(&off, list->data + i * sizeof off, sizeof off); a[i] = e->s.data + off; }
+    a[n] = NULL;
+    *slot += n + 1;
+    return a;
+}
+
+/* Hands the entry to each: every check across fields done, the arrays made. */
+static void mcp__cfg_deliver(mcp__cfgrun *r, mcp__cfgent *e, unsigned long line, unsigned long col,
+                             void (*each)(void *user, const mcp_server_config *server))
+{
+    mcp_server_config cfg;
+    size_t need, slot = 0;
+    static const char *const kinds[] = { "stdio", "http", "sse" };
+    if (!e->bad && e->type < 0) {
+        if (e->command != MCP__CFG_NONE) e->type = MCP_STDIO;
+        else if (e->url != MCP__CFG_NONE) e->type = MCP_HTTP;
+        else mcp__cfg_bad(r, e, e->name_at, "needs \"command\" (a local server) or \"url\" (a remote one)");
+    } else if (!e->bad && e->type == MCP_STDIO && e->command == MCP__CFG_NONE) {
+        mcp__cfg_bad(r, e, e->type_at, "type \"stdio\" needs \"command\"");
+    } else if (!e->bad && e->type != MCP_STDIO && e->url == MCP__CFG_NONE) {
+        mcp__cfg_bad(r, e, e->type_at, "type \"%s\" needs \"url\"", kinds[e->type]);
+    }
+    need = (e->args.len + e->env.len + e->headers.len) / sizeof(size_t) + 3;
+    if (mcp_buf_reserve(&r->ptrs, need * sizeof(char *)) != MCP_OK) { r->nomem = 1; return; }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.name = e->name;
+    cfg.desc.transport = e->type >= 0 ? (mcp_transport_kind)e->type : MCP_STDIO;
+    cfg.desc.command = e->command != MCP__CFG_NONE ? e->s.data + e->command : NULL;
+    cfg.desc.cwd = e->cwd != MCP__CFG_NONE ? e->s.data + e->cwd : NULL;
+    cfg.desc.url = e->url != MCP__CFG_NONE ? e->s.data + e->url : NULL;
+    cfg.desc.args = mcp__cfg_array(r, e, &e->args, &slot);
+    cfg.desc.env = mcp__cfg_array(r, e, &e->env, &slot);
+    cfg.desc.headers = mcp__cfg_array(r, e, &e->headers, &slot);
+    cfg.desc.timeout_ms = e->timeout_ms;
+    cfg.disabled = e->disabled || e->bad;
+    cfg.error = e->bad ? e->error : NULL;
+    cfg.file = r->given;
+    cfg.line = (int)line; cfg.column = (int)col;
+    if (e->bad) mcp__cfg_log(r, e->error);
+    if (each) each(r->o->user, &cfg);
+}
+
+/* One server: name[0..nlen) (its key at ka) with value v (at va). */
+static void mcp__cfg_entry(mcp__cfgrun *r, mcp__cfgent *e, const char *name, size_t nlen, size_t ka,
+                           const mcp_json *v, size_t va,
+                           void (*each)(void *user, const mcp_server_config *server))
+{
+    char shown[MCP__CFG_SHOWN + 4];
+    unsigned long line, col;
+    const char *key;
+    size_t j, klen, fk, fv;
+    mcp__sc sc;
+    e->name = name; e->name_at = e->type_at = ka;
+    e->s.len = e->args.len = e->env.len = e->headers.len = 0;
+    e->command = e->cwd = e->url = MCP__CFG_NONE;
+    e->type = -1; e->disabled = 0; e->timeout_ms = 0; e->bad = 0; e->error[0] = 0;
+    mcp__cfg_shown(name, nlen, shown);
+    snprintf(e->pre, sizeof e->pre, "server \"%s\": ", shown);
+    mcp__cfg_lc(r, ka, &line, &col);
+    if (!nlen) mcp__cfg_bad(r, e, ka, "a server's name must not be empty");
+    else if (strlen(name) != nlen) mcp__cfg_bad(r, e, ka, "a server's name must not hold a NUL character");
+    if (mcp_json_typeof(v) != MCP_JSON_OBJECT) {
+        mcp__cfg_bad(r, e, va, "the entry must be an object");
+    } else {
+        mcp__sc_open(&sc, r->t, r->n, va);
+        for (j = 0; j < mcp_json_len(v) && !r->nomem; j++) {
+            fk = fv = va;
+            mcp__sc_next(&sc, &fk, &fv);
+            key = mcp_json_key_at(v, j, &klen);
+            mcp__cfg_field(r, e, key, klen, mcp_json_at(v, j), fk, fv);
+        }
+    }
+    if (!r->nomem) mcp__cfg_deliver(r, e, line, col, each);
+}
+
+/* The root: which member holds the servers (the last "mcpServers", else the last "servers"),
+   found in the text too (*at). Returns the servers object, or NULL with err filled
+   (MCP_ERR_PARSE). */
+static const mcp_json *mcp__cfg_root(mcp__cfgrun *r, const mcp_json *root, size_t *at, mcp_error *err)
+{
+    size_t i, klen, use = MCP__CFG_NONE, other = MCP__CFG_NONE, km = MCP__CFG_NONE,
+           ks = MCP__CFG_NONE, ka, va, ok = 0, root_at = mcp__sc_ws(r->t, r->n, 0);
+    unsigned long line, col;
+    const char *key;
+    const mcp_json *servers;
+    mcp__sc sc;
+    mcp__cfg_lc(r, root_at, &line, &col);
+    if (mcp_json_typeof(root) != MCP_JSON_OBJECT) {
+        mcp__fail(err, MCP_ERR_PARSE, "%s:%lu:%lu: the file must hold an object with \"mcpServers\" "
+                  "or \"servers\"", r->file, line, col);
+        return NULL;
+    }
+    for (i = 0; i < mcp_json_len(root); i++) {
+        key = mcp_json_key_at(root, i, &klen);
+        if (mcp__cfg_is(key, klen, "mcpServers")) km = i;
+        else if (mcp__cfg_is(key, klen, "servers")) ks = i;
+    }
+    if (km == MCP__CFG_NONE && ks == MCP__CFG_NONE) {
+        mcp__fail(err, MCP_ERR_PARSE, "%s:%lu:%lu: the file has neither \"mcpServers\" nor \"servers\"",
+                  r->file, line, col);
+        return NULL;
+    }
+    use = km != MCP__CFG_NONE ? km : ks;
+    if (km != MCP__CFG_NONE) other = ks;
+    *at = root_at;
+    mcp__sc_open(&sc, r->t, r->n, root_at);
+    for (i = 0; i <= use || (other != MCP__CFG_NONE && i <= other); i++) {
+        ka = va = root_at;
+        if (!mcp__sc_next(&sc, &ka, &va)) break;
+        if (i == use) *at = va;
+        if (i == other) ok = ka;
+    }
+    servers = mcp_json_at(root, use);
+    if (mcp_json_typeof(servers) != MCP_JSON_OBJECT) {
+        mcp__cfg_lc(r, *at, &line, &col);
+        mcp__fail(err, MCP_ERR_PARSE, "%s:%lu:%lu: \"%s\" must be an object of servers", r->file, line,
+                  col, use == km ? "mcpServers" : "servers");
+        return NULL;
+    }
+    if (other != MCP__CFG_NONE)
+        mcp__cfg_note(r, NULL, ok, "both \"mcpServers\" and \"servers\" are given; \"servers\" is ignored");
+    return servers;
+}
+
+MCPDEF mcp_status mcp_config_parse(const char *file, const char *text, size_t len,
+                                   const mcp_config_opts *opts,
+                                   void (*each)(void *user, const mcp_server_config *server),
+                                   mcp_error *err)
+{
+    mcp_config_opts none;
+    mcp__cfgrun r;
+    mcp__cfgent e;
+    mcp_json_opts jo;
+    mcp__jerr je;
+    mcp_error pe;
+    mcp_json_doc *doc;
+    const mcp_json *servers;
+    size_t max, at, i, ka, va, nlen;
+    unsigned long line, col;
+    const char *name;
+    mcp__sc sc;
+    mcp_status st = MCP_OK;
+    if (!opts) { memset(&none, 0, sizeof none); opts = &none; }
+    memset(&r, 0, sizeof r);
+    r.o = opts; r.given = file; r.file = file ? file : "<config>"; r.lc_line = 1;
+    max = opts->max_size ? opts->max_size : MCP__CFG_MAX_SIZE;
+    if (max > 0xFFFFFFFFu) max = 0xFFFFFFFFu;
+    r.bound = 2 * max;
+    if (!text && len)
+        return mcp__fail(err, MCP_ERR_INVALID, "mcp_config_parse was given a NULL text of %lu bytes.",
+                         (unsigned long)len);
+    if (len > max)
+        return mcp__fail(err, MCP_ERR_LIMIT, "%s: the file is %lu bytes, over the limit of %lu bytes "
+                         "(raise mcp_config_opts.max_size).", r.file, (unsigned long)len, (unsigned long)max);
+    if (!text) text = "";
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) { text += 3; len -= 3; }   /* editors write it */
+    r.t = text; r.n = len;
+    memset(&jo, 0, sizeof jo);
+    jo.comments = 1; jo.max_size = len ? len : 1;
+    if (!(doc = mcp__parse_comments(text, len, &jo, &pe, &je))) {
+        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "Out of memory reading %s.", r.file);
+        mcp__cfg_lc(&r, je.at, &line, &col);
+        return mcp__fail(err, pe.status, "%s:%lu:%lu: %s: %s", r.file, line, col,
+                         pe.status == MCP_ERR_LIMIT ? "the file cannot be read" : "the file is not valid JSON",
+                         je.what);
+    }
+    if (!(servers = mcp__cfg_root(&r, mcp_json_root(doc), &at, err))) {
+        mcp_json_free(doc);
+        return MCP_ERR_PARSE;
+    }
+    memset(&e, 0, sizeof e);
+    mcp__sc_open(&sc, r.t, r.n, at);
+    for (i = 0; i < mcp_json_len(servers) && !r.nomem; i++) {
+        ka = va = at;
+        mcp__sc_next(&sc, &ka, &va);
+        name = mcp_json_key_at(servers, i, &nlen);
+        mcp__cfg_entry(&r, &e, name, nlen, ka, mcp_json_at(servers, i), va, each);
+    }
+    if (r.nomem) st = mcp__fail(err, MCP_ERR_NOMEM, "Out of memory reading %s.", r.file);
+    else mcp__ok(err);
+    mcp_buf_free(&e.s); mcp_buf_free(&e.args); mcp_buf_free(&e.env); mcp_buf_free(&e.headers);
+    mcp_buf_free(&r.noted); mcp_buf_free(&r.tmp); mcp_buf_free(&r.ptrs);
+    mcp_json_free(doc);
+    return st;
+}
+
+/* ---- the writer --------------------------------------------------------------------------- */
+
+static mcp_status mcp__cfg_wlist(mcp_jw *w, const char *key, const char *const *a, char sep)
+{
+    const char *at;
+    size_t i;
+    if (!a || !a[0]) return w->status;
+    mcp_jw_key(w, key);
+    if (!sep) {
+        mcp_jw_arr_begin(w);
+        for (i = 0; a[i]; i++) mcp_jw_str(w, a[i]);
+        return mcp_jw_arr_end(w);
+    }
+    mcp_jw_obj_begin(w);
+    for (i = 0; a[i]; i++) {
+        at = strchr(a[i], sep);
+        mcp_jw_keyn(w, a[i], (size_t)(at - a[i]));
+        at++;
+        if (sep == ':' && *at == ' ') at++;           /* the space mcp_config_parse puts there */
+        mcp_jw_str(w, at);
+    }
+    return mcp_jw_obj_end(w);
+}
+
+/* Every "K=V" and "Name: value" has the form a config file can say. */
+static int mcp__cfg_wcheck(const char *const *a, char sep)
+{
+    const char *at;
+    size_t i;
+    for (i = 0; a && a[i]; i++) {
+        if (!(at = strchr(a[i], sep))) return 0;
+        if (sep == '=' ? !mcp__cfg_env_name(a[i], (size_t)(at - a[i]))
+                       : !mcp__cfg_header_name(a[i], (size_t)(at - a[i]))) return 0;
+        if (sep == ':' && !mcp__cfg_header_value(at + 1, strlen(at + 1))) return 0;
+    }
+    return 1;
+}
+
+MCPDEF mcp_status mcp_config_write(mcp_jw *w, const mcp_server_config *server)
+{
+    static const char *const kinds[] = { "stdio", "http", "sse" };
+    const mcp_client_desc *d;
+    int stdio;
+    if (!w) return MCP_ERR_INVALID;
+    if (w->status != MCP_OK) return w->status;
+    if (!server) return mcp__jw_fail(w, MCP_ERR_INVALID, "mcp_config_write was given no server");
+    d = &server->desc;
+    stdio = d->transport == MCP_STDIO;
+    if (server->error)
+        return mcp__jw_fail(w, MCP_ERR_INVALID, "a bad config entry (one with an error) cannot be written");
+    if ((unsigned)d->transport > (unsigned)MCP_SSE)
+        return mcp__jw_fail(w, MCP_ERR_INVALID, "a custom transport has no config entry");
+    if (stdio ? !d->command || !*d->command : !d->url || !*d->url)
+        return mcp__jw_fail(w, MCP_ERR_INVALID, stdio ? "a stdio server's config entry needs a command"
+                                                      : "an HTTP server's config entry needs a URL");
+    if (d->timeout_ms < 0)
+        return mcp__jw_fail(w, MCP_ERR_INVALID, "a config entry cannot say \"no timeout\" (timeout_ms < 0)");
+    if (!mcp__cfg_wcheck(d->env, '='))
+        return mcp__jw_fail(w, MCP_ERR_INVALID, "a config entry's env holds only \"NAME=value\" "
+                            "(NAME not empty), never an unset \"NAME\"");
+    if (!mcp__cfg_wcheck(d->headers, ':'))
+        return mcp__jw_fail(w, MCP_ERR_INVALID, "a config entry's headers are \"Name: value\" with a "
+                            "token for a name and no control characters");
+    if (d->cwd && !*d->cwd) return mcp__jw_fail(w, MCP_ERR_INVALID, "a config entry's cwd is not empty");
+    mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "type");
+    mcp_jw_str(w, kinds[d->transport]);
+    if (stdio) { mcp_jw_key(w, "command"); mcp_jw_str(w, d->command); }
+    mcp__cfg_wlist(w, "args", d->args, 0);
+    mcp__cfg_wlist(w, "env", d->env, '=');
+    if (d->cwd) { mcp_jw_key(w, "cwd"); mcp_jw_str(w, d->cwd); }
+    if (!stdio) { mcp_jw_key(w, "url"); mcp_jw_str(w, d->url); }
+    mcp__cfg_wlist(w, "headers", d->headers, ':');
+    if (d->timeout_ms > 0) { mcp_jw_key(w, "timeout"); mcp_jw_int(w, d->timeout_ms); }
+    if (server->disabled) { mcp_jw_key(w, "disabled"); mcp_jw_bool(w, 1); }
+    return mcp_jw_obj_end(w);
+}
 
 /* end of >>host.config */
 
@@ -14003,6 +14883,82 @@ MCPDEF mcp_status mcp_host_add(mcp_host *h, const char *name, const mcp_client_d
 {
     if (!h || !desc) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_add needs a host and a description.");
     return mcp__host_put(h, name, desc, 0, NULL, NULL, err);
+}
+
+typedef struct mcp__hload { mcp_host *h; mcp_status st; mcp_error *err; } mcp__hload;
+
+static void mcp__host_each(void *user, const mcp_server_config *cfg)
+{
+    mcp__hload *l = (mcp__hload *)user;
+    mcp_error e;
+    if (l->st != MCP_OK) return;
+    if (mcp__host_put(l->h, cfg->name, &cfg->desc, cfg->disabled, cfg->error, cfg->file, &e) != MCP_OK) {
+        l->st = e.status;
+        if (l->err) *l->err = e;
+    }
+}
+
+static void mcp__host_cfg_log(void *user, const char *message)
+{
+    mcp_host *h = ((mcp__hload *)user)->h;
+    if (h->d.on_log) h->d.on_log(h->d.user, h, NULL, message);
+}
+
+static const char *mcp__host_cfg_var(void *user, const char *name)
+{
+    mcp_host *h = ((mcp__hload *)user)->h;
+    return h->d.config.variable ? h->d.config.variable(h->d.config.user, name) : NULL;
+}
+
+MCPDEF mcp_status mcp_host_load_text(mcp_host *h, const char *file, const char *text, size_t len, mcp_error *err)
+{
+    mcp_config_opts o;
+    mcp__hload l;
+    mcp_status st;
+    if (!h || (!text && len)) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_load_text needs a host and text.");
+    o = h->d.config;
+    o.user = &l;                                         /* each, variable and on_log all get it */
+    o.variable = mcp__host_cfg_var;
+    o.on_log = mcp__host_cfg_log;
+    l.h = h; l.st = MCP_OK; l.err = err;
+    st = mcp_config_parse(file, text, len, &o, mcp__host_each, err);
+    if (st == MCP_OK && l.st != MCP_OK) st = l.st;
+    return st;
+}
+
+MCPDEF mcp_status mcp_host_load(mcp_host *h, const char *path, mcp_error *err)
+{
+    FILE *f;
+    mcp_buf b;
+    char chunk[8192];
+    size_t got, max = h && h->d.config.max_size ? h->d.config.max_size : ((size_t)4 << 20);
+    mcp_status st;
+    if (!h || !path) return mcp__fail(err, MCP_ERR_INVALID, "mcp_host_load needs a host and a path.");
+    if (!(f = fopen(path, "rb"))) {
+        int e = errno;
+        mcp__fail(err, MCP_ERR_IO, "Cannot read the config file \"%s\": %s.", path, strerror(e));
+        if (err) err->sys_errno = e;
+        return MCP_ERR_IO;
+    }
+    memset(&b, 0, sizeof b);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + got > max) {
+            fclose(f); mcp_buf_free(&b);
+            return mcp__fail(err, MCP_ERR_LIMIT, "The config file \"%s\" is larger than %lu bytes.", path, (unsigned long)max);
+        }
+        if (mcp_buf_append(&b, chunk, got) != MCP_OK) { fclose(f); mcp_buf_free(&b); return mcp__fail(err, MCP_ERR_NOMEM, "Out of memory."); }
+    }
+    if (ferror(f)) {
+        int e = errno;
+        fclose(f); mcp_buf_free(&b);
+        mcp__fail(err, MCP_ERR_IO, "Cannot read the config file \"%s\": %s.", path, strerror(e));
+        if (err) err->sys_errno = e;
+        return MCP_ERR_IO;
+    }
+    fclose(f);
+    st = mcp_host_load_text(h, path, b.data ? b.data : "", b.len, err);
+    mcp_buf_free(&b);
+    return st;
 }
 
 MCPDEF mcp_status mcp_host_connect(mcp_host *h, mcp_error *err)

@@ -24,6 +24,9 @@
        control characters, DEL, valid and invalid UTF-8) at every position of strings of
        0..200 bytes and some to 352, at every alignment, read and written against byte-loop
        references; random strings written and read back.
+   12. JSON with comments (mcp_json_opts.comments): comments wherever whitespace may be, in
+       every combination over a token list; trailing commas; what it still refuses, with exact
+       sentences; strict mode refuses all of it; every y_ file of JSONTestSuite reads the same.
 
    Usage: test_json [DATA_DIR]   (default tests/data; MCP_TEST_QUICK=1 shrinks the loops,
    MCP_TEST_SEED=N changes the random seed) */
@@ -3090,6 +3093,184 @@ TEST_CASE(string_blocks)
     test_string_write_blocks();
     test_string_roundtrip_blocks();
     printf("string block tests: %.2f s\n", now_s() - t0);
+}
+
+/* ---- 12. JSON with comments ------------------------------------------------------------------- */
+
+static mcp_json_doc *parse_c(const char *s, size_t n, mcp_error *err)
+{
+    mcp_json_opts o;
+    memset(&o, 0, sizeof o);
+    o.comments = 1;
+    return parse_n(s, n, &o, err);
+}
+
+/* s parses with comments to the value of strict text want, and strict mode refuses s
+   (unless s is itself strict JSON: strict_ok). */
+static int comments_same(const char *s, const char *want, int strict_ok)
+{
+    mcp_error err;
+    mcp_json_doc *c = parse_c(s, strlen(s), &err), *w = parse_s(want, NULL), *strict;
+    int ok = c && w && mcp_json_equal(mcp_json_root(c), mcp_json_root(w));
+    if (!c) fprintf(stderr, "  with comments, refused: %s\n  %s\n", SHOW(s), err.message);
+    strict = parse_s(s, NULL);
+    if ((strict != NULL) != strict_ok) {
+        fprintf(stderr, "  strict mode %s: %s\n", strict ? "accepted" : "refused", SHOW(s));
+        ok = 0;
+    }
+    mcp_json_free(c); mcp_json_free(w); mcp_json_free(strict);
+    return ok;
+}
+#define SAME_C(s, want) CHECKF(comments_same((s), (want), 0), "%s", SHOW(s))
+
+static int expect_error_c(const char *s, const char *msg)
+{
+    mcp_json_opts o;
+    memset(&o, 0, sizeof o);
+    o.comments = 1;
+    return expect_error_n(s, strlen(s), &o, MCP_ERR_PARSE, msg);
+}
+#define EXPECT_ERROR_C(s, msg) CHECK(expect_error_c((s), (msg)))
+
+TEST_CASE(comments)
+{
+    /* every gap between tokens gets each separator, one gap at a time and all at once */
+    static const char *const tok[] = { "{", "\"a\"", ":", "[", "1", ",", "-2.5e3", ",", "{",
+        "\"b\"", ":", "null", "}", ",", "[", "]", ",", "{", "}", ",", "\"x//y/*z*/\"", "]", ",",
+        "\"c\"", ":", "true", "}" };
+    static const char *const sep[] = { "/**/", "/* c */", "//\n", "// c\r\n", " /* a\n b */ // c\n\t",
+        "/***/", "/*/ */", "/* /* */", "// /*\n", "/*//*/" };
+    const size_t nt = sizeof tok / sizeof tok[0], ns = sizeof sep / sizeof sep[0];
+    char want[512], buf[4096];
+    size_t gap, k, i;
+    mcp_error err;
+    mcp_json_doc *d;
+    int bad = 0;
+
+    want[0] = 0;
+    for (i = 0; i < nt; i++) strcat(want, tok[i]);
+    for (k = 0; k < ns; k++)
+        for (gap = 0; gap <= nt; gap++) {       /* gap nt: all of them, before and after too */
+            buf[0] = 0;
+            for (i = 0; i <= nt; i++) {
+                if (i == gap || gap == nt) strcat(buf, sep[k]);
+                if (i < nt) strcat(buf, tok[i]);
+            }
+            if (!comments_same(buf, want, 0)) bad++;
+        }
+    CHECKF(bad == 0, "%d of %lu texts with comments misread", bad, (unsigned long)(ns * (nt + 1)));
+    CHECK(comments_same(want, want, 1));      /* strict text reads the same in both modes */
+    SAME_C("1//end", "1");
+    SAME_C("1/*end*/", "1");
+    SAME_C("true/**/", "true");
+    SAME_C("\"s\"//", "\"s\"");
+    SAME_C("// only a comment first\n[]", "[]");
+    SAME_C("[/**/]", "[]");
+    SAME_C("{/**/}", "{}");
+    SAME_C("[ // nothing\n]", "[]");
+
+    /* trailing commas */
+    SAME_C("[1,]", "[1]");
+    SAME_C("[1 , ]", "[1]");
+    SAME_C("[[],]", "[[]]");
+    SAME_C("{\"a\":1,}", "{\"a\":1}");
+    SAME_C("{\"a\":[1,2,],\"b\":{\"c\":{},},}", "{\"a\":[1,2],\"b\":{\"c\":{}}}");
+    SAME_C("[1, /* last */ ]", "[1]");
+    SAME_C("{\"a\": 1, // last\n}", "{\"a\":1}");
+
+    /* still refused, with comments */
+    EXPECT_ERROR_C("[,]", "JSON parse error at line 1, column 2 (byte 1): expected a value, found ','");
+    EXPECT_ERROR_C("{,}", "JSON parse error at line 1, column 2 (byte 1): expected a string key, found ','");
+    EXPECT_ERROR_C("[1,,]", "JSON parse error at line 1, column 4 (byte 3): expected a value, found ','");
+    EXPECT_ERROR_C("{\"a\":1,,}", "JSON parse error at line 1, column 8 (byte 7): expected a string key, found ','");
+    EXPECT_ERROR_C("{\"a\":}", "JSON parse error at line 1, column 6 (byte 5): expected a value, found '}'");
+    EXPECT_ERROR_C("{\"a\":]", "JSON parse error at line 1, column 6 (byte 5): expected a value, found ']'");
+    EXPECT_ERROR_C("]", "JSON parse error at line 1, column 1 (byte 0): expected a value, found ']'");
+    EXPECT_ERROR_C("[1,]]", "JSON parse error at line 1, column 5 (byte 4): unexpected data after the JSON value");
+    EXPECT_ERROR_C("[1}", "JSON parse error at line 1, column 3 (byte 2): expected ',' or ']', found '}'");
+    EXPECT_ERROR_C("[1,}", "JSON parse error at line 1, column 4 (byte 3): expected ',' or ']', found '}'");
+    EXPECT_ERROR_C("{\"a\":1]", "JSON parse error at line 1, column 7 (byte 6): expected ',' or '}', found ']'");
+    EXPECT_ERROR_C("{\"a\":1,]", "JSON parse error at line 1, column 8 (byte 7): expected ',' or '}', found ']'");
+    EXPECT_ERROR_C("{\n  \"a\": 1 /* open\n", "JSON parse error at line 2, column 10 (byte 11): "
+                   "unterminated block comment (no */ after its /*)");
+    EXPECT_ERROR_C("/*", "JSON parse error at line 1, column 1 (byte 0): unterminated block comment (no */ after its /*)");
+    EXPECT_ERROR_C("/*/", "JSON parse error at line 1, column 1 (byte 0): unterminated block comment (no */ after its /*)");
+    EXPECT_ERROR_C("[1, /* x *", "JSON parse error at line 1, column 5 (byte 4): unterminated block comment (no */ after its /*)");
+    EXPECT_ERROR_C("/", "JSON parse error at line 1, column 1 (byte 0): a '/' that begins no comment (// or /*)");
+    EXPECT_ERROR_C("1 /", "JSON parse error at line 1, column 3 (byte 2): a '/' that begins no comment (// or /*)");
+    EXPECT_ERROR_C("[1,/]", "JSON parse error at line 1, column 4 (byte 3): a '/' that begins no comment (// or /*)");
+    EXPECT_ERROR_C("{\"a\" /x: 1}", "JSON parse error at line 1, column 6 (byte 5): a '/' that begins no comment (// or /*)");
+    EXPECT_ERROR_C("{/ }", "JSON parse error at line 1, column 2 (byte 1): a '/' that begins no comment (// or /*)");
+    EXPECT_ERROR_C("/* a */ */ 1", "JSON parse error at line 1, column 9 (byte 8): expected a value, found '*'");
+    EXPECT_ERROR_C("// nothing but a comment", "JSON parse error at line 1, column 25 (byte 24): expected a value but the input ended");
+    EXPECT_ERROR_C("[1] // c\n x", "JSON parse error at line 2, column 2 (byte 10): unexpected data after the JSON value");
+    EXPECT_ERROR_C("/* \xC3\xA9 */ x", "JSON parse error at line 1, column 9 (byte 9): expected a value, found 'x'");
+    EXPECT_ERROR_C("{\"a\",}", "JSON parse error at line 1, column 6 (byte 5): expected ':' after the key, found '}'");
+    EXPECT_ERROR_C("[\"a\" \"b\"]", "JSON parse error at line 1, column 6 (byte 5): expected ',' or ']', found '\"'");
+
+    /* strict mode: the old sentences, comments and trailing commas refused */
+    EXPECT_ERROR("[1,]", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): expected a value, found ']'");
+    EXPECT_ERROR("{\"a\":1,}", MCP_ERR_PARSE, "JSON parse error at line 1, column 8 (byte 7): expected a string key, found '}'");
+    EXPECT_ERROR("[1 /**/]", MCP_ERR_PARSE, "JSON parse error at line 1, column 4 (byte 3): expected ',' or ']', found '/'");
+    EXPECT_ERROR("// c\n1", MCP_ERR_PARSE, "JSON parse error at line 1, column 1 (byte 0): expected a value, found '/'");
+    EXPECT_ERROR("1 // c", MCP_ERR_PARSE, "JSON parse error at line 1, column 3 (byte 2): unexpected data after the JSON value");
+    EXPECT_ERROR("{\"a\"/**/:1}", MCP_ERR_PARSE, "JSON parse error at line 1, column 5 (byte 4): expected ':' after the key, found '/'");
+    EXPECT_ERROR("{/**/}", MCP_ERR_PARSE, "JSON parse error at line 1, column 2 (byte 1): expected a string key, found '/'");
+
+    /* a document read with comments is an ordinary document: it dumps as strict JSON */
+    d = parse_c("{ // c\n \"k\": [1, 2, ], /* d */ }", 32, &err);
+    CHECK(d != NULL);
+    if (d) {
+        char *t = mcp_json_dump(mcp_json_root(d), 0, NULL);
+        CHECK(t && strcmp(t, "{\"k\":[1,2]}") == 0);
+        mcp_free(t);
+        mcp_json_free(d);
+    }
+    /* the depth limit still holds */
+    {
+        mcp_json_opts o;
+        memset(&o, 0, sizeof o);
+        o.comments = 1; o.max_depth = 2;
+        CHECK(expect_error_n("[/**/[/**/[]]]", 14, &o, MCP_ERR_LIMIT,
+                             "JSON parse error at line 1, column 11 (byte 10): nesting is deeper than the limit of 2 levels"));
+    }
+}
+
+/* Every y_ file of JSONTestSuite reads the same with comments allowed; every proper prefix
+   of a container document is still refused. */
+TEST_CASE(comments_suite)
+{
+    char dir[1024], path[1280];
+    char **names;
+    size_t count, i, len, k, last;
+    int y = 0, same = 0, prefix_bad = 0;
+    snprintf(dir, sizeof dir, "%s/JSONTestSuite/test_parsing", datadir);
+    names = list_dir(dir, &count);
+    if (!names) { SKIP("no %s", dir); return; }
+    for (i = 0; i < count; i++) {
+        char *text;
+        mcp_json_doc *a, *b;
+        if (names[i][0] != 'y') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!(text = read_file(path, &len))) continue;
+        y++;
+        a = parse_n(text, len, NULL, NULL);
+        b = parse_c(text, len, NULL);
+        if (a && b && mcp_json_equal(mcp_json_root(a), mcp_json_root(b))) same++;
+        else fprintf(stderr, "  %s: reads differently with comments\n", names[i]);
+        last = len;
+        while (last > 0 && strchr(" \t\r\n", text[last - 1])) last--;
+        if (len && (text[0] == '[' || text[0] == '{'))
+            for (k = 0; k < last; k++) {
+                mcp_json_doc *p = parse_c(text, k, NULL);
+                if (p) { prefix_bad++; mcp_json_free(p); }
+            }
+        mcp_json_free(a); mcp_json_free(b);
+        free(text);
+    }
+    free_list(names, count);
+    CHECKF(y > 90 && same == y, "%d of %d y_ files read the same with comments", same, y);
+    CHECKF(prefix_bad == 0, "%d proper prefixes accepted with comments", prefix_bad);
 }
 
 /* ---- last: a NULL text of length 0 ------------------------------------------------------------- */
