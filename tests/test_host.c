@@ -584,6 +584,130 @@ TEST_CASE(config_text)
     guard_end("config_text");
 }
 
+/* Variables, every field, a config's own log, a server replaced by a later file while in use. */
+static const char *cfg_var(void *user, const char *name)
+{
+    (void)user;
+    return !strcmp(name, "workspaceFolder") ? "/tmp" : NULL;
+}
+
+static int cfg_logs;
+static char cfg_log_last[600];
+
+static void cfg_on_log(void *user, const char *message)
+{
+    (void)user;
+    cfg_logs++;
+    snprintf(cfg_log_last, sizeof cfg_log_last, "%s", nn(message));
+}
+
+TEST_CASE(config_more)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_host_call *hc;
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    char text[4096], out[512];
+    int n, i, logs0;
+    guard_begin();
+    setenv("HOST_TEST_HOME", "/home/tester", 1);
+    unsetenv("HOST_TEST_UNSET");
+    desc_init(&hd, &r);
+    hd.config.variable = cfg_var;
+    if (!(h = host_new(&hd))) return;
+    n = snprintf(text, sizeof text,
+        "{ \"mcpServers\": {\n"
+        "  \"vars\": { \"command\": \"%s\", \"cwd\": \"${workspaceFolder}\", \"timeout\": 7000,\n"
+        "            \"env\": { \"A\": \"${HOST_TEST_HOME}/x\", \"B\": \"${HOST_TEST_UNSET:-fallback}\",\n"
+        "                     \"C\": \"${env:HOST_TEST_HOME}\", \"D\": \"${HOST_TEST_UNSET}\" },\n"
+        "            \"alwaysAllow\": [\"echo\"] },\n"
+        "  \"off2\": { \"command\": \"%s\", \"enabled\": false },\n"
+        "  \"web\": { \"url\": \"http://127.0.0.1:9/mcp\", \"headers\": { \"X-Key\": \"k\" }, \"disabled\": true },\n"
+        "  \"old\": { \"type\": \"sse\", \"url\": \"http://127.0.0.1:9/sse\", \"disabled\": true },\n"
+        "  \"badargs\": { \"command\": \"%s\", \"args\": \"--era=legacy\" }\n"
+        "} }\n", test_server, test_server, test_server);
+    st = mcp_host_load_text(h, "mcp.json", text, (size_t)n, &err);
+    EQST(st, MCP_OK, err);
+    EQL(mcp_host_server_count(h), 5);
+    CHECK(get(h, "off2", &s) && s.state == MCP_SERVER_DISABLED && !s.error);
+    CHECK(get(h, "web", &s) && s.state == MCP_SERVER_DISABLED && s.transport == MCP_HTTP);
+    CHECK(get(h, "old", &s) && s.state == MCP_SERVER_DISABLED && s.transport == MCP_SSE);
+    CHECK(get(h, "badargs", &s) && s.state == MCP_SERVER_DISABLED && s.error);
+    CHECKF(s.error && starts_with(s.error->message, "mcp.json:9:") && contains(s.error->message, "badargs") &&
+           contains(s.error->message, "args"), "a bad entry's sentence has the place: %s",
+           s.error ? s.error->message : "(none)");
+    for (i = 0, n = 0; i < r.logs && i < 32; i++) {
+        if (contains(r.log[i], "alwaysAllow")) n++;
+        if (contains(r.log[i], "HOST_TEST_UNSET") && !contains(r.log[i], "fallback")) n += 10;
+    }
+    CHECKF(n == 11, "on_log (server NULL) named the unknown field once and the unset variable (%d; %d lines)", n, r.logs);
+    mcp_host_connect(h, &err);
+    CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+    CHECK_STATE(h, "vars", MCP_SERVER_READY);
+    st = call(h, "vars__cwd", NULL, out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "/tmp");                              /* ${workspaceFolder} through the program */
+    call(h, "vars__env", "{\"name\":\"A\"}", out, sizeof out, &err);
+    EQS(out, "/home/tester/x");
+    call(h, "vars__env", "{\"name\":\"B\"}", out, sizeof out, &err);
+    EQS(out, "fallback");
+    call(h, "vars__env", "{\"name\":\"C\"}", out, sizeof out, &err);
+    EQS(out, "/home/tester");
+    call(h, "vars__env", "{\"name\":\"D\"}", out, sizeof out, &err);
+    EQS(out, "${HOST_TEST_UNSET}");                /* unset: left as written */
+    st = call(h, "off2__echo", "{}", out, sizeof out, &err);
+    CHECK(st != MCP_OK);
+
+    /* the project's file replaces "vars" while a call to it is in flight */
+    hc = mcp_host_send_tool(h, "vars__slow", "{\"ms\":5000}", NULL, &err);
+    for (i = 0; i < 3; i++) mcp_host_poll(h, 10);
+    n = snprintf(text, sizeof text, "{ \"mcpServers\": { \"vars\": { \"command\": \"%s\", \"args\": [\"--era=modern\"] } } }",
+                 test_server);
+    st = mcp_host_load_text(h, "project.json", text, (size_t)n, &err);
+    EQST(st, MCP_OK, err);
+    if (hc) {
+        mcp_host_call_wait(hc, LATE(3000));
+        st = mcp_host_call_result(hc, &doc, &err);
+        CHECKF(st != MCP_OK && st != MCP_AGAIN, "the call to the replaced server failed: %s %s", mcp_status_str(st),
+               err.message);
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(hc);
+    }
+    mcp_host_connect(h, &err);
+    CHECK(poll_until_state(h, "vars", MCP_SERVER_READY, LATE(5000)));
+    CHECK(get(h, "vars", &s) && s.client && !strcmp(nn(mcp_client_protocol_version(s.client)), "2026-07-28"));
+    EQS(s.file, "project.json");
+    mcp_host_free(h);
+
+    /* desc.config.on_log: "variables and logging for mcp_host_load" */
+    desc_init(&hd, &r);
+    hd.on_log = NULL;
+    hd.config.on_log = cfg_on_log;
+    hd.config.no_env = 1;
+    cfg_logs = 0;
+    if ((h = host_new(&hd)) != NULL) {
+        logs0 = cfg_logs;
+        n = snprintf(text, sizeof text, "{ \"mcpServers\": { \"x\": { \"command\": \"%s\", \"env\": "
+                     "{ \"H\": \"${HOST_TEST_HOME}\" }, \"autoApprove\": [] } } }", test_server);
+        st = mcp_host_load_text(h, "cfg.json", text, (size_t)n, &err);
+        EQST(st, MCP_OK, err);
+        CHECKF(cfg_logs > logs0, "desc.config.on_log told of the unknown field (%d lines; last: %s)", cfg_logs - logs0,
+               cfg_log_last);
+        mcp_host_connect(h, &err);
+        CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+        call(h, "x__env", "{\"name\":\"H\"}", out, sizeof out, &err);
+        EQS(out, "${HOST_TEST_HOME}");             /* no_env: the environment is not read */
+        mcp_host_free(h);
+    }
+    unsetenv("HOST_TEST_HOME");
+    guard_end("config_more");
+}
+
 /* ---- one host, many servers ------------------------------------------------------------------ */
 
 TEST_CASE(many_servers)
@@ -1328,6 +1452,28 @@ TEST_CASE(more_calls)
     EQST(st, MCP_OK, err);
     EQS(out, "second");
     CHECK(server_pid(h, "t") != pid);
+    /* ... and with a call in flight: the call fails (its server is gone), nothing else */
+    hc = mcp_host_send_tool(h, "t__slow", "{\"ms\":5000}", NULL, &err);
+    CHECK(hc != NULL);
+    for (i = 0; i < 3; i++) mcp_host_poll(h, 10);
+    d.env = env1;
+    st = mcp_host_add(h, "t", &d, &err);
+    EQST(st, MCP_OK, err);
+    if (hc) {
+        st = mcp_host_call_wait(hc, LATE(3000));
+        CHECKF(st != MCP_OK && st != MCP_AGAIN, "the call to the replaced server ended: %s", mcp_status_str(st));
+        st = mcp_host_call_result(hc, &doc, &err);
+        CHECKF(st != MCP_OK && starts_with(err.message, "Server \"t\": "), "and failed naming it: %s %s",
+               mcp_status_str(st), err.message);
+        mcp_json_free(doc);
+        doc = NULL;
+        mcp_host_call_free(hc);
+    }
+    mcp_host_connect(h, &err);
+    CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
+    st = call(h, "t__env", "{\"name\":\"HOST_TEST_VAR\"}", out, sizeof out, &err);
+    EQST(st, MCP_OK, err);
+    EQS(out, "first");
     mcp_host_free(h);
     guard_end("more_calls");
 }
