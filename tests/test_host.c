@@ -696,6 +696,8 @@ TEST_CASE(config_more)
                      "{ \"H\": \"${HOST_TEST_HOME}\" }, \"autoApprove\": [] } } }", test_server);
         st = mcp_host_load_text(h, "cfg.json", text, (size_t)n, &err);
         EQST(st, MCP_OK, err);
+        /* KNOWN FAILURE (reported): mcp_host_load_text replaces desc.config.on_log with the
+           host's on_log, so the config's own log callback is never called */
         CHECKF(cfg_logs > logs0, "desc.config.on_log told of the unknown field (%d lines; last: %s)", cfg_logs - logs0,
                cfg_log_last);
         mcp_host_connect(h, &err);
@@ -1108,6 +1110,10 @@ TEST_CASE(call_while_connecting)
     t0 = mcp_time_ms();
     CHECK(mcp_host_connect(h, &err) == MCP_OK);
     CHECK_STATE(h, "slow", MCP_SERVER_CONNECTING);
+    /* KNOWN FAILURE (host of main 9500410, reported): a qualified name is routed by the tool
+       list only, so a server still connecting with nothing cached is "No server offers the
+       tool" at once instead of being waited for (>>host.calls: "waits for a server still
+       connecting"); mcp_host_send by the server's name (below) does wait. */
     st = call(h, "slow__echo", "{\"early\":true}", out, sizeof out, &err);
     EQST(st, MCP_OK, err);
     EQS(out, "{\"early\":true}");
@@ -1463,6 +1469,7 @@ TEST_CASE(more_calls)
         st = mcp_host_call_wait(hc, LATE(3000));
         CHECKF(st != MCP_OK && st != MCP_AGAIN, "the call to the replaced server ended: %s", mcp_status_str(st));
         st = mcp_host_call_result(hc, &doc, &err);
+        /* KNOWN FAILURE (reported): "Transport closed", without the server's name */
         CHECKF(st != MCP_OK && starts_with(err.message, "Server \"t\": "), "and failed naming it: %s %s",
                mcp_status_str(st), err.message);
         mcp_json_free(doc);
@@ -1943,6 +1950,63 @@ TEST_CASE(outside_loop)
     }
     mcp_host_free(h);
     guard_end("outside_loop");
+}
+
+/* The outside loop trusts mcp_host_next_timeout alone: the retries of a server nobody answers
+   and a call's deadline must come through it (a -1 there would block such a loop for ever). */
+TEST_CASE(outside_loop_timers)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_call *hc;
+    mcp_call_opts co;
+    mcp_pollfd fds[64];
+    mcp_error err;
+    char url[128];
+    int64_t t0;
+    int n, t, rounds = 0, blocked = 0;
+    guard_begin();
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", free_port());
+    desc_init(&hd, &r);
+    hd.retry_min_ms = 50;
+    hd.retry_limit = 3;
+    if (!(h = host_new(&hd))) return;
+    add_url(h, "nobody", MCP_HTTP, url);
+    add_ts(h, "t", NULL, NULL, NULL);
+    mcp_host_connect(h, &err);
+    for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < LATE(5000) && state_of(h, "nobody") != MCP_SERVER_FAILED; rounds++) {
+        n = mcp_host_pollfds(h, fds, 64);
+        t = mcp_host_next_timeout(h);
+        if (state_of(h, "nobody") == MCP_SERVER_RETRYING && t < 0) { blocked++; t = 100; }
+        if (t > 3000) t = 3000;
+        mcp_poll(fds, n, t);
+        mcp_host_poll(h, 0);
+    }
+    CHECKF(blocked == 0, "mcp_host_next_timeout gave -1 while a server was RETRYING (%d rounds)", blocked);
+    CHECK_STATE(h, "nobody", MCP_SERVER_FAILED);
+    CHECKF(mcp_time_ms() - t0 < LATE(2000), "the retries came on time through the loop: %lld ms, %d rounds",
+           (long long)(mcp_time_ms() - t0), rounds);
+    CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
+    /* a call's deadline */
+    memset(&co, 0, sizeof co);
+    co.timeout_ms = 150;
+    hc = mcp_host_send_tool(h, "t__never", "{}", &co, &err);
+    for (t0 = mcp_time_ms(), blocked = 0; hc && mcp_host_call_status(hc) == MCP_AGAIN && mcp_time_ms() - t0 < LATE(3000);) {
+        n = mcp_host_pollfds(h, fds, 64);
+        t = mcp_host_next_timeout(h);
+        if (t < 0 || t > 1000) { blocked++; t = 100; }
+        mcp_poll(fds, n, t);
+        mcp_host_poll(h, 0);
+    }
+    CHECKF(blocked == 0, "mcp_host_next_timeout covered the call's deadline (%d rounds without)", blocked);
+    if (hc) {
+        CHECK(mcp_host_call_status(hc) == MCP_ERR_TIMEOUT);
+        CHECKF(mcp_time_ms() - t0 < LATE(600), "timed out at its deadline: %lld ms", (long long)(mcp_time_ms() - t0));
+        mcp_host_call_free(hc);
+    }
+    mcp_host_free(h);
+    guard_end("outside_loop_timers");
 }
 
 /* ---- freed in the middle ------------------------------------------------------------------------------ */
