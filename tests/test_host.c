@@ -1774,6 +1774,57 @@ TEST_CASE(cache_file)
     guard_end("cache_file");
 }
 
+/* The cache of an HTTP server that is gone the next time: its tools listed at once, a call to
+   one waits while it retries, then fails naming it once the breaker opens. */
+TEST_CASE(cache_http)
+{
+    mcp_host_desc hd;
+    static rec r;
+    mcp_host *h;
+    mcp_host_server s;
+    mcp_error err;
+    mcp_status st;
+    srv hs;
+    char file[PATH_MAX + 32], url[128], out[256];
+    int64_t t0;
+    if (!have_http) { SKIP("cache_http: no HTTP test server"); return; }
+    guard_begin();
+    snprintf(file, sizeof file, "%s/host-cache-http.json", tmpdir);
+    unlink(file);
+    if (!srv_start(&hs, NULL)) return;
+    snprintf(url, sizeof url, "%s", hs.url);
+    desc_init(&hd, &r);
+    hd.cache_file = file;
+    hd.retry_min_ms = 50;
+    hd.retry_limit = 3;
+    if ((h = host_new(&hd)) != NULL) {
+        add_url(h, "web", MCP_HTTP, url);
+        mcp_host_connect(h, &err);
+        CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
+        CHECK_STATE(h, "web", MCP_SERVER_READY);
+        mcp_host_free(h);
+    }
+    srv_stop(&hs);                            /* gone: nobody listens on its port now */
+    if ((h = host_new(&hd)) != NULL) {
+        add_url(h, "web", MCP_HTTP, url);
+        mcp_host_connect(h, &err);
+        CHECKF(get(h, "web", &s) && s.cached == 1 && s.tools == 14 && find_tool(h, "web__echo") >= 0,
+               "the HTTP server's 14 tools listed from the cache (cached %d, %lu tools)", s.cached, (unsigned long)s.tools);
+        t0 = mcp_time_ms();
+        st = call(h, "web__echo", "{}", out, sizeof out, &err);
+        CHECKF(st != MCP_OK && starts_with(err.message, "Server \"web\": "), "the call fails naming the server: %s %s",
+               mcp_status_str(st), err.message);
+        CHECKF(mcp_time_ms() - t0 < LATE(3000), "once the breaker opened (%lld ms), not at the call's timeout",
+               (long long)(mcp_time_ms() - t0));
+        CHECK_STATE(h, "web", MCP_SERVER_FAILED);
+        CHECKF(get(h, "web", &s) && s.tools == 14 && s.cached == 1, "a failed server's cached tools stay listed "
+               "(cached %d, %lu tools)", s.cached, (unsigned long)s.tools);
+        mcp_host_free(h);
+    }
+    unlink(file);
+    guard_end("cache_http");
+}
+
 /* ---- disable, enable, retry ------------------------------------------------------------------------ */
 
 TEST_CASE(disable_enable_retry)
