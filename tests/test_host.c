@@ -10,16 +10,22 @@
    ECHILD; a child still there is named, killed and reaped, so the next case starts clean).
 
    Cases, in order: a config in the mcpServers format (and VS Code's "servers", a file, a bad
-   entry, a later file replacing a server); one host with eight servers at once (states and
-   on_state, the error sentences, the union of the tools under qualified names, sorted and
-   valid, mcp_host_list, calls routed to each server); odd and long names shortened stably
-   (the same in a second host), the program's own qualify rule; a call to a server still
-   connecting; a stdio server killed with a call in flight (the call fails naming the server,
-   the next call restarts it, at most restarts_per_minute times); tools/list_changed (on_change,
-   the list rebuilt); the cache file (a second host lists a slow server's tools at once, and
-   a call to one waits for it); disable, enable, retry; an HTTP server nobody answers (backoff
-   with growing retry_at, the breaker); the host driven from an outside loop (mcp_host_pollfds,
-   mcp_poll, mcp_host_poll(h, 0)); a host freed while its servers connect and a call waits.
+   entry, a later file replacing a server); config variables and fields, the reader's log, a
+   server replaced while a call to it is in flight; one host with eight servers at once (states
+   and on_state, the error sentences, the union of the tools under qualified names, sorted and
+   valid, mcp_host_list, calls routed to each server, the breaker of a URL nobody answers); the
+   backoff's growing retry_at and the breaker in detail; odd and long names (mapped, shortened
+   with the hash, the same in a second host), the program's own qualify rule; a call to a
+   server still connecting; a stdio server killed with a call in flight (the call fails naming
+   the server, the next call restarts it, at most restarts_per_minute times; MCP_RESTART_NEVER
+   and _ALWAYS); a server exiting on its own; server requests and notifications, timeouts, a
+   call cut off by disable, mcp_host_add replacing a ready server; servers that keep failing,
+   endless pages, 20 calls queued; prompts and resources; tools/list_changed in both eras
+   (on_change, the list rebuilt); the cache file (a second host lists a slow server's tools at
+   once and a call to one waits for it; a changed description takes no cache; an HTTP server
+   gone the next time); disable, enable, retry; the host driven from an outside loop
+   (mcp_host_pollfds, mcp_poll, mcp_host_poll(h, 0)), trusting mcp_host_next_timeout alone; a
+   host freed while its servers connect and calls wait.
 
    Usage: test_host [DATA_DIR [SERVER]]   SERVER: the test server; default env MCP_TEST_SERVER,
    else build/test_server. The demo server and the HTTP test server are looked for beside it
