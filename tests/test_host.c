@@ -702,8 +702,7 @@ TEST_CASE(config_more)
                      "{ \"H\": \"${HOST_TEST_HOME}\" }, \"autoApprove\": [] } } }", test_server);
         st = mcp_host_load_text(h, "cfg.json", text, (size_t)n, &err);
         EQST(st, MCP_OK, err);
-        /* KNOWN FAILURE (reported): mcp_host_load_text replaces desc.config.on_log with the
-           host's on_log, so the config's own log callback is never called */
+        /* desc.config.on_log hears the reader too, beside the host's on_log */
         CHECKF(cfg_logs > logs0, "desc.config.on_log told of the unknown field (%d lines; last: %s)", cfg_logs - logs0,
                cfg_log_last);
         mcp_host_connect(h, &err);
@@ -1116,10 +1115,7 @@ TEST_CASE(call_while_connecting)
     t0 = mcp_time_ms();
     CHECK(mcp_host_connect(h, &err) == MCP_OK);
     CHECK_STATE(h, "slow", MCP_SERVER_CONNECTING);
-    /* KNOWN FAILURE (host of main 9500410, reported): a qualified name is routed by the tool
-       list only, so a server still connecting with nothing cached is "No server offers the
-       tool" at once instead of being waited for (>>host.calls: "waits for a server still
-       connecting"); mcp_host_send by the server's name (below) does wait. */
+    /* a server still connecting, nothing cached: the name's prefix routes it, and it waits */
     st = call(h, "slow__echo", "{\"early\":true}", out, sizeof out, &err);
     EQST(st, MCP_OK, err);
     EQS(out, "{\"early\":true}");
@@ -1475,7 +1471,7 @@ TEST_CASE(more_calls)
         st = mcp_host_call_wait(hc, LATE(3000));
         CHECKF(st != MCP_OK && st != MCP_AGAIN, "the call to the replaced server ended: %s", mcp_status_str(st));
         st = mcp_host_call_result(hc, &doc, &err);
-        /* KNOWN FAILURE (reported): "Transport closed", without the server's name */
+        /* the server was replaced under the call: the sentence still names it */
         CHECKF(st != MCP_OK && starts_with(err.message, "Server \"t\": "), "and failed naming it: %s %s",
                mcp_status_str(st), err.message);
         mcp_json_free(doc);
