@@ -13958,6 +13958,11 @@ struct mcp_host_call {
     mcp_host *h;
     mcp_host_call *prev, *next;
     mcp__hsrv *s;                        /* NULL once it ended before it was sent */
+    char *server;                        /* its name, for the sentences (the server may go) */
+    char *qualified, *guess;             /* routed by name: resolved again when it is sent; the
+                                            server's own name for it as known at the start
+                                            (then params holds the arguments) */
+    int kind;                            /* MCP_HOST_*: what qualified names */
     char *method, *params;
     mcp_call_opts opts;
     int64_t deadline;                    /* -1: none */
@@ -14604,16 +14609,56 @@ static void mcp__hs_on_log(void *user, mcp_client *c, const char *message)
 
 /* ---- calls ---- */
 
+static mcp__hsrv *mcp__host_find(const mcp_host *h, int k, const char *qualified, const char **name)
+{
+    size_t lo = 0, hi = h->nlist[k];
+    while (lo < hi) {                                    /* the list is sorted */
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(h->list[k][mid].qualified, qualified);
+        if (!r) { *name = h->list[k][mid].name; return h->list[k][mid].s; }
+        if (r < 0) lo = mid + 1; else hi = mid;
+    }
+    return NULL;
+}
+
+/* The params of a call routed by qualified name, with the name its server's list gives now. */
+static char *mcp__hc_params(mcp_host_call *hc)
+{
+    const char *name = NULL;
+    mcp__hsrv *s = mcp__host_find(hc->h, hc->kind, hc->qualified, &name);
+    mcp_jw w;
+    if (!s || s != hc->s) name = hc->guess;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, hc->kind == MCP_HOST_RESOURCES ? "uri" : "name");
+    mcp_jw_str(&w, name);
+    if (hc->params && hc->kind != MCP_HOST_RESOURCES) {
+        mcp_jw_key(&w, "arguments");
+        mcp_jw_raw(&w, hc->params, strlen(hc->params));
+    }
+    mcp_jw_obj_end(&w);
+    return mcp_jw_finish(&w, NULL, NULL);
+}
+
 static void mcp__hc_send(mcp_host_call *hc)
 {
     mcp__hsrv *s = hc->s;
     mcp_call_opts o = hc->opts;
     mcp_error err;
+    char *named = hc->qualified ? mcp__hc_params(hc) : NULL;
     if (hc->deadline >= 0) {
         int64_t left = hc->deadline - mcp_time_ms();
         o.timeout_ms = left > 1 ? (left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left) : 1;
     }
-    if (!(hc->inner = mcp_client_send(s->c, hc->method, hc->params, &o, &err))) {
+    if (hc->qualified && !named) {
+        hc->status = MCP_ERR_NOMEM;
+        mcp__fail(&hc->err, MCP_ERR_NOMEM, "Out of memory.");
+        hc->s = NULL;
+        return;
+    }
+    hc->inner = mcp_client_send(s->c, hc->method, named ? named : hc->params, &o, &err);
+    mcp_free(named);
+    if (!hc->inner) {
         hc->status = err.status;
         hc->err = err;
         mcp__hs_said(hc->err.message, sizeof hc->err.message, s->name, err.message);
@@ -14947,6 +14992,7 @@ static void mcp__host_each(void *user, const mcp_server_config *cfg)
 static void mcp__host_cfg_log(void *user, const char *message)
 {
     mcp_host *h = ((mcp__hload *)user)->h;
+    if (h->d.config.on_log) h->d.config.on_log(h->d.config.user, message);
     if (h->d.on_log) h->d.on_log(h->d.user, h, NULL, message);
 }
 
@@ -15166,8 +15212,11 @@ MCPDEF mcp_status mcp_host_list(mcp_host *h, mcp_host_kind which, mcp_json_doc *
 
 /* ---- >>host.calls ---- */
 
+/* A call to server s; routed by a qualified name of list kind, it keeps the name (and guess,
+   the server's own name for it now) and params are the arguments. */
 static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method, const char *params,
-                                  const mcp_call_opts *opts, mcp_error *err)
+                                  const mcp_call_opts *opts, int kind, const char *qualified, const char *guess,
+                                  mcp_error *err)
 {
     mcp_host_call *hc = (mcp_host_call *)MCP_MALLOC(sizeof *hc, NULL);
     int t;
@@ -15176,8 +15225,13 @@ static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method,
     hc->h = h; hc->s = s;
     hc->method = mcp__strdup(method);
     hc->params = params ? mcp__strdup(params) : NULL;
-    if (!hc->method || (params && !hc->params)) {
-        MCP_FREE(hc->method, NULL); MCP_FREE(hc->params, NULL); MCP_FREE(hc, NULL);
+    hc->server = mcp__strdup(s->name);
+    hc->kind = kind;
+    hc->qualified = qualified ? mcp__strdup(qualified) : NULL;
+    hc->guess = guess ? mcp__strdup(guess) : NULL;
+    if (!hc->method || (params && !hc->params) || !hc->server || (qualified && (!hc->qualified || !hc->guess))) {
+        MCP_FREE(hc->method, NULL); MCP_FREE(hc->params, NULL); MCP_FREE(hc->server, NULL);
+        MCP_FREE(hc->qualified, NULL); MCP_FREE(hc->guess, NULL); MCP_FREE(hc, NULL);
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
         return NULL;
     }
@@ -15215,15 +15269,23 @@ static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method,
     return hc;
 }
 
+/* The server a qualified name belongs to: its list says, else (a server that has not listed
+   what it offers yet: starting, failed before it listed) the server whose prefix it has,
+   the name after it taken as the tool's until the server's own list says otherwise. */
 static mcp__hsrv *mcp__host_route(mcp_host *h, int k, const char *qualified, const char **name, mcp_error *err)
 {
-    size_t lo = 0, hi = h->nlist[k];
-    while (lo < hi) {                                    /* the list is sorted */
-        size_t mid = (lo + hi) / 2;
-        int r = strcmp(h->list[k][mid].qualified, qualified);
-        if (!r) { *name = h->list[k][mid].name; return h->list[k][mid].s; }
-        if (r < 0) lo = mid + 1; else hi = mid;
+    mcp__hsrv *s = mcp__host_find(h, k, qualified, name), *best = NULL;
+    size_t i, n, blen = 0;
+    char pre[512];
+    int mapped;
+    if (s) return s;
+    for (i = 0; k != MCP_HOST_RESOURCES && i < h->nsrv; i++) {
+        mcp__hsrv *t = h->srv[i];
+        if (t->state == MCP_SERVER_DISABLED || (t->state == MCP_SERVER_READY && !t->cached)) continue;
+        n = mcp__host_qualify(h, t->name, "", pre, sizeof pre, 0, &mapped);   /* "server__" */
+        if (n && n > blen && !strncmp(qualified, pre, n) && qualified[n]) { best = t; blen = n; }
     }
+    if (best) { *name = qualified + blen; return best; }
     mcp__fail(err, MCP_ERR_INVALID, "No server offers the %s \"%s\".",
               k == MCP_HOST_TOOLS ? "tool" : k == MCP_HOST_PROMPTS ? "prompt" : "resource", qualified);
     return NULL;
@@ -15235,22 +15297,18 @@ static mcp_host_call *mcp__host_send_named(mcp_host *h, int k, const char *quali
 {
     const char *name = NULL;
     mcp__hsrv *s;
-    mcp_jw w;
-    char *params;
-    mcp_host_call *hc;
+    mcp_json_doc *check;
     static const char *const method[MCP__HOST_KINDS] = { "tools/call", "prompts/get", "resources/read" };
     if (!h || !qualified) { mcp__fail(err, MCP_ERR_INVALID, "A call needs a host and a name."); return NULL; }
     if (!(s = mcp__host_route(h, k, qualified, &name, err))) return NULL;
-    mcp_jw_init(&w, 0);
-    mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, k == MCP_HOST_RESOURCES ? "uri" : "name");
-    mcp_jw_str(&w, name);
-    if (args_json && k != MCP_HOST_RESOURCES) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, args_json, strlen(args_json)); }
-    mcp_jw_obj_end(&w);
-    if (!(params = mcp_jw_finish(&w, NULL, err))) return NULL;
-    hc = mcp__hc_new(h, s, method[k], params, opts, err);
-    mcp_free(params);
-    return hc;
+    if (args_json && k != MCP_HOST_RESOURCES) {          /* refused now, not when its server is up */
+        if (!(check = mcp_json_parse(args_json, strlen(args_json), err))) {
+            if (err) mcp__fail(err, MCP_ERR_INVALID, "The arguments are not valid JSON: %.400s", err->message);
+            return NULL;
+        }
+        mcp_json_free(check);
+    }
+    return mcp__hc_new(h, s, method[k], k == MCP_HOST_RESOURCES ? NULL : args_json, opts, k, qualified, name, err);
 }
 
 MCPDEF mcp_host_call *mcp_host_send_tool(mcp_host *h, const char *qualified, const char *args_json,
@@ -15265,7 +15323,7 @@ MCPDEF mcp_host_call *mcp_host_send(mcp_host *h, const char *server, const char 
     mcp__hsrv *s;
     if (!h || !method) { mcp__fail(err, MCP_ERR_INVALID, "A call needs a host and a method."); return NULL; }
     if (!(s = mcp__host_srv(h, server, err))) return NULL;
-    return mcp__hc_new(h, s, method, params_json, opts, err);
+    return mcp__hc_new(h, s, method, params_json, opts, 0, NULL, NULL, err);
 }
 
 MCPDEF mcp_status mcp_host_call_status(const mcp_host_call *hc)
@@ -15285,8 +15343,8 @@ MCPDEF mcp_status mcp_host_call_result(mcp_host_call *hc, mcp_json_doc **result,
         return hc->status;
     }
     st = mcp_call_result(hc->inner, result, err);
-    if (st < 0 && err && hc->s) {                        /* the sentence names the server */
-        mcp__hs_said(err->message, sizeof err->message, hc->s->name, err->message);
+    if (st < 0 && err && hc->server) {                   /* the sentence names the server */
+        mcp__hs_said(err->message, sizeof err->message, hc->server, err->message);
     }
     return st;
 }
@@ -15325,6 +15383,9 @@ MCPDEF void mcp_host_call_free(mcp_host_call *hc)
     mcp_call_free(hc->inner);
     MCP_FREE(hc->method, NULL);
     MCP_FREE(hc->params, NULL);
+    MCP_FREE(hc->server, NULL);
+    MCP_FREE(hc->qualified, NULL);
+    MCP_FREE(hc->guess, NULL);
     MCP_FREE(hc, NULL);
 }
 
