@@ -2657,7 +2657,7 @@ static void host_on_log(void *user, mcp_host *h, const char *server, const char 
 {
     char line[1200];
     (void)user; (void)h;
-    if (!server && host_loading) { config_log(NULL, message); return; }   /* the reader's, as the host passes them */
+    if (!server && host_loading) return;    /* the reader's notes: config_log has them too */
     if (!opt.verbose) return;
     if (!server) { on_log(NULL, NULL, message); return; }
     snprintf(line, sizeof line, "%s: %s", server, message);
@@ -3133,6 +3133,7 @@ static int config_main(char **words, int n, argspec *args)
 {
     const struct command *cmd;
     int rc, on_host = !opt.server || (n > 0 && !strcmp(words[0], "servers"));
+    catch_sigint();                         /* from the first file read: a Ctrl-C is said */
     if (opt.sse) return usage("--sse goes with a URL, not with --config or --server");
     cmd = !on_host ? find_command(words, n) : opt.server ? &SERVERS_COMMAND : find_host_command(words, n);
     if (!cmd && !opt.server && find_command(words, n))

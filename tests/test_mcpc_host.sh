@@ -249,12 +249,15 @@ check "read URI: routed to its server" 0 '^# demo_server$'
 # ---- -v, Ctrl-C ---------------------------------------------------------------------------------
 run -v --config good.json call demo__add a=1 b=2
 check "-v: each server's state as it changes" 0 '^3$' 'err:^mcpc: demo: connecting$' 'err:^mcpc: demo: ready$'
-timeout 60 "$mcpc" --config good.json call test__slow ms=20000 >"$tmp/out" 2>"$tmp/err" &
+cat >slow.json <<EOF
+{"mcpServers": {"test": {"command": "$ts", "args": ["--log=$tmp/slow.log"]}}}
+EOF
+timeout 60 "$mcpc" --config slow.json call test__slow ms=20000 >"$tmp/out" 2>"$tmp/err" &
 cpid=$!
-sleep 1.5
+for _ in $(seq 200); do grep -q '"tools/call"' "$tmp/slow.log" 2>/dev/null && break; sleep 0.05; done
 kill -INT "$cpid"
 wait "$cpid"; rc=$?
-check "Ctrl-C during a routed call: status 130" 130 'err:[Cc]ancelled'
+check "Ctrl-C during a routed call: status 130, the call cancelled" 130 'err:Server "test": Request cancelled'
 
 # ---- several files: a later server replaces an earlier one ----------------------------------------
 run --config good.json --config override.json tools
