@@ -130,7 +130,8 @@
    | MCP_SSE_MAX_EVENT       | 16 MiB    | one SSE line or one event's data                  |
 
    With both MCP_NO_STDIO and MCP_NO_HTTP the client is left out too: JSON and JSON-RPC remain
-   (and, without MCP_NO_AUTH, the authorization layer's helpers).
+   (and, without MCP_NO_AUTH, the authorization layer's helpers; without MCP_NO_HOST, JSON with
+   comments).
 
    Limits and timeouts of a client are fields of its mcp_client_desc (0 means the default):
 
@@ -875,7 +876,7 @@ typedef struct mcp_json_opts {   /* zero-initialised = defaults */
     int    comments;             /* 1: JSON with comments: // and block comments wherever
                                     whitespace may be, and a trailing comma in arrays and
                                     objects; for config files (>>host.config), never for
-                                    messages */
+                                    messages; MCP_NO_HOST leaves it out */
 } mcp_json_opts;
 
 MCPAPI mcp_json_doc  *mcp_json_parse(const char *text, size_t len, mcp_error *err); /* NULL on error */
@@ -3744,6 +3745,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     return doc;
 }
 
+#ifndef MCP_NO_HOST   /* config files are the host's: the smallest builds leave this out */
 /* ---- JSON with comments (mcp_json_opts.comments) -----------------------------------------
    Made strict before the parse, so the strict parser stays as it is: a copy of the text in
    which every comment, and every comma before a ']' or '}' that follows a value, is turned
@@ -3837,10 +3839,20 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     return NULL;
 }
 
+#endif /* MCP_NO_HOST */
+
 MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_json_opts *opts,
                                        mcp_error *err)
 {
+#ifndef MCP_NO_HOST
     if (opts && opts->comments) return mcp__parse_comments(text, len, opts, err, NULL);
+#else
+    if (opts && opts->comments) {
+        mcp__fail(err, MCP_ERR_INVALID, "JSON with comments is for config files, which this build leaves out "
+                  "(MCP_NO_HOST).");
+        return NULL;
+    }
+#endif
     return mcp__parse(text, len, opts, 0, err);
 }
 
