@@ -130,7 +130,8 @@
    | MCP_SSE_MAX_EVENT       | 16 MiB    | one SSE line or one event's data                  |
 
    With both MCP_NO_STDIO and MCP_NO_HTTP the client is left out too: JSON and JSON-RPC remain
-   (and, without MCP_NO_AUTH, the authorization layer's helpers).
+   (and, without MCP_NO_AUTH, the authorization layer's helpers; without MCP_NO_HOST, JSON with
+   comments).
 
    Limits and timeouts of a client are fields of its mcp_client_desc (0 means the default):
 
@@ -910,7 +911,7 @@ typedef struct mcp_json_opts {   /* zero-initialised = defaults */
     int    comments;             /* 1: JSON with comments: // and block comments wherever
                                     whitespace may be, and a trailing comma in arrays and
                                     objects; for config files (>>host.config), never for
-                                    messages */
+                                    messages; MCP_NO_HOST leaves it out */
 } mcp_json_opts;
 
 MCPAPI mcp_json_doc  *mcp_json_parse(const char *text, size_t len, mcp_error *err); /* NULL on error */
@@ -1629,11 +1630,44 @@ MCPAPI int mcp_transport_report(mcp_client *c, const mcp_tev *ev);
 
 /* ---- >>host.config  config files: "mcpServers" (Claude, Cursor, ...) and "servers" (VS Code) */
 
-/* One server as a config file describes it. The strings are valid during the callback. */
+/* The files hosts write: {"mcpServers": {name: entry, ...}} (Claude Desktop, Claude Code's
+   .mcp.json, Cursor, Windsurf, Cline) and {"servers": {...}, "inputs": [...]} (VS Code's
+   .vscode/mcp.json), as JSON with comments and trailing commas; a leading byte order mark is
+   skipped. Where both lists are given, "mcpServers" is read (a note says so). An entry:
+
+       "type"      "stdio", "http" or "sse" ("streamable-http", "streamableHttp": "http",
+                   noted); when absent, "command" means stdio and "url" means http
+       "command"   a non-empty string; "args": an array of strings; "cwd": a string
+       "env"       an object of strings: desc.env gets "NAME=value"
+       "url"       a non-empty string; "headers": an object of strings: "Name: value"
+       "timeout"   milliseconds, a positive whole number: desc.timeout_ms
+       "disabled"  true or false; "enabled": the opposite
+
+   null counts as absent. Other fields are ignored, each name noted once a parse. An entry
+   whose field has the wrong type, with both "command" and "url" or neither, or a "type"
+   its fields do not fit, is bad: it still comes to each, disabled, with its error; the
+   others are not affected.
+
+   Variables, in every string value of an entry (command, args, env values, cwd, url, header
+   values; not in names): ${VAR} and ${env:VAR} read the environment, then opts.variable;
+   ${VAR:-default} the same, then the default (also for an empty value, as in sh); any other
+   ${name} (${workspaceFolder}, ${userHome}, ${input:NAME}) asks opts.variable alone. One
+   that has no value stays as written, noted once a parse. "$$", a '$' not before '{' and a
+   "${" without its '}' stay as they are. An entry's strings, expanded, are bounded by twice
+   max_size (past it the entry is bad): a file cannot make the parse allocate without end.
+
+   Every sentence begins with the place it is about, "file:line:column: " (from 1; the
+   column counts bytes): where the offending value (or name) stands in the text. */
+
+/* One server as a config file describes it. Its strings and arrays are valid during the
+   callback only: copy what you keep. */
 typedef struct mcp_server_config {
-    const char *name;
+    const char *name;                    /* any non-empty string; a later entry of the same
+                                            name comes later too (the host replaces) */
     mcp_client_desc desc;                /* transport, command, args, env, cwd, url, headers,
-                                            timeout_ms; the rest zero */
+                                            timeout_ms; the rest zero. Arrays NULL-ended, NULL
+                                            when absent or empty. A bad entry: what was read
+                                            before its error */
     int disabled;                        /* "disabled": true, "enabled": false, or a bad entry */
     const char *error;                   /* a bad entry: the sentence (file:line:col: server
                                             "x": ...), and disabled is 1; NULL: it is fine */
@@ -1648,21 +1682,31 @@ typedef struct mcp_config_opts {         /* zero-initialised = defaults */
        ${env:VAR} read the environment first, unless no_env. */
     const char *(*variable)(void *user, const char *name);
     /* Sentences about what was read and ignored: an unknown field (once each), an unset
-       variable (left as written), a bad entry. */
+       variable (left as written), a type read as another; at most 100 of these a parse,
+       then one saying the rest are left out. And each bad entry's error. */
     void (*on_log)(void *user, const char *message);
     int no_env;                          /* never read the process's environment */
     size_t max_size;                     /* bytes of one file; 0: 4 MiB */
 } mcp_config_opts;
 
-/* Parses a config file's text (JSON with comments and trailing commas) and calls each for
-   every server in it, in file order, a bad entry too (with its error). MCP_ERR_PARSE when
-   the text is not JSON or holds neither "mcpServers" nor "servers", with file:line:col. */
+/* Parses a config file's text and calls each (may be NULL) for every server in it, in file
+   order, a bad entry too (with its error); file names the text in sentences (NULL:
+   "<config>"). MCP_OK when the text was read, whatever its entries. MCP_ERR_PARSE when the
+   text is not JSON (with comments), is not an object, holds neither "mcpServers" nor
+   "servers", or that is not an object; MCP_ERR_LIMIT over max_size or nested deeper than
+   MCP_JSON_MAX_DEPTH: then each is never called. E.g.
+       mcp.json:12:15: server "github": "args" must be an array of strings
+       mcp.json:3:1: the file is not valid JSON: expected ',' or '}', found '"' */
 MCPAPI mcp_status mcp_config_parse(const char *file, const char *text, size_t len,
                                    const mcp_config_opts *opts,
                                    void (*each)(void *user, const mcp_server_config *server),
                                    mcp_error *err);
-/* Writes one server as a config entry (the object, not its name): what mcp_config_parse
-   reads back to the same description. */
+/* Writes one server as a config entry, the object alone (its name is the caller's key):
+   "type", then the fields that are set ("command" for stdio, "url" otherwise), so that
+   mcp_config_parse reads it back to the same description (strings are written as they
+   are: a ${VAR} in one is expanded again when read). MCP_ERR_INVALID, the writer's sticky
+   error, for what a config file cannot say: a bad entry, MCP_CUSTOM, no command or URL, an
+   env item without '=' (an unset), a header that is not "Name: value", timeout_ms < 0. */
 MCPAPI mcp_status mcp_config_write(mcp_jw *w, const mcp_server_config *server);
 
 /* ---- >>host.servers  the host and its servers ------------------------------------------ */
@@ -3754,6 +3798,7 @@ static mcp_json_doc *mcp__parse(const char *text, size_t len, const mcp_json_opt
     return doc;
 }
 
+#ifndef MCP_NO_HOST   /* config files are the host's: the smallest builds leave this out */
 /* ---- JSON with comments (mcp_json_opts.comments) -----------------------------------------
    Made strict before the parse, so the strict parser stays as it is: a copy of the text in
    which every comment, and every comma before a ']' or '}' that follows a value, is turned
@@ -3821,15 +3866,17 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     mcp_status st;
     strict.comments = 0;
     if (je) { je->at = (size_t)-1; je->what[0] = 0; }
-    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE))
-        return mcp__parse(text, len, &strict, 0, err);      /* its sentences for these */
-    if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
+    if (!text || !len || len > (opts->max_size ? opts->max_size : MCP_JSON_MAX_SIZE)) {
+        bad = len;                                          /* nothing to copy */
+        doc = mcp__parse(text, len, &strict, 0, &pe);
+    } else if (!(copy = (char *)MCP_MALLOC(len, opts->alloc_ctx))) {
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory parsing JSON.");
         return NULL;
+    } else {
+        bad = mcp__uncomment(text, copy, len, &what);
+        doc = mcp__parse(copy, len, &strict, 0, &pe);
+        MCP_FREE(copy, opts->alloc_ctx);
     }
-    bad = mcp__uncomment(text, copy, len, &what);
-    doc = mcp__parse(copy, len, &strict, 0, &pe);
-    MCP_FREE(copy, opts->alloc_ctx);
     if (doc) { mcp__ok(err); return doc; }
     b = pe.status == MCP_ERR_NOMEM ? NULL : strstr(pe.message, "(byte ");
     if (!b || !(w = strstr(b, "): "))) { if (err) *err = pe; return NULL; }
@@ -3838,16 +3885,27 @@ static mcp_json_doc *mcp__parse_comments(const char *text, size_t len, const mcp
     w += 3;
     if (what && at >= bad) { st = MCP_ERR_PARSE; at = bad; w = what; }
     if (je) { je->at = at; snprintf(je->what, sizeof je->what, "%s", w); }
+    if (!text) text = "";                                   /* len 0: no arithmetic on NULL */
     mcp__locate((const unsigned char *)text, (const unsigned char *)text + at, &line, &col);
     mcp__fail(err, st, "JSON parse error at line %lu, column %lu (byte %lu): %s", line, col,
               (unsigned long)at, w);   /* columns counted in the text, not in the copy */
     return NULL;
 }
 
+#endif /* MCP_NO_HOST */
+
 MCPDEF mcp_json_doc *mcp_json_parse_ex(const char *text, size_t len, const mcp_json_opts *opts,
                                        mcp_error *err)
 {
+#ifndef MCP_NO_HOST
     if (opts && opts->comments) return mcp__parse_comments(text, len, opts, err, NULL);
+#else
+    if (opts && opts->comments) {
+        mcp__fail(err, MCP_ERR_INVALID, "JSON with comments is for config files, which this build leaves out "
+                  "(MCP_NO_HOST).");
+        return NULL;
+    }
+#endif
     return mcp__parse(text, len, opts, 0, err);
 }
 
@@ -14357,7 +14415,7 @@ MCPDEF mcp_status mcp_config_parse(const char *file, const char *text, size_t le
     memset(&jo, 0, sizeof jo);
     jo.comments = 1; jo.max_size = len ? len : 1;
     if (!(doc = mcp__parse_comments(text, len, &jo, &pe, &je))) {
-        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "Out of memory reading %s.", r.file);
+        if (je.at == (size_t)-1) return mcp__fail(err, pe.status, "%s", pe.message);   /* out of memory */
         mcp__cfg_lc(&r, je.at, &line, &col);
         return mcp__fail(err, pe.status, "%s:%lu:%lu: %s: %s", r.file, line, col,
                          pe.status == MCP_ERR_LIMIT ? "the file cannot be read" : "the file is not valid JSON",
@@ -14525,6 +14583,11 @@ struct mcp_host_call {
     mcp_host *h;
     mcp_host_call *prev, *next;
     mcp__hsrv *s;                        /* NULL once it ended before it was sent */
+    char *server;                        /* its name, for the sentences (the server may go) */
+    char *qualified, *guess;             /* routed by name: resolved again when it is sent; the
+                                            server's own name for it as known at the start
+                                            (then params holds the arguments) */
+    int kind;                            /* MCP_HOST_*: what qualified names */
     char *method, *params;
     mcp_call_opts opts;
     int64_t deadline;                    /* -1: none */
@@ -15171,16 +15234,56 @@ static void mcp__hs_on_log(void *user, mcp_client *c, const char *message)
 
 /* ---- calls ---- */
 
+static mcp__hsrv *mcp__host_find(const mcp_host *h, int k, const char *qualified, const char **name)
+{
+    size_t lo = 0, hi = h->nlist[k];
+    while (lo < hi) {                                    /* the list is sorted */
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(h->list[k][mid].qualified, qualified);
+        if (!r) { *name = h->list[k][mid].name; return h->list[k][mid].s; }
+        if (r < 0) lo = mid + 1; else hi = mid;
+    }
+    return NULL;
+}
+
+/* The params of a call routed by qualified name, with the name its server's list gives now. */
+static char *mcp__hc_params(mcp_host_call *hc)
+{
+    const char *name = NULL;
+    mcp__hsrv *s = mcp__host_find(hc->h, hc->kind, hc->qualified, &name);
+    mcp_jw w;
+    if (!s || s != hc->s) name = hc->guess;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, hc->kind == MCP_HOST_RESOURCES ? "uri" : "name");
+    mcp_jw_str(&w, name);
+    if (hc->params && hc->kind != MCP_HOST_RESOURCES) {
+        mcp_jw_key(&w, "arguments");
+        mcp_jw_raw(&w, hc->params, strlen(hc->params));
+    }
+    mcp_jw_obj_end(&w);
+    return mcp_jw_finish(&w, NULL, NULL);
+}
+
 static void mcp__hc_send(mcp_host_call *hc)
 {
     mcp__hsrv *s = hc->s;
     mcp_call_opts o = hc->opts;
     mcp_error err;
+    char *named = hc->qualified ? mcp__hc_params(hc) : NULL;
     if (hc->deadline >= 0) {
         int64_t left = hc->deadline - mcp_time_ms();
         o.timeout_ms = left > 1 ? (left > 0x7FFFFFFF ? 0x7FFFFFFF : (int)left) : 1;
     }
-    if (!(hc->inner = mcp_client_send(s->c, hc->method, hc->params, &o, &err))) {
+    if (hc->qualified && !named) {
+        hc->status = MCP_ERR_NOMEM;
+        mcp__fail(&hc->err, MCP_ERR_NOMEM, "Out of memory.");
+        hc->s = NULL;
+        return;
+    }
+    hc->inner = mcp_client_send(s->c, hc->method, named ? named : hc->params, &o, &err);
+    mcp_free(named);
+    if (!hc->inner) {
         hc->status = err.status;
         hc->err = err;
         mcp__hs_said(hc->err.message, sizeof hc->err.message, s->name, err.message);
@@ -15514,6 +15617,7 @@ static void mcp__host_each(void *user, const mcp_server_config *cfg)
 static void mcp__host_cfg_log(void *user, const char *message)
 {
     mcp_host *h = ((mcp__hload *)user)->h;
+    if (h->d.config.on_log) h->d.config.on_log(h->d.config.user, message);
     if (h->d.on_log) h->d.on_log(h->d.user, h, NULL, message);
 }
 
@@ -15733,8 +15837,11 @@ MCPDEF mcp_status mcp_host_list(mcp_host *h, mcp_host_kind which, mcp_json_doc *
 
 /* ---- >>host.calls ---- */
 
+/* A call to server s; routed by a qualified name of list kind, it keeps the name (and guess,
+   the server's own name for it now) and params are the arguments. */
 static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method, const char *params,
-                                  const mcp_call_opts *opts, mcp_error *err)
+                                  const mcp_call_opts *opts, int kind, const char *qualified, const char *guess,
+                                  mcp_error *err)
 {
     mcp_host_call *hc = (mcp_host_call *)MCP_MALLOC(sizeof *hc, NULL);
     int t;
@@ -15743,8 +15850,13 @@ static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method,
     hc->h = h; hc->s = s;
     hc->method = mcp__strdup(method);
     hc->params = params ? mcp__strdup(params) : NULL;
-    if (!hc->method || (params && !hc->params)) {
-        MCP_FREE(hc->method, NULL); MCP_FREE(hc->params, NULL); MCP_FREE(hc, NULL);
+    hc->server = mcp__strdup(s->name);
+    hc->kind = kind;
+    hc->qualified = qualified ? mcp__strdup(qualified) : NULL;
+    hc->guess = guess ? mcp__strdup(guess) : NULL;
+    if (!hc->method || (params && !hc->params) || !hc->server || (qualified && (!hc->qualified || !hc->guess))) {
+        MCP_FREE(hc->method, NULL); MCP_FREE(hc->params, NULL); MCP_FREE(hc->server, NULL);
+        MCP_FREE(hc->qualified, NULL); MCP_FREE(hc->guess, NULL); MCP_FREE(hc, NULL);
         mcp__fail(err, MCP_ERR_NOMEM, "Out of memory.");
         return NULL;
     }
@@ -15782,15 +15894,23 @@ static mcp_host_call *mcp__hc_new(mcp_host *h, mcp__hsrv *s, const char *method,
     return hc;
 }
 
+/* The server a qualified name belongs to: its list says, else (a server that has not listed
+   what it offers yet: starting, failed before it listed) the server whose prefix it has,
+   the name after it taken as the tool's until the server's own list says otherwise. */
 static mcp__hsrv *mcp__host_route(mcp_host *h, int k, const char *qualified, const char **name, mcp_error *err)
 {
-    size_t lo = 0, hi = h->nlist[k];
-    while (lo < hi) {                                    /* the list is sorted */
-        size_t mid = (lo + hi) / 2;
-        int r = strcmp(h->list[k][mid].qualified, qualified);
-        if (!r) { *name = h->list[k][mid].name; return h->list[k][mid].s; }
-        if (r < 0) lo = mid + 1; else hi = mid;
+    mcp__hsrv *s = mcp__host_find(h, k, qualified, name), *best = NULL;
+    size_t i, n, blen = 0;
+    char pre[512];
+    int mapped;
+    if (s) return s;
+    for (i = 0; k != MCP_HOST_RESOURCES && i < h->nsrv; i++) {
+        mcp__hsrv *t = h->srv[i];
+        if (t->state == MCP_SERVER_DISABLED || (t->state == MCP_SERVER_READY && !t->cached)) continue;
+        n = mcp__host_qualify(h, t->name, "", pre, sizeof pre, 0, &mapped);   /* "server__" */
+        if (n && n > blen && !strncmp(qualified, pre, n) && qualified[n]) { best = t; blen = n; }
     }
+    if (best) { *name = qualified + blen; return best; }
     mcp__fail(err, MCP_ERR_INVALID, "No server offers the %s \"%s\".",
               k == MCP_HOST_TOOLS ? "tool" : k == MCP_HOST_PROMPTS ? "prompt" : "resource", qualified);
     return NULL;
@@ -15802,22 +15922,18 @@ static mcp_host_call *mcp__host_send_named(mcp_host *h, int k, const char *quali
 {
     const char *name = NULL;
     mcp__hsrv *s;
-    mcp_jw w;
-    char *params;
-    mcp_host_call *hc;
+    mcp_json_doc *check;
     static const char *const method[MCP__HOST_KINDS] = { "tools/call", "prompts/get", "resources/read" };
     if (!h || !qualified) { mcp__fail(err, MCP_ERR_INVALID, "A call needs a host and a name."); return NULL; }
     if (!(s = mcp__host_route(h, k, qualified, &name, err))) return NULL;
-    mcp_jw_init(&w, 0);
-    mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, k == MCP_HOST_RESOURCES ? "uri" : "name");
-    mcp_jw_str(&w, name);
-    if (args_json && k != MCP_HOST_RESOURCES) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, args_json, strlen(args_json)); }
-    mcp_jw_obj_end(&w);
-    if (!(params = mcp_jw_finish(&w, NULL, err))) return NULL;
-    hc = mcp__hc_new(h, s, method[k], params, opts, err);
-    mcp_free(params);
-    return hc;
+    if (args_json && k != MCP_HOST_RESOURCES) {          /* refused now, not when its server is up */
+        if (!(check = mcp_json_parse(args_json, strlen(args_json), err))) {
+            if (err) mcp__fail(err, MCP_ERR_INVALID, "The arguments are not valid JSON: %.400s", err->message);
+            return NULL;
+        }
+        mcp_json_free(check);
+    }
+    return mcp__hc_new(h, s, method[k], k == MCP_HOST_RESOURCES ? NULL : args_json, opts, k, qualified, name, err);
 }
 
 MCPDEF mcp_host_call *mcp_host_send_tool(mcp_host *h, const char *qualified, const char *args_json,
@@ -15832,7 +15948,7 @@ MCPDEF mcp_host_call *mcp_host_send(mcp_host *h, const char *server, const char 
     mcp__hsrv *s;
     if (!h || !method) { mcp__fail(err, MCP_ERR_INVALID, "A call needs a host and a method."); return NULL; }
     if (!(s = mcp__host_srv(h, server, err))) return NULL;
-    return mcp__hc_new(h, s, method, params_json, opts, err);
+    return mcp__hc_new(h, s, method, params_json, opts, 0, NULL, NULL, err);
 }
 
 MCPDEF mcp_status mcp_host_call_status(const mcp_host_call *hc)
@@ -15852,8 +15968,8 @@ MCPDEF mcp_status mcp_host_call_result(mcp_host_call *hc, mcp_json_doc **result,
         return hc->status;
     }
     st = mcp_call_result(hc->inner, result, err);
-    if (st < 0 && err && hc->s) {                        /* the sentence names the server */
-        mcp__hs_said(err->message, sizeof err->message, hc->s->name, err->message);
+    if (st < 0 && err && hc->server) {                   /* the sentence names the server */
+        mcp__hs_said(err->message, sizeof err->message, hc->server, err->message);
     }
     return st;
 }
@@ -15892,6 +16008,9 @@ MCPDEF void mcp_host_call_free(mcp_host_call *hc)
     mcp_call_free(hc->inner);
     MCP_FREE(hc->method, NULL);
     MCP_FREE(hc->params, NULL);
+    MCP_FREE(hc->server, NULL);
+    MCP_FREE(hc->qualified, NULL);
+    MCP_FREE(hc->guess, NULL);
     MCP_FREE(hc, NULL);
 }
 

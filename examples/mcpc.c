@@ -3,6 +3,7 @@
 
        mcpc build/demo_server tools
        mcpc build/demo_server call add a=2 b=40
+       mcpc --config mcp.json tools              (every server of a config file: the host)
 
    Every request goes out with mcp_client_send and is waited for in a loop of
    mcp_client_poll(client, 100), so Ctrl-C (a flag set by the SIGINT handler) can cancel it:
@@ -10,6 +11,10 @@
 
    key=value arguments of `call` are typed by the tool's inputSchema, read with tools/list
    first: the server sees 42 where the schema says integer and "42" where it says string.
+
+   --config FILE and --server NAME read the servers of config files (mcp_config_parse): every
+   server at once through the host (mcp_host_*: servers, tools, call SERVER__TOOL), or one
+   of them run as a SERVER given on the command line would be.
 
    Built with -DMCPC_OPENSSL (and -lssl -lcrypto), mcpc reaches https:// servers through the
    TLS hook of examples/tls_openssl.c, which it includes. */
@@ -45,6 +50,8 @@ static const char *const HELP[] = {
 "  mcpc [options] SERVER SERVER-ARGS... -- [COMMAND [ARGS...]]    ... the same, unquoted\n"
 "  mcpc [options] http[s]://HOST[:PORT]/PATH [COMMAND [ARGS...]]  Streamable HTTP\n"
 "  mcpc [options] --sse URL [COMMAND [ARGS...]]                   HTTP+SSE (2024-11-05)\n"
+"  mcpc [options] --config FILE [COMMAND [ARGS...]]                every server of a config file\n"
+"  mcpc [options] [--config FILE] --server NAME [COMMAND [ARGS...]]  one of them, as SERVER\n"
 "\n"
 "A stdio server is started as a child process and stopped when mcpc is done. SERVER is one\n"
 "word. A word that names an existing file or a program on PATH runs as it is; any other word\n"
@@ -91,6 +98,9 @@ static const char *const HELP[] = {
 "      --auth-port PORT        the port the sign-in's redirect comes back to (default: any)\n"
 "  -e, --env KEY=VALUE         an environment variable for the server process (repeatable)\n"
 "      --sse URL               connect to URL with the HTTP+SSE transport\n"
+"      --config FILE           config mode: the servers of FILE (repeatable: read in order, a\n"
+"                              later server replacing an earlier one of the same name)\n"
+"      --server NAME           config mode: the server NAME alone, as SERVER (see below)\n"
 "      --cacert FILE           https: trust the CAs in FILE (PEM) instead of the system's\n"
 "      --insecure              https: do not verify the server's certificate (warned about)\n"
 "  -t, --timeout MS            per-request timeout in ms (default 30000; 0: none); progress\n"
@@ -107,6 +117,36 @@ static const char *const HELP[] = {
 "  -v, --verbose               notifications, server log messages and stderr, to stderr\n"
 "  -V, --version               the version, and whether https:// is built in\n"
 "  -h, --help                  this text\n"
+"\n",
+"Config mode: --config FILE or --server NAME instead of SERVER. A config file is JSON (comments\n"
+"and trailing commas allowed) with {\"mcpServers\": {NAME: {...}, ...}} (Claude Desktop, Claude\n"
+"Code, Cursor, Windsurf, ...) or VS Code's {\"servers\": {NAME: {...}, ...}}: \"command\",\n"
+"\"args\", \"env\" and \"cwd\" for a stdio server, \"url\" and \"headers\" for an HTTP one (\"type\":\n"
+"\"sse\" for HTTP+SSE), \"timeout\" (ms), \"disabled\": true to turn one off. ${VAR},\n"
+"${VAR:-default}, ${env:VAR}, ${userHome} and ${workspaceFolder} (the folder that holds the\n"
+"file's .vscode/ or .cursor/, else the current one) are replaced by their values; a field\n"
+"mcpc does not read and a variable that is not set are warned about.\n"
+"Without --server, the commands work on every server at once (all started in parallel):\n"
+"  servers                    each server: name, transport, state, and its tool count or why\n"
+"                             it is not ready (the default command)\n"
+"  tools [SERVER__TOOL]       every server's tools, named SERVER__TOOL; with a name, that tool\n"
+"  call SERVER__TOOL [ARGS]   call a tool (only the servers the name may be of are started)\n"
+"  prompts                    every server's prompts, named SERVER__PROMPT\n"
+"  prompt SERVER__PROMPT [ARGS], resources, read URI   as above\n"
+"A server that cannot be started or reached is said on stderr with its sentence, the others\n"
+"are listed all the same, and the exit status is the first failure's: servers, tools, prompts\n"
+"and resources exit with 0 only when every server that its file does not turn off is ready.\n"
+"-H, -e, --protocol and --log-level need --server; -t is the timeout of each server whose\n"
+"entry gives none.\n"
+"With --server NAME, NAME is run as a SERVER given above would be, every command working on it\n"
+"with its own names (info, tools, call TOOL, watch, ...); -H and -e add to its headers and\n"
+"environment, -t replaces its timeout; servers shows that one alone.\n"
+"--server NAME without --config reads each of these files that is there, in this order, a\n"
+"later one's server replacing an earlier one's: ~/.cursor/mcp.json, then\n"
+"$XDG_CONFIG_HOME/mcpc/mcp.json (else ~/.config/mcpc/mcp.json), then in the current folder\n"
+".vscode/mcp.json, .cursor/mcp.json and .mcp.json. One that cannot be read or parsed is warned\n"
+"about and skipped (a --config FILE that cannot is an error, status 2). HTTP servers sign in\n"
+"as below.\n"
 "\n",
 "Signing in: a server that answers 401 asks for authorization (OAuth 2.1, the MCP spec's\n"
 "flow). mcpc prints the address to open and opens it in a browser where there is one\n"
@@ -158,7 +198,11 @@ static const char *const HELP[] = {
 "  mcpc -e DEBUG=1 npx -y @modelcontextprotocol/server-everything -- \\\n"
 "       prompt resource-prompt resourceType=Text resourceId=3\n"
 "  mcpc -H 'Authorization: Bearer TOKEN' https://example.com/mcp tools\n"
-"  mcpc --sse http://localhost:3001/sse ping\n",
+"  mcpc --sse http://localhost:3001/sse ping\n"
+"  mcpc --config ~/.cursor/mcp.json servers\n"
+"  mcpc --config mcp.json tools\n"
+"  mcpc --config mcp.json call github__create_issue title=Bug body='It broke'\n"
+"  mcpc --server github call create_issue title=Bug      (the usual files: see Config mode)\n",
 NULL };
 
 enum { RC_OK = 0, RC_OTHER = 1, RC_USAGE = 2, RC_CONNECT = 3, RC_PROTOCOL = 4, RC_TOOL = 5, RC_TIMEOUT = 6,
@@ -171,6 +215,9 @@ static struct {
     int nheaders, nenv;
     const char *sse, *cacert, *log_level, *args_file;
     long watch_ms;                          /* --for; 0: until Ctrl-C */
+    const char *configs[32];                /* --config FILE, in order */
+    int nconfigs;
+    const char *server;                     /* --server NAME */
 } opt;
 
 static mcp_client *volatile client;         /* volatile: the SIGINT handler reads it */
@@ -1195,6 +1242,9 @@ static void print_tool(const mcp_json *t)
 
 /* ---- the commands ---------------------------------------------------------------------------- */
 
+static const char *config_server, *config_file;   /* --server: the entry run, and its file */
+static int config_line;
+
 static int is_modern(void)                  /* 2026-07-28 or later: the stateless era */
 {
     const char *v = mcp_client_protocol_version(client);
@@ -1234,6 +1284,13 @@ static void info_json(void)
     }
     if (why) { mcp_jw_key(&w, "fallback"); mcp_jw_str(&w, why); }
     mcp_jw_obj_end(&w);
+    if (config_server) {
+        mcp_jw_key(&w, "config"); mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "server"); jw_text(&w, config_server);
+        mcp_jw_key(&w, "file"); jw_text(&w, config_file);
+        mcp_jw_key(&w, "line"); mcp_jw_int(&w, config_line);
+        mcp_jw_obj_end(&w);
+    }
     mcp_jw_obj_end(&w);
     if ((text = mcp_jw_finish(&w, NULL, NULL)) != NULL) puts(text);
     mcp_free(text);
@@ -1258,6 +1315,7 @@ static int cmd_info(char **a, int n, const argspec *args)
         printf("transport:     %s%s%s%s %s\n", kind == MCP_SSE ? "HTTP+SSE" : "Streamable HTTP",
                why ? " (fallback: " : "", why ? why : "", why ? ")" : "", desc.url);
     }
+    if (config_server) printf("config:        %s, %s:%d\n", config_server, config_file, config_line);
     printf("capabilities: ");
     mcp_json_foreach(caps, i, v) {          /* tools, resources (subscribe, listChanged), ... */
         const char *key = mcp_json_key_at(caps, i, &klen);
@@ -1339,16 +1397,41 @@ static int call_args(const char *tool, const argspec *args, char **json)
     return rc;
 }
 
+/* What a tools/call answered (doc freed here): its content, or the result as JSON; status 5
+   when the tool reported an error. */
+static int print_call_result(const char *tool, mcp_json_doc *doc)
+{
+    const mcp_json *r = mcp_json_root(doc), *item;
+    mcp_error err;
+    size_t i;
+    int is_error = mcp_json_is_true(mcp_json_get(r, "isError"));
+    end_progress();
+    if (opt.json) {
+        print_json(r);
+        if (is_error) {                     /* and the error object on stderr, as for any failure */
+            const char *text = str(mcp_json_at(mcp_json_get(r, "content"), 0), "text");
+            memset(&err, 0, sizeof err);
+            snprintf(err.message, sizeof err.message, "the tool \"%s\" reported an error%s%s", tool, *text ? ": " : "", text);
+            report(&err, RC_TOOL);
+        }
+    } else {
+        if (is_error) fprintf(stderr, "mcpc: the tool \"%s\" reported an error:\n", tool);
+        mcp_json_foreach(mcp_json_get(r, "content"), i, item) print_content(is_error ? stderr : stdout, item);
+        if (mcp_json_len(mcp_json_get(r, "content")) == 0 && mcp_json_get(r, "structuredContent"))
+            print_json(mcp_json_get(r, "structuredContent"));
+    }
+    mcp_json_free(doc);
+    return is_error ? RC_TOOL : RC_OK;
+}
+
 static int cmd_call(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
     mcp_call_opts o;
     mcp_call *call;
-    const mcp_json *r, *item;
     char *json = NULL;
-    size_t i;
-    int is_error, rc;
+    int rc;
     (void)n;
     if ((rc = call_args(a[0], args, &json)) != RC_OK) return rc;
     memset(&o, 0, sizeof o);
@@ -1358,40 +1441,13 @@ static int cmd_call(char **a, int n, const argspec *args)
     call = mcp_client_send_tool(client, a[0], json, &o, &err);
     mcp_free(json);
     if (!call || wait_for(call, &doc, &err) != MCP_OK) return fail(&err);
-    end_progress();
-    r = mcp_json_root(doc);
-    is_error = mcp_json_is_true(mcp_json_get(r, "isError"));
-    if (opt.json) {
-        print_json(r);
-        if (is_error) {                     /* and the error object on stderr, as for any failure */
-            const char *text = str(mcp_json_at(mcp_json_get(r, "content"), 0), "text");
-            memset(&err, 0, sizeof err);
-            snprintf(err.message, sizeof err.message, "the tool \"%s\" reported an error%s%s", a[0], *text ? ": " : "", text);
-            report(&err, RC_TOOL);
-        }
-    } else {
-        if (is_error) fprintf(stderr, "mcpc: the tool \"%s\" reported an error:\n", a[0]);
-        mcp_json_foreach(mcp_json_get(r, "content"), i, item) print_content(is_error ? stderr : stdout, item);
-        if (mcp_json_len(mcp_json_get(r, "content")) == 0 && mcp_json_get(r, "structuredContent"))
-            print_json(mcp_json_get(r, "structuredContent"));
-    }
-    mcp_json_free(doc);
-    return is_error ? RC_TOOL : RC_OK;
+    return print_call_result(a[0], doc);
 }
 
-static int cmd_read(char **a, int n, const argspec *args)
+static void print_read_result(mcp_json_doc *doc)   /* resources/read's contents (doc freed here) */
 {
-    mcp_json_doc *doc = NULL;
-    mcp_error err;
-    const mcp_json *contents, *c;
+    const mcp_json *contents = mcp_json_get(mcp_json_root(doc), "contents"), *c;
     size_t i;
-    mcp_status st;
-    char *params = params1("uri", a[0]);
-    (void)n; (void)args;
-    st = request("resources/read", params, NULL, &doc, &err);
-    mcp_free(params);
-    if (st != MCP_OK) return fail(&err);
-    contents = mcp_json_get(mcp_json_root(doc), "contents");
     if (opt.json) print_json(mcp_json_root(doc));
     else mcp_json_foreach(contents, i, c) {
         if (mcp_json_len(contents) > 1) printf("--- %s%s%s\n", str(c, "uri"), *str(c, "mimeType") ? " " : "", str(c, "mimeType"));
@@ -1399,32 +1455,44 @@ static int cmd_read(char **a, int n, const argspec *args)
         else printf("[%s, %lu bytes]\n", *str(c, "mimeType") ? str(c, "mimeType") : "binary", base64_bytes(str(c, "blob")));
     }
     mcp_json_free(doc);
-    return RC_OK;
 }
 
-/* A request whose params are {"<key>": value, ...ARGS as "<args_key>"}, printed by `show`. */
-static int cmd_prompt(char **a, int n, const argspec *args)
+static int cmd_read(char **a, int n, const argspec *args)
 {
     mcp_json_doc *doc = NULL;
     mcp_error err;
-    mcp_jw w;
-    const mcp_json *m;
-    size_t i;
     mcp_status st;
-    char *params, *json = NULL;
+    char *params = params1("uri", a[0]);
+    (void)n; (void)args;
+    st = request("resources/read", params, NULL, &doc, &err);
+    mcp_free(params);
+    if (st != MCP_OK) return fail(&err);
+    print_read_result(doc);
+    return RC_OK;
+}
+
+/* prompts/get's params, {"name", "arguments"} (mcp_free *params): RC_OK or a usage error */
+static int prompt_params(const char *name, const argspec *args, char **params)
+{
+    mcp_jw w;
+    char *json = NULL;
     int rc;
-    (void)n;
-    if ((rc = build_args(args, ARGS_STRINGS, NULL, a[0], &json)) != RC_OK) return rc;   /* MCP: strings */
+    *params = NULL;
+    if ((rc = build_args(args, ARGS_STRINGS, NULL, name, &json)) != RC_OK) return rc;   /* MCP: strings */
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
-    mcp_jw_key(&w, "name"); mcp_jw_str(&w, a[0]);
+    mcp_jw_key(&w, "name"); mcp_jw_str(&w, name);
     if (json) { mcp_jw_key(&w, "arguments"); mcp_jw_raw(&w, json, strlen(json)); }
     mcp_jw_obj_end(&w);
     mcp_free(json);
-    params = mcp_jw_finish(&w, NULL, NULL);
-    st = request("prompts/get", params, NULL, &doc, &err);
-    mcp_free(params);
-    if (st != MCP_OK) return fail(&err);
+    *params = mcp_jw_finish(&w, NULL, NULL);
+    return RC_OK;
+}
+
+static void print_prompt_result(mcp_json_doc *doc)   /* prompts/get's messages (doc freed here) */
+{
+    const mcp_json *m;
+    size_t i;
     if (opt.json) print_json(mcp_json_root(doc));
     else {
         if (*str(mcp_json_root(doc), "description")) printf("(%s)\n", str(mcp_json_root(doc), "description"));
@@ -1434,6 +1502,21 @@ static int cmd_prompt(char **a, int n, const argspec *args)
         }
     }
     mcp_json_free(doc);
+}
+
+static int cmd_prompt(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status st;
+    char *params;
+    int rc;
+    (void)n;
+    if ((rc = prompt_params(a[0], args, &params)) != RC_OK) return rc;
+    st = request("prompts/get", params, NULL, &doc, &err);
+    mcp_free(params);
+    if (st != MCP_OK) return fail(&err);
+    print_prompt_result(doc);
     return RC_OK;
 }
 
@@ -1639,8 +1722,9 @@ static void print_clock(FILE *f)            /* 12:03:04.123, for watch */
 }
 
 /* A notification: with --json {"method", "params"}; else a log message as "[level] logger: text"
-   and anything else as its method and params. */
-static void show_notification(FILE *f, const char *method, const mcp_json *params)
+   and anything else as its method and params. server: the config's name for the server that
+   sent it (config mode without --server), else NULL. */
+static void show_notification(FILE *f, const char *server, const char *method, const mcp_json *params)
 {
     mcp_jw w;
     char *json;
@@ -1648,6 +1732,7 @@ static void show_notification(FILE *f, const char *method, const mcp_json *param
     if (opt.json) {
         mcp_jw_init(&w, 0);
         mcp_jw_obj_begin(&w);
+        if (server) { mcp_jw_key(&w, "server"); jw_text(&w, server); }
         mcp_jw_key(&w, "method"); mcp_jw_str(&w, method);
         if (params) { mcp_jw_key(&w, "params"); mcp_jw_value(&w, params); }
         mcp_jw_obj_end(&w);
@@ -1655,6 +1740,7 @@ static void show_notification(FILE *f, const char *method, const mcp_json *param
         return;
     }
     if (watching) print_clock(f);
+    if (server) fprintf(f, "%s: ", server);
     if (!strcmp(method, "notifications/message")) {
         const mcp_json *data = mcp_json_get(params, "data");
         json = mcp_json_typeof(data) == MCP_JSON_STRING ? NULL : mcp_json_dump(data, 0, NULL);
@@ -1672,9 +1758,9 @@ static void on_notification(void *user, mcp_client *c, const char *method, const
 {
     int log = !strcmp(method, "notifications/message");
     (void)user; (void)c;
-    if (watching) show_notification(stdout, method, params);         /* everything, on stdout */
+    if (watching) show_notification(stdout, NULL, method, params);   /* everything, on stdout */
     else if (strcmp(method, "notifications/progress") && (opt.verbose || (log && opt.log_level)))
-        show_notification(stderr, method, params);                  /* progress: on_progress */
+        show_notification(stderr, NULL, method, params);            /* progress: on_progress */
 }
 
 static void on_stderr(void *user, mcp_client *c, const char *line, size_t len)
@@ -1767,6 +1853,13 @@ static int set_option(const char *name, const char *val)
     } else if (!strcmp(name, "--sse")) opt.sse = val;
     else if (!strcmp(name, "--cacert")) opt.cacert = val;
     else if (!strcmp(name, "--args-file")) opt.args_file = val;
+    else if (!strcmp(name, "--config")) {
+        if (opt.nconfigs == 32) return bad_option("too many --config");
+        opt.configs[opt.nconfigs++] = val;
+    } else if (!strcmp(name, "--server")) {
+        if (!*val) return bad_option("--server needs a server's name");
+        opt.server = val;
+    }
     else if (!strcmp(name, "--auth-port")) {
         char *end;
         unsigned long p = strtoul(val, &end, 10);
@@ -1794,7 +1887,7 @@ static int option(int argc, char **argv, int *i)
     const char *a = argv[*i], *eq;
     static const char *const with_value[] = { "-H", "--header", "-e", "--env", "--sse", "-t", "--timeout",
                                               "--protocol", "--cacert", "--log-level", "--args-file", "--for",
-                                              "--auth-port", NULL };
+                                              "--auth-port", "--config", "--server", NULL };
     char name[32];
     int k;
     if (a[0] != '-' || !a[1] || !strcmp(a, "--")) return 0;
@@ -1886,29 +1979,35 @@ static int set_server(const char *word, char **extra, int nextra)
     return 0;
 }
 
-/* https:// goes through the TLS hook of examples/tls_openssl.c, when it is built in. */
-static int setup_tls(void)
+/* https:// goes through the TLS hook of examples/tls_openssl.c, when it is built in: set up
+   once, for the first https:// URL (*hook gets it; untouched for other URLs). */
+static int start_tls(const char *url, const mcp_tls **hook)
 {
 #ifdef MCPC_OPENSSL
     mcp_error err;
 #endif
-    if (!desc.url || strncmp(desc.url, "https://", 8)) return RC_OK;
+    if (!url || strncmp(url, "https://", 8)) return RC_OK;
 #ifdef MCPC_OPENSSL
-    if (!tls_openssl_init(&tls, opt.cacert, &err)) return report(&err, RC_USAGE);
-    tls_on = 1;
-    if (opt.insecure) {
-        tls_openssl_insecure(&tls);
-        warn("--insecure: the server's certificate is not checked, so anyone between here and %s could read "
-             "and change what is sent", desc.url);
+    if (!tls_on) {
+        if (!tls_openssl_init(&tls, opt.cacert, &err)) return report(&err, RC_USAGE);
+        tls_on = 1;
+        if (opt.insecure) {
+            tls_openssl_insecure(&tls);
+            warn("--insecure: the server's certificate is not checked, so anyone between here and %s could read "
+                 "and change what is sent", url);
+        }
     }
-    desc.tls = &tls.hook;
+    *hook = &tls.hook;
     return RC_OK;
 #else
+    (void)hook;
     return invalid("this mcpc was built without TLS, so it cannot reach https:// servers. Install OpenSSL's "
                    "development files (libssl-dev on Debian and Ubuntu, openssl-devel on Fedora) and rebuild "
                    "it with make");
 #endif
 }
+
+static int setup_tls(void) { return start_tls(desc.url, &desc.tls); }
 
 /* The connect error, with a hint where a certificate was refused. A TLS handshake that failed
    (MCP_ERR_PROTOCOL: TLS refused it) is a server that could not be reached: status 3. */
@@ -1955,6 +2054,8 @@ static void spawn_detached(char *const *argv)
     if (pid > 0) waitpid(pid, NULL, 0);
 }
 
+static char signing_in[256];                /* config mode: the server whose sign-in is asked for */
+
 /* The authorization URL: printed, and opened where a browser can be (MCPC_BROWSER first). */
 static void open_url(void *user, const char *url)
 {
@@ -1966,8 +2067,14 @@ static void open_url(void *user, const char *url)
     if (opt.json) {
         mcp_jw w;
         mcp_jw_init(&w, 0);
-        mcp_jw_obj_begin(&w); mcp_jw_key(&w, "sign_in"); jw_text(&w, url); mcp_jw_obj_end(&w);
+        mcp_jw_obj_begin(&w);
+        if (signing_in[0]) { mcp_jw_key(&w, "server"); jw_text(&w, signing_in); }
+        mcp_jw_key(&w, "sign_in"); jw_text(&w, url);
+        mcp_jw_obj_end(&w);
         json_line(stderr, &w);
+    } else if (signing_in[0]) {
+        fprintf(stderr, "mcpc: the server \"%s\" wants you to sign in; open this address in a browser:\n  %s\n",
+                signing_in, url);
     } else fprintf(stderr, "mcpc: the server wants you to sign in; open this address in a browser:\n  %s\n", url);
     if (browser && *browser) {
         if ((n = split_words(browser, &words, &buf)) > 0) {
@@ -2100,19 +2207,33 @@ static void auth_save(void *user, const char *key, const char *value)
     if (!held) auth_unlock();
 }
 
-/* An HTTP server gets the authorization flow unless --no-auth or an Authorization header. */
-static void setup_auth(void)
+static void init_auth(void)                 /* the sign-in: browser, token file */
 {
-    int k;
-    if (desc.transport == MCP_STDIO || opt.no_auth) return;
-    for (k = 0; k < opt.nheaders; k++) if (!strncasecmp(opt.headers[k], "authorization:", 14)) return;
     memset(&auth, 0, sizeof auth);
     auth.client_name = "mcpc";
     auth.port = (unsigned short)opt.auth_port;
     auth.offline_access = 1;
     auth.open_url = open_url;
     if (auth_files()) { auth.load = auth_load; auth.save = auth_save; }
+}
+
+/* An HTTP server gets the authorization flow unless --no-auth or an Authorization header. */
+static void setup_auth(void)
+{
+    int k;
+    if (desc.transport == MCP_STDIO || opt.no_auth) return;
+    for (k = 0; desc.headers && desc.headers[k]; k++) if (!strncasecmp(desc.headers[k], "authorization:", 14)) return;
+    init_auth();
     desc.auth = &auth;
+}
+
+static void catch_sigint(void)              /* Ctrl-C sets a flag; no SA_RESTART: poll wakes */
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
 }
 
 /* Connects and runs the command. */
@@ -2120,13 +2241,9 @@ static int run(const struct command *cmd, char **a, int n, const argspec *args)
 {
     mcp_error err;
     mcp_call *init;
-    struct sigaction sa;
     char line[600];
     int rc;
-    memset(&sa, 0, sizeof sa);                 /* Ctrl-C sets a flag; no SA_RESTART: poll wakes */
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    catch_sigint();
     if (desc.auth) auth_lock();                  /* until the connect is over: see auth_lock */
     if (!(client = mcp_client_new(&desc, &err))) { auth_unlock(); return fail(&err); }
     if (!(init = mcp_client_connect_begin(client, &err)) || wait_for(init, NULL, &err) != MCP_OK) {
@@ -2181,6 +2298,803 @@ static int target(int argc, char **argv, int *i)
     return set_server(word, argv + first, j - first);
 }
 
+/* ---- config mode: the servers of config files, through the host (>>host) ----------------------
+
+   --config FILE (any number, read in order) or --server NAME. Without --server every server of
+   the files is the host's: servers, tools, call SERVER__TOOL ... With --server the one server
+   NAME is run as a SERVER given on the command line would be, every command as usual, from its
+   entry in the files (read with mcp_config_parse, the reader the host uses); only `servers`
+   takes the host then, with that server alone. */
+
+static int config_mode;                     /* --config or --server */
+static mcp_host *host;
+typedef struct config_text { const char *path; mcp_buf text; } config_text;
+static config_text configs[40];
+static int nconfigs;
+static const char *config_path;             /* the file being parsed: ${workspaceFolder} */
+static char usual_paths[8][1100];           /* --server alone: the files looked for */
+static int nusual;
+static void **kept;                         /* what the chosen entry's strings were copied into */
+static size_t nkept, capkept;
+
+static void *keep(void *p)                  /* freed at exit (forget_kept) */
+{
+    if (p && nkept == capkept) {
+        void **k = (void **)realloc(kept, (capkept = capkept ? capkept * 2 : 32) * sizeof *k);
+        if (!k) { free(p); return NULL; }
+        kept = k;
+    }
+    if (p) kept[nkept++] = p;
+    return p;
+}
+
+static void forget_kept(void)
+{
+    size_t i;
+    for (i = 0; i < nkept; i++) free(kept[i]);
+    free(kept);
+}
+
+static char *keep_str(const char *s)
+{
+    char *c;
+    if (!s || !(c = (char *)keep(malloc(strlen(s) + 1)))) return NULL;
+    return strcpy(c, s);
+}
+
+/* "KEY=V" and "KEY=W" (sep '='), "Name: v" and "name: w" (sep ':', any case): the same key */
+static int same_key(const char *a, const char *b, char sep)
+{
+    size_t n = strcspn(a, sep == '=' ? "=" : ":");
+    if (n != strcspn(b, sep == '=' ? "=" : ":")) return 0;
+    return sep == '=' ? !strncmp(a, b, n) : !strncasecmp(a, b, n);
+}
+
+/* A NULL-ended copy of list (may be NULL) and then more (nmore of them, the command line's -e
+   or -H), an entry of list left out where more sets its key. NULL: out of memory. */
+static const char **keep_list(const char *const *list, const char *const *more, int nmore, char sep)
+{
+    size_t n = 0, k = 0, i;
+    const char **out;
+    int j, dup;
+    while (list && list[n]) n++;
+    if (!(out = (const char **)keep(malloc((n + (size_t)nmore + 1) * sizeof *out)))) return NULL;
+    for (i = 0; i < n; i++) {
+        for (dup = 0, j = 0; j < nmore; j++) dup |= same_key(list[i], more[j], sep);
+        if (!dup && !(out[k++] = keep_str(list[i]))) return NULL;
+    }
+    for (j = 0; j < nmore; j++) out[k++] = more[j];
+    out[k] = NULL;
+    return out;
+}
+
+/* ${workspaceFolder}: the folder a .vscode/ (or .cursor/) holding the file is in, else the
+   current one; ${userHome}; ${pathSeparator} and ${/}. Others: unknown (left as written). */
+static const char *config_variable(void *user, const char *name)
+{
+    static char folder[4096], base[4096];
+    const char *slash = config_path ? strrchr(config_path, '/') : NULL, *dir;
+    char parent[4096];
+    (void)user;
+    if (!strcmp(name, "userHome")) return getenv("HOME");
+    if (!strcmp(name, "pathSeparator") || !strcmp(name, "/")) return "/";
+    if (strcmp(name, "workspaceFolder") && strcmp(name, "workspaceFolderBasename")) return NULL;
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - config_path) : 0, config_path ? config_path : "");
+    dir = strrchr(parent, '/') ? strrchr(parent, '/') + 1 : parent;
+    if (!strcmp(dir, ".vscode") || !strcmp(dir, ".cursor")) {
+        parent[dir - parent > 1 ? dir - parent - 1 : dir - parent] = 0;   /* "a/b", "/" or "" */
+        if (parent[0] == '/') snprintf(folder, sizeof folder, "%s", parent);
+        else if (!getcwd(base, sizeof base)) snprintf(folder, sizeof folder, "%s", parent[0] ? parent : ".");
+        else snprintf(folder, sizeof folder, "%.2040s%s%.2040s", base, parent[0] ? "/" : "", parent);
+    } else if (!getcwd(folder, sizeof folder)) {
+        strcpy(folder, ".");
+    }
+    if (!strcmp(name, "workspaceFolder")) return folder;
+    snprintf(base, sizeof base, "%s", strrchr(folder, '/') && strrchr(folder, '/')[1] ? strrchr(folder, '/') + 1 : folder);
+    return base;
+}
+
+/* What the reader said (a field it ignored, a variable not set, a bad entry), kept until it is
+   known which servers run: then said as warnings (config_said), for those servers alone. */
+static char *config_notes[64];
+static int nnotes;
+
+static void config_log(void *user, const char *message)
+{
+    int k;
+    (void)user;
+    for (k = 0; k < nnotes; k++) if (config_notes[k] && !strcmp(config_notes[k], message)) return;
+    if (nnotes < (int)(sizeof config_notes / sizeof config_notes[0])) config_notes[nnotes++] = keep_str(message);
+}
+
+/* The server a note is about ("file:1:2: server "NAME": ..."): NAME in out, or "" */
+static void note_server(const char *note, char *out, size_t size)
+{
+    const char *p = strstr(note, ": server \""), *q;
+    out[0] = 0;
+    if (p && (q = strstr(p + 10, "\": ")) != NULL && (size_t)(q - p - 10) < size)
+        snprintf(out, size, "%.*s", (int)(q - p - 10), p + 10);
+}
+
+/* The notes, as warnings: each about no server in particular or about one that `runs` says
+   runs, and not a bad entry's error (that is said as the server's failure). -v: every note. */
+static void config_said(int (*runs)(const char *server, const char *note))
+{
+    char name[512];
+    int k;
+    for (k = 0; k < nnotes; k++) {
+        if (!config_notes[k]) continue;
+        note_server(config_notes[k], name, sizeof name);
+        if (opt.verbose) on_log(NULL, NULL, config_notes[k]);
+        else if (!name[0] || runs(name, config_notes[k])) warn("%s", config_notes[k]);
+    }
+    nnotes = 0;
+}
+
+static mcp_config_opts config_opts(void)
+{
+    mcp_config_opts o;
+    memset(&o, 0, sizeof o);
+    o.variable = config_variable;
+    o.on_log = config_log;
+    return o;
+}
+
+/* --server alone: the files of the user, then of the project (the current folder); a later
+   file's server replaces an earlier one's of the same name. */
+static void usual_files(void)
+{
+    const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+    nusual = 0;
+    if (home && *home) snprintf(usual_paths[nusual++], sizeof usual_paths[0], "%s/.cursor/mcp.json", home);
+    if (xdg && *xdg) snprintf(usual_paths[nusual++], sizeof usual_paths[0], "%s/mcpc/mcp.json", xdg);
+    else if (home && *home) snprintf(usual_paths[nusual++], sizeof usual_paths[0], "%s/.config/mcpc/mcp.json", home);
+    snprintf(usual_paths[nusual++], sizeof usual_paths[0], ".vscode/mcp.json");
+    snprintf(usual_paths[nusual++], sizeof usual_paths[0], ".cursor/mcp.json");
+    snprintf(usual_paths[nusual++], sizeof usual_paths[0], ".mcp.json");
+}
+
+/* Reads one config file into configs[]: 1; 0 when a usual file is not there; -1 when it
+   cannot be read (said: an error for a --config file, a warning for a usual one). */
+static int read_config(const char *path, int given)
+{
+    FILE *f;
+    mcp_buf b;
+    char chunk[65536];
+    size_t got;
+    int e = 0;
+    if (nconfigs == (int)(sizeof configs / sizeof configs[0])) { invalid("too many config files"); return -1; }
+    if (!(f = fopen(path, "rb"))) {
+        e = errno;
+        if (!given && (e == ENOENT || e == ENOTDIR)) return 0;
+    } else {
+        memset(&b, 0, sizeof b);
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+            if (mcp_buf_append(&b, chunk, got) != MCP_OK) { e = ENOMEM; break; }
+        if (!e && ferror(f)) e = errno ? errno : EIO;
+        fclose(f);
+        if (!e) {
+            configs[nconfigs].path = path;
+            configs[nconfigs++].text = b;
+            return 1;
+        }
+        mcp_buf_free(&b);
+    }
+    if (given) invalid("cannot read the config file %s: %s", path, strerror(e));
+    else warn("cannot read the config file %s: %s", path, strerror(e));
+    return -1;
+}
+
+/* The config files: the --config ones (each must be there), else the usual ones (those that
+   are there). RC_OK, or the usage error's status. */
+static int read_configs(void)
+{
+    int k, found = 0;
+    if (opt.nconfigs) {
+        for (k = 0; k < opt.nconfigs; k++)
+            if (read_config(opt.configs[k], 1) < 0) return RC_USAGE;
+        return RC_OK;
+    }
+    usual_files();
+    for (k = 0; k < nusual; k++) found += read_config(usual_paths[k], 0) != 0;
+    if (!found) {
+        char list[2000] = "";
+        for (k = 0; k < nusual; k++) cat(list, sizeof list, "%s%s", k ? ", " : "", usual_paths[k]);
+        return invalid("no config file names the server \"%s\": there is none of %s (--config FILE reads another)",
+                       opt.server, list);
+    }
+    return RC_OK;
+}
+
+static const char *config_list(void)        /* "a.json, b.json": the files read */
+{
+    static char list[2000];
+    int k;
+    list[0] = 0;
+    for (k = 0; k < nconfigs; k++) cat(list, sizeof list, "%s%s", k ? ", " : "", configs[k].path);
+    return list;
+}
+
+/* ---- --server NAME: that server's entry, as SERVER ---------------------------------------------- */
+
+static struct {
+    int found, disabled;
+    mcp_client_desc desc;
+    const char *file, *error;
+    int line;
+    char names[400];                        /* the other servers, for "no server NAME" */
+} pick;
+
+static void pick_entry(void *user, const mcp_server_config *s)
+{
+    (void)user;
+    if (strcmp(s->name, opt.server)) {
+        char quoted[300];
+        snprintf(quoted, sizeof quoted, "%s, ", s->name);
+        if (!strstr(pick.names, quoted) && strlen(pick.names) + strlen(quoted) < sizeof pick.names) strcat(pick.names, quoted);
+        return;
+    }
+    memset(&pick.desc, 0, sizeof pick.desc);
+    pick.found = 1;
+    pick.disabled = s->disabled;
+    pick.error = keep_str(s->error);
+    pick.file = keep_str(s->file);
+    pick.line = s->line;
+    pick.desc.transport = s->desc.transport;
+    pick.desc.command = keep_str(s->desc.command);
+    pick.desc.args = keep_list(s->desc.args, NULL, 0, '=');
+    pick.desc.env = keep_list(s->desc.env, NULL, 0, '=');
+    pick.desc.cwd = keep_str(s->desc.cwd);
+    pick.desc.url = keep_str(s->desc.url);
+    pick.desc.headers = keep_list(s->desc.headers, NULL, 0, ':');
+    pick.desc.timeout_ms = s->desc.timeout_ms;
+}
+
+static int picked(const char *server, const char *note)   /* a note about the server to run */
+{
+    return !strcmp(server, opt.server) && !(pick.error && !strcmp(note, pick.error));
+}
+
+/* Finds opt.server in the files (the last entry of that name) and makes it the server to run:
+   desc gets its transport, command, arguments, environment, folder, URL and headers (-e and -H
+   added, replacing the entry's of the same name), and its timeout unless -t was given. */
+static int pick_server(void)
+{
+    mcp_config_opts o = config_opts();
+    mcp_error err;
+    int k, rc;
+    if ((rc = read_configs()) != RC_OK) return rc;
+    for (k = 0; k < nconfigs; k++) {
+        config_path = configs[k].path;
+        if (mcp_config_parse(configs[k].path, configs[k].text.data ? configs[k].text.data : "", configs[k].text.len,
+                             &o, pick_entry, &err) != MCP_OK) {
+            if (opt.nconfigs) return invalid("%s", err.message);
+            warn("%s", err.message);        /* a usual file: the others may still have it */
+        }
+    }
+    config_path = NULL;
+    config_said(picked);
+    if (!pick.found) {
+        size_t n = strlen(pick.names);
+        if (n >= 2) pick.names[n - 2] = 0;
+        return invalid("no server \"%s\" in %s; %s%s", opt.server, config_list(), *pick.names ? "the servers there: " :
+                       "there are no servers there", pick.names);
+    }
+    if (pick.error) return invalid("%s", pick.error);
+    if (pick.disabled) warn("the server \"%s\" is turned off in %s; --server runs it all the same", opt.server, pick.file);
+    if (!pick.desc.args || !pick.desc.env || !pick.desc.headers) return invalid("out of memory");
+    desc.transport = pick.desc.transport;
+    desc.command = pick.desc.command;
+    desc.args = pick.desc.args;
+    desc.cwd = pick.desc.cwd;
+    desc.url = pick.desc.url;
+    desc.env = keep_list(pick.desc.env, opt.env, opt.nenv, '=');
+    desc.headers = keep_list(pick.desc.headers, opt.headers, opt.nheaders, ':');
+    if (!desc.timeout_ms) desc.timeout_ms = pick.desc.timeout_ms;
+    if (!desc.env || !desc.headers) return invalid("out of memory");
+    config_server = opt.server;
+    config_file = pick.file;
+    config_line = pick.line;
+    return RC_OK;
+}
+
+/* ---- the host: every server of the files --------------------------------------------------------- */
+
+static const char *state_name(mcp_server_state st)
+{
+    switch (st) {
+    case MCP_SERVER_DISABLED: return "off";
+    case MCP_SERVER_IDLE: return "idle";
+    case MCP_SERVER_CONNECTING: return "connecting";
+    case MCP_SERVER_READY: return "ready";
+    case MCP_SERVER_RETRYING: return "retrying";
+    case MCP_SERVER_FAILED: return "failed";
+    case MCP_SERVER_NEEDS_AUTH: return "sign-in";
+    }
+    return "?";
+}
+
+static const char *transport_name(mcp_transport_kind kind)   /* as info --json names them */
+{
+    return kind == MCP_STDIO ? "stdio" : kind == MCP_SSE ? "http+sse" : kind == MCP_HTTP ? "streamable-http" : "custom";
+}
+
+static void host_on_state(void *user, mcp_host *h, const char *server, mcp_server_state st, const mcp_error *why)
+{
+    char line[1200];
+    (void)user; (void)h;
+    if (st == MCP_SERVER_NEEDS_AUTH) snprintf(signing_in, sizeof signing_in, "%s", server);   /* open_url follows */
+    if (!opt.verbose) return;
+    snprintf(line, sizeof line, "%s: %s%s%s", server, state_name(st), why ? ": " : "", why ? why->message : "");
+    on_log(NULL, NULL, line);
+}
+
+static void host_on_notification(void *user, mcp_host *h, const char *server, const char *method, const mcp_json *params)
+{
+    (void)user; (void)h;
+    if (strcmp(method, "notifications/progress")) show_notification(stderr, server, method, params);
+}
+
+static void host_on_stderr(void *user, mcp_host *h, const char *server, const char *line, size_t len)
+{
+    mcp_jw w;
+    char *copy;
+    (void)user; (void)h;
+    end_progress();
+    if (!opt.json) { fprintf(stderr, "[%s stderr] %.*s\n", server, (int)len, line); return; }
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "server"); jw_text(&w, server);
+    mcp_jw_key(&w, "stderr");
+    if ((copy = (char *)malloc(len + 1)) != NULL) { memcpy(copy, line, len); copy[len] = 0; jw_text(&w, copy); free(copy); }
+    else mcp_jw_str(&w, "");
+    mcp_jw_obj_end(&w);
+    json_line(stderr, &w);
+}
+
+static int host_loading;                    /* mcp_host_load_text is reading a file */
+static void host_on_log(void *user, mcp_host *h, const char *server, const char *message)
+{
+    char line[1200];
+    (void)user; (void)h;
+    if (!server && host_loading) return;    /* the reader's notes: config_log has them too */
+    if (!opt.verbose) return;
+    if (!server) { on_log(NULL, NULL, message); return; }
+    snprintf(line, sizeof line, "%s: %s", server, message);
+    on_log(NULL, NULL, line);
+}
+
+static char https_url[1024];                /* the first https:// URL of the files: TLS is needed */
+static void note_https(void *user, const mcp_server_config *s)
+{
+    (void)user;
+    if (!https_url[0] && s->desc.url && !strncmp(s->desc.url, "https://", 8) && !s->disabled)
+        snprintf(https_url, sizeof https_url, "%s", s->desc.url);
+}
+
+/* The host, with every server of the files (none started yet). RC_OK, or the status of the
+   error said. */
+static int host_open(void)
+{
+    mcp_host_desc hd;
+    mcp_config_opts quiet = config_opts();
+    mcp_error err;
+    const mcp_tls *hook = NULL;
+    int k, rc;
+    if ((rc = read_configs()) != RC_OK) return rc;
+    quiet.on_log = NULL;
+    for (k = 0; k < nconfigs && !https_url[0]; k++) {   /* https:// anywhere: TLS, for the host's desc */
+        config_path = configs[k].path;
+        mcp_config_parse(configs[k].path, configs[k].text.data ? configs[k].text.data : "", configs[k].text.len,
+                         &quiet, note_https, &err);
+    }
+#ifdef MCPC_OPENSSL
+    if (https_url[0] && (rc = start_tls(https_url, &hook)) != RC_OK) return rc;
+#else
+    if (https_url[0])                       /* those servers fail, the others work */
+        warn("this mcpc was built without TLS, so it cannot reach https:// servers (%s). Install OpenSSL's "
+             "development files (libssl-dev on Debian and Ubuntu, openssl-devel on Fedora) and rebuild it with make",
+             https_url);
+#endif
+    memset(&hd, 0, sizeof hd);
+    hd.client_name = "mcpc";
+    hd.timeout_ms = desc.timeout_ms;
+    hd.tls = hook;
+    if (!opt.no_auth) { init_auth(); hd.auth = &auth; }
+    hd.config = config_opts();
+    hd.on_notification = opt.verbose ? host_on_notification : NULL;
+    hd.on_state = host_on_state;
+    hd.on_stderr = opt.verbose ? host_on_stderr : NULL;
+    hd.on_log = host_on_log;
+    if (!(host = mcp_host_new(&hd, &err))) return fail(&err);
+    for (k = 0; k < nconfigs; k++) {
+        config_path = configs[k].path;
+        host_loading = 1;
+        rc = mcp_host_load_text(host, configs[k].path, configs[k].text.data ? configs[k].text.data : "",
+                                configs[k].text.len, &err) != MCP_OK;
+        host_loading = 0;
+        if (rc) {
+            if (opt.nconfigs) { config_path = NULL; return invalid("%s", err.message); }
+            warn("%s", err.message);
+        }
+    }
+    config_path = NULL;
+    return RC_OK;
+}
+
+/* server is one a qualified name may belong to: its name (as qualified names write it: bytes
+   other than A-Z a-z 0-9 _ - become _) and the separator start it. */
+static int may_own(const char *server, const char *qualified)
+{
+    size_t k;
+    for (k = 0; server[k]; k++) {
+        char c = server[k];
+        int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        if (qualified[k] != (plain ? c : '_')) return 0;
+    }
+    return !strncmp(qualified + k, "__", 2);
+}
+
+static int starting(mcp_server_state st)
+{
+    return st == MCP_SERVER_IDLE || st == MCP_SERVER_CONNECTING || st == MCP_SERVER_NEEDS_AUTH;
+}
+
+static int started(const char *server, const char *note)  /* a note about a server that starts */
+{
+    mcp_host_server s;
+    long i = mcp_host_server_find(host, server);
+    return i >= 0 && mcp_host_server_get(host, (size_t)i, &s) == MCP_OK && s.state != MCP_SERVER_DISABLED &&
+           !(s.error && !strcmp(s.error->message, note));
+}
+
+/* Starts the servers and waits until each is ready, failed, retrying or off (a sign-in waits
+   for the browser), or Ctrl-C. route: a qualified name, only the servers it may belong to are
+   started (all when none may); only: that server alone (turned on if its file turns it off). */
+static int host_start(const char *route, const char *only)
+{
+    mcp_host_server s;
+    mcp_error err;
+    size_t i, n = mcp_host_server_count(host);
+    char name[512];
+    int owners = 0, busy = 1;
+    catch_sigint();
+    for (i = 0; route && i < n; i++)
+        if (mcp_host_server_get(host, i, &s) == MCP_OK && s.state != MCP_SERVER_DISABLED && may_own(s.name, route)) owners++;
+    for (i = 0; (route && owners) || only ? i < n : 0; i++) {
+        if (mcp_host_server_get(host, i, &s) != MCP_OK) continue;
+        snprintf(name, sizeof name, "%s", s.name);
+        if (only ? strcmp(name, only) != 0 : !may_own(name, route)) {
+            if (s.state != MCP_SERVER_DISABLED) mcp_host_disable(host, name, &err);
+        } else if (only && s.state == MCP_SERVER_DISABLED && !s.error) {
+            mcp_host_enable(host, name, &err);
+        }
+    }
+    config_said(started);
+    if (!opt.no_auth) auth_lock();          /* until the connects are over: see auth_lock */
+    if (mcp_host_connect(host, &err) != MCP_OK) { auth_unlock(); return fail(&err); }
+    while (busy && !interrupted) {
+        for (busy = 0, i = 0; i < n && !busy; i++)
+            busy = mcp_host_server_get(host, i, &s) == MCP_OK && starting(s.state);
+        if (busy) mcp_host_poll(host, 100);
+    }
+    auth_unlock();
+    if (interrupted) {
+        memset(&err, 0, sizeof err);
+        err.status = MCP_ERR_CANCELLED;
+        snprintf(err.message, sizeof err.message, "Cancelled while the servers were starting");
+        return fail(&err);
+    }
+    return RC_OK;
+}
+
+/* Why the server s is not usable, in *e (named), and the exit status that goes with it; RC_OK
+   when it is ready or its file turns it off. */
+static int why_not(const mcp_host_server *s, mcp_error *e)
+{
+    char quoted[300];
+    memset(e, 0, sizeof *e);
+    if (s->state == MCP_SERVER_READY || (s->state == MCP_SERVER_DISABLED && !s->error)) return RC_OK;
+    if (s->error) *e = *s->error;
+    else e->status = MCP_ERR_CLOSED;
+    if (s->state == MCP_SERVER_NEEDS_AUTH)
+        snprintf(e->message, sizeof e->message, "Server \"%s\": waiting for you to sign in%s%s", s->name,
+                 s->auth_url ? " at " : "", s->auth_url ? s->auth_url : "");
+    else if (!s->error)
+        snprintf(e->message, sizeof e->message, "Server \"%s\": %s", s->name, state_name(s->state));
+    snprintf(quoted, sizeof quoted, "\"%s\"", s->name);
+    if (s->error && !strstr(e->message, quoted)) {           /* the sentence names its server */
+        char msg[sizeof e->message + 320];
+        size_t n = (size_t)snprintf(msg, sizeof msg, "Server \"%.300s\": %s", s->name, e->message);
+        if (n >= sizeof e->message) n = sizeof e->message - 1;
+        memcpy(e->message, msg, n);
+        e->message[n] = 0;
+    }
+    if (s->state == MCP_SERVER_DISABLED) return RC_USAGE;    /* a bad entry */
+    if (s->state == MCP_SERVER_NEEDS_AUTH) return RC_CONNECT;
+    return rc_of(e->status) == RC_OTHER || rc_of(e->status) == RC_USAGE ? RC_CONNECT : rc_of(e->status);
+}
+
+/* Each server that is not usable (of those route may belong to, when given): said on stderr.
+   The exit status of the first, or RC_OK. */
+static int host_failures(const char *route)
+{
+    mcp_host_server s;
+    mcp_error e;
+    size_t i;
+    int rc = RC_OK, r;
+    for (i = 0; i < mcp_host_server_count(host); i++) {
+        if (mcp_host_server_get(host, i, &s) != MCP_OK || (route && !may_own(s.name, route))) continue;
+        if ((r = why_not(&s, &e)) != RC_OK) {
+            report(&e, r);
+            if (rc == RC_OK) rc = r;
+        }
+    }
+    return rc;
+}
+
+static char row_text[1200];                 /* the servers table's last column */
+static void server_row(const mcp_json *s, row *r)
+{
+    const mcp_json *err = mcp_json_get(s, "error");
+    double tools = mcp_json_num(mcp_json_get(s, "tools")), prompts = mcp_json_num(mcp_json_get(s, "prompts"));
+    double resources = mcp_json_num(mcp_json_get(s, "resources"));
+    snprintf(r->cell[0], sizeof r->cell[0], "%s", str(s, "name"));
+    snprintf(r->cell[1], sizeof r->cell[1], "%s", str(s, "transport"));
+    snprintf(r->cell[2], sizeof r->cell[2], "%s", str(s, "state"));
+    row_text[0] = 0;
+    if (err) snprintf(row_text, sizeof row_text, "%s", str(err, "message"));
+    else if (*str(s, "auth_url")) snprintf(row_text, sizeof row_text, "sign in at %s", str(s, "auth_url"));
+    else if (!strcmp(str(s, "state"), "off"))
+        snprintf(row_text, sizeof row_text, "turned off%s%s", *str(s, "file") ? " in " : "", str(s, "file"));
+    else if (!strcmp(str(s, "state"), "ready") || mcp_json_is_true(mcp_json_get(s, "cached"))) {
+        snprintf(row_text, sizeof row_text, "%g tool%s", tools, tools == 1 ? "" : "s");
+        if (prompts > 0) cat(row_text, sizeof row_text, ", %g prompt%s", prompts, prompts == 1 ? "" : "s");
+        if (resources > 0) cat(row_text, sizeof row_text, ", %g resource%s", resources, resources == 1 ? "" : "s");
+        if (mcp_json_is_true(mcp_json_get(s, "cached"))) cat(row_text, sizeof row_text, " (cached)");
+    }
+    r->text = row_text;
+}
+
+/* servers: one row each, name, transport, state, and what it offers or why it is not ready.
+   Exit status: that of the first server not ready (and not turned off), else 0. */
+static int host_servers(char **a, int n, const argspec *args)
+{
+    mcp_host_server s;
+    mcp_json_doc *doc;
+    mcp_error e, err;
+    mcp_jw w;
+    size_t i, len;
+    char *text;
+    int rc = RC_OK, r;
+    (void)a; (void)n; (void)args;
+    if (opt.server && mcp_host_server_find(host, opt.server) < 0)
+        return invalid("no server \"%s\" in %s", opt.server, config_list());
+    if ((rc = host_start(NULL, opt.server)) != RC_OK) return rc;
+    mcp_jw_init(&w, opt.pretty);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "servers"); mcp_jw_arr_begin(&w);
+    for (i = 0; i < mcp_host_server_count(host); i++) {
+        if (mcp_host_server_get(host, i, &s) != MCP_OK || (opt.server && strcmp(s.name, opt.server))) continue;
+        r = why_not(&s, &e);
+        if (rc == RC_OK) rc = r;
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "name"); jw_text(&w, s.name);
+        mcp_jw_key(&w, "transport"); mcp_jw_str(&w, transport_name(s.transport));
+        mcp_jw_key(&w, "state"); mcp_jw_str(&w, state_name(s.state));
+        if (s.file) { mcp_jw_key(&w, "file"); jw_text(&w, s.file); }
+        if (s.state == MCP_SERVER_READY || s.cached) {
+            mcp_jw_key(&w, "tools"); mcp_jw_int(&w, (int64_t)s.tools);
+            mcp_jw_key(&w, "prompts"); mcp_jw_int(&w, (int64_t)s.prompts);
+            mcp_jw_key(&w, "resources"); mcp_jw_int(&w, (int64_t)s.resources);
+        }
+        if (s.cached) { mcp_jw_key(&w, "cached"); mcp_jw_bool(&w, 1); }
+        if (s.auth_url) { mcp_jw_key(&w, "auth_url"); jw_text(&w, s.auth_url); }
+        if (r != RC_OK && s.state != MCP_SERVER_NEEDS_AUTH) {
+            const char *st = mcp_status_str(e.status);
+            mcp_jw_key(&w, "error"); mcp_jw_obj_begin(&w);
+            mcp_jw_key(&w, "status"); mcp_jw_strn(&w, st, strcspn(st, ":"));
+            mcp_jw_key(&w, "exit"); mcp_jw_int(&w, r);
+            mcp_jw_key(&w, "message"); jw_text(&w, s.error ? s.error->message : e.message);
+            mcp_jw_obj_end(&w);
+        }
+        mcp_jw_obj_end(&w);
+    }
+    mcp_jw_arr_end(&w); mcp_jw_obj_end(&w);
+    if (!(text = mcp_jw_finish(&w, &len, &err))) return report(&err, RC_OTHER);
+    if (opt.json) puts(text);
+    else if ((doc = mcp_json_parse(text, len, &err)) != NULL) {
+        print_table(mcp_json_get(mcp_json_root(doc), "servers"), server_row, "no servers");
+        mcp_json_free(doc);
+    }
+    mcp_free(text);
+    return rc;
+}
+
+/* tools, prompts, resources: the one list of every ready server, names qualified; the servers
+   that are not ready said on stderr (and the exit status is the first one's). */
+static int host_list(mcp_host_kind kind, const char *key, row_fn fill, const char *none)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    int rc = host_start(NULL, NULL);
+    if (rc != RC_OK) return rc;
+    rc = host_failures(NULL);
+    if (mcp_host_list(host, kind, &doc, &err) != MCP_OK) return fail(&err);
+    if (opt.json) print_json(mcp_json_root(doc));
+    else print_table(mcp_json_get(mcp_json_root(doc), key), fill, none);
+    mcp_json_free(doc);
+    return rc;
+}
+
+/* The item of that qualified name (tools, prompts) or URI (resources): 1 and *out, else 0. */
+static int host_find(mcp_host_kind kind, const char *name, mcp_host_item *out)
+{
+    size_t i;
+    for (i = 0; i < mcp_host_count(host, kind); i++)
+        if (mcp_host_item_get(host, kind, i, out) == MCP_OK && !strcmp(out->qualified, name)) return 1;
+    return 0;
+}
+
+/* No item of that name: the server it names failed (said), or no server has it. */
+static int host_none(mcp_host_kind kind, const char *name)
+{
+    const char *what = kind == MCP_HOST_TOOLS ? "tool" : kind == MCP_HOST_PROMPTS ? "prompt" : "resource";
+    mcp_host_item it;
+    char names[400] = "";
+    size_t i;
+    mcp_host_server s;
+    int rc = host_failures(name);
+    if (rc != RC_OK) return rc;
+    for (i = 0; i < mcp_host_server_count(host); i++)       /* of a server its file turns off */
+        if (mcp_host_server_get(host, i, &s) == MCP_OK && s.state == MCP_SERVER_DISABLED && !s.error && may_own(s.name, name))
+            return invalid("the server \"%s\" is turned off%s%s; --server %s runs it all the same", s.name,
+                           s.file ? " in " : "", s.file ? s.file : "", s.name);
+    for (i = 0; i < mcp_host_count(host, kind) && strlen(names) < 300; i++)
+        if (mcp_host_item_get(host, kind, i, &it) == MCP_OK) cat(names, sizeof names, "%s%s", i ? ", " : "", it.qualified);
+    return invalid("no server has a %s \"%s\"%s; the %ss: %s", what, name,
+                   kind != MCP_HOST_RESOURCES && !strstr(name, "__") ? " (names are SERVER__NAME)" : "", what,
+                   *names ? names : "none");
+}
+
+static mcp_status host_wait(mcp_host_call *hc, mcp_json_doc **result, mcp_error *err)
+{
+    mcp_status st;
+    while (mcp_host_call_status(hc) == MCP_AGAIN && !interrupted) mcp_host_poll(host, 100);
+    if (mcp_host_call_status(hc) == MCP_AGAIN && interrupted)
+        mcp_host_call_cancel(hc, "the user pressed Ctrl-C");   /* the server is told */
+    if (mcp_host_call_status(hc) == MCP_AGAIN) {
+        mcp_host_call_free(hc);
+        memset(err, 0, sizeof *err);
+        err->status = MCP_ERR_CANCELLED;
+        snprintf(err->message, sizeof err->message, "Request cancelled");
+        return err->status;
+    }
+    st = mcp_host_call_result(hc, result, err);
+    mcp_host_call_free(hc);
+    return st;
+}
+
+static int host_tools(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    const mcp_json *t;
+    size_t i;
+    int rc;
+    (void)args;
+    if (n == 0) return host_list(MCP_HOST_TOOLS, "tools", tool_row, "no tools");
+    if ((rc = host_start(a[0], NULL)) != RC_OK) return rc;
+    if (mcp_host_list(host, MCP_HOST_TOOLS, &doc, &err) != MCP_OK) return fail(&err);
+    mcp_json_foreach(mcp_json_get(mcp_json_root(doc), "tools"), i, t)
+        if (!strcmp(str(t, "name"), a[0])) break;
+    if (!t) rc = host_none(MCP_HOST_TOOLS, a[0]);
+    else if (opt.json) print_json(t);
+    else print_tool(t);
+    mcp_json_free(doc);
+    return rc;
+}
+
+static int host_call(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_host_item it;
+    mcp_host_call *hc;
+    mcp_call_opts o;
+    mcp_error err;
+    char *json = NULL;
+    int rc;
+    (void)n;
+    if ((rc = host_start(a[0], NULL)) != RC_OK) return rc;
+    if (!host_find(MCP_HOST_TOOLS, a[0], &it)) return host_none(MCP_HOST_TOOLS, a[0]);
+    if ((rc = build_args(args, ARGS_SCHEMA, mcp_json_get(it.item, "inputSchema"), a[0], &json)) != RC_OK) return rc;
+    memset(&o, 0, sizeof o);
+    o.on_progress = on_progress;
+    o.user = a[0];
+    o.reset_on_progress = 1;
+    hc = mcp_host_send_tool(host, a[0], json, &o, &err);
+    mcp_free(json);
+    if (!hc || host_wait(hc, &doc, &err) != MCP_OK) return fail(&err);
+    return print_call_result(a[0], doc);
+}
+
+static int host_prompts(char **a, int n, const argspec *args)
+{ (void)a; (void)n; (void)args; return host_list(MCP_HOST_PROMPTS, "prompts", prompt_row, "no prompts"); }
+static int host_resources(char **a, int n, const argspec *args)
+{ (void)a; (void)n; (void)args; return host_list(MCP_HOST_RESOURCES, "resources", resource_row, "no resources"); }
+
+/* A request to the server of an item: its method, and params made of the item's own name. */
+static int host_prompt(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_host_item it;
+    mcp_host_call *hc;
+    mcp_error err;
+    char server[512], *params;
+    int rc;
+    (void)n;
+    if ((rc = host_start(a[0], NULL)) != RC_OK) return rc;
+    if (!host_find(MCP_HOST_PROMPTS, a[0], &it)) return host_none(MCP_HOST_PROMPTS, a[0]);
+    snprintf(server, sizeof server, "%s", it.server);
+    if ((rc = prompt_params(it.name, args, &params)) != RC_OK) return rc;
+    hc = mcp_host_send(host, server, "prompts/get", params, NULL, &err);
+    mcp_free(params);
+    if (!hc || host_wait(hc, &doc, &err) != MCP_OK) return fail(&err);
+    print_prompt_result(doc);
+    return RC_OK;
+}
+
+static int host_read(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_host_item it;
+    mcp_host_call *hc;
+    mcp_error err;
+    char server[512], *params;
+    int rc;
+    (void)n; (void)args;
+    if ((rc = host_start(NULL, NULL)) != RC_OK) return rc;
+    if (!host_find(MCP_HOST_RESOURCES, a[0], &it)) {    /* not listed (a template's?): the host routes it */
+        if (mcp_host_read_resource(host, a[0], &doc, &err) != MCP_OK) {
+            host_failures(NULL);
+            return fail(&err);
+        }
+    } else {
+        snprintf(server, sizeof server, "%s", it.server);
+        params = params1("uri", a[0]);
+        hc = mcp_host_send(host, server, "resources/read", params, NULL, &err);
+        mcp_free(params);
+        if (!hc || host_wait(hc, &doc, &err) != MCP_OK) return fail(&err);
+    }
+    print_read_result(doc);
+    return RC_OK;
+}
+
+/* Without --server: the commands on every server at once (`servers` the default). */
+static const struct command HOST_COMMANDS[] = {
+    { "servers", "servers", 0, 0, -1, host_servers },
+    { "tools", "tools [SERVER__TOOL]", 0, 1, -1, host_tools },
+    { "call", "call SERVER__TOOL [ARGS]", 1, -1, 1, host_call },
+    { "prompts", "prompts", 0, 0, -1, host_prompts },
+    { "prompt", "prompt SERVER__PROMPT [ARGS]", 1, -1, 1, host_prompt },
+    { "resources", "resources", 0, 0, -1, host_resources },
+    { "read", "read URI", 1, 1, -1, host_read },
+};
+static const struct command SERVERS_COMMAND = { "servers", "servers", 0, 0, -1, host_servers };
+
+/* --config or --server after the first word (`mcpc tools --config F`), where no -- says that
+   words are a server's arguments. */
+static int config_later(int argc, char **argv, int i)
+{
+    int k;
+    for (k = i; k < argc; k++) if (!strcmp(argv[k], "--")) return 0;
+    for (k = i; k < argc; k++)
+        if (!strcmp(argv[k], "--config") || !strcmp(argv[k], "--server") || !strncmp(argv[k], "--config=", 9) ||
+            !strncmp(argv[k], "--server=", 9))
+            return 1;
+    return 0;
+}
+
 static const struct command *find_command(char **words, int n)
 {
     size_t c;
@@ -2204,6 +3118,41 @@ static int check_command(const struct command *cmd, char **words, int n, argspec
     return RC_OK;
 }
 
+static const struct command *find_host_command(char **words, int n)
+{
+    size_t c;
+    if (n == 0) return &HOST_COMMANDS[0];                   /* servers */
+    for (c = 0; c < sizeof HOST_COMMANDS / sizeof HOST_COMMANDS[0]; c++)
+        if (!strcmp(HOST_COMMANDS[c].name, words[0])) return &HOST_COMMANDS[c];
+    return NULL;
+}
+
+/* Config mode: the command on every server of the files (the host), or with --server on that
+   one as on a SERVER (`servers` taking the host, with it alone). */
+static int config_main(char **words, int n, argspec *args)
+{
+    const struct command *cmd;
+    int rc, on_host = !opt.server || (n > 0 && !strcmp(words[0], "servers"));
+    catch_sigint();                         /* from the first file read: a Ctrl-C is said */
+    if (opt.sse) return usage("--sse goes with a URL, not with --config or --server");
+    cmd = !on_host ? find_command(words, n) : opt.server ? &SERVERS_COMMAND : find_host_command(words, n);
+    if (!cmd && !opt.server && find_command(words, n))
+        return usage("%s works on one server: add --server NAME (mcpc --config FILE servers lists them)", words[0]);
+    if (!cmd) return usage("unknown command \"%s\"", words[0]);
+    if (!opt.server) {
+        const char *one = opt.nheaders ? "-H" : opt.nenv ? "-e" : desc.protocol_version ? "--protocol" :
+                          opt.log_level ? "--log-level" : NULL;
+        if (one) return usage("%s goes with one server: add --server NAME", one);
+    }
+    if ((rc = check_command(cmd, words, n, args)) != RC_OK) return rc;
+    setup_desc();
+    if (on_host) return (rc = host_open()) != RC_OK ? rc : cmd->run(words + 1, n > 0 ? n - 1 : 0, args);
+    if ((rc = pick_server()) != RC_OK) return rc;
+    setup_auth();
+    if ((rc = setup_tls()) != RC_OK) return rc;
+    return run(cmd, words + 1, n > 0 ? n - 1 : 0, args);
+}
+
 int main(int argc, char **argv)
 {
     char *words[256];
@@ -2213,13 +3162,17 @@ int main(int argc, char **argv)
     memset(&args, 0, sizeof args);
     while (i < argc && option(argc, argv, &i) != 0) i++;   /* options before the server */
     if (i < argc && !strcmp(argv[i], "--")) i++;
-    target(argc, argv, &i);
+    config_mode = opt.nconfigs || opt.server || config_later(argc, argv, i);
+    if (!config_mode) target(argc, argv, &i);
     for (; i < argc; i++)                                   /* the command, its words, options */
         if (option(argc, argv, &i) == 0) {
             if (n == (int)(sizeof words / sizeof words[0])) { bad_option("too many arguments"); break; }
             words[n++] = argv[i];
         }
+    if (!config_mode && (opt.nconfigs || opt.server))
+        bad_option("--config and --server take the place of SERVER: give them without a server");
     if (parse_err.status != MCP_OK) rc = usage("%s", parse_err.message);
+    else if (config_mode) rc = config_main(words, n, &args);
     else if (!(cmd = find_command(words, n)))
         rc = usage("unknown command \"%s\"%s", words[0], desc.transport == MCP_STDIO && !dashdash ?
                    " (a server's arguments go in quotes with it, \"SERVER ARGS\", or end with --)" : "");
@@ -2231,6 +3184,15 @@ int main(int argc, char **argv)
     end_progress();
     if (client && (abandon || interrupted)) mcp_client_close_now(client);   /* no polite waits */
     mcp_client_free(client);                   /* tells the server, stops it, waits for it */
+    if (host && (abandon || interrupted)) {    /* the same for each of the host's servers */
+        mcp_host_server s;
+        size_t k;
+        for (k = 0; k < mcp_host_server_count(host); k++)
+            if (mcp_host_server_get(host, k, &s) == MCP_OK && s.client) mcp_client_close_now(s.client);
+    }
+    mcp_host_free(host);
+    for (i = 0; i < nconfigs; i++) mcp_buf_free(&configs[i].text);
+    forget_kept();
     mcp_json_free(args.base);
     free(split_words_v);
     free(split_buf);

@@ -2,6 +2,7 @@
    built next to it unless you name another: minimal [SERVER-COMMAND] */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_NO_AUTH                                 /* a stdio server: no sign-in flow, 28 KB less */
+#define MCP_NO_HOST                                 /* one server: no config files or many servers */
 #define MCP_IMPLEMENTATION
 #include "../mcp.h"
 #include <stdio.h>

@@ -17,6 +17,36 @@ int second_copy(void);   /* second.c */
 
 #define STEP(n, cond) do { if (!(cond)) return (n); } while (0)
 
+#if !defined(MCP_NO_HOST) && (!defined(MCP_NO_STDIO) || !defined(MCP_NO_HTTP))
+/* >>host.config: a config file read, its entry written back. */
+static void config_entry(void *user, const mcp_server_config *s)
+{
+    mcp_jw w;
+    char *text;
+    mcp_jw_init(&w, 0);
+    if (mcp_config_write(&w, s) == MCP_OK && (text = mcp_jw_finish(&w, NULL, NULL)) != NULL) {
+        *(int *)user += !strcmp(text, "{\"type\":\"stdio\",\"command\":\"x\",\"args\":[\"-v\"]}");
+        mcp_free(text);
+    }
+    mcp_jw_free(&w);
+}
+
+static int use_config(void)
+{
+    const char *text = "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"args\": [\"-v\"],}}} // c";
+    mcp_config_opts o;
+    int good = 0;
+    memset(&o, 0, sizeof o);
+    o.user = &good;
+    o.no_env = 1;
+    STEP(30, mcp_config_parse("a.json", text, strlen(text), &o, config_entry, NULL) == MCP_OK);
+    STEP(31, good == 1);
+    return 0;
+}
+#else
+static int use_config(void) { return 0; }
+#endif
+
 static int use_api(void)
 {
     const char *text = "{\"a\":[1,2.5,\"x\",true,null,{\"k\":false}],\"b\":-7}";
@@ -109,6 +139,7 @@ static int use_api(void)
 int main(void)
 {
     int r = use_api();
+    if (!r) r = use_config();
 #ifdef CHECK_STATIC
     if (!r) r = second_copy();
 #endif

@@ -421,8 +421,8 @@ row "environment for a stdio server" "$mv" "$iv" "server-everything's get-env"
 cat >"$tmp/mcp.json" <<EOF
 {"mcpServers": {"everything": {"command": "node", "args": ["$ev_js", "stdio"]}}}
 EOF
-M --config "$tmp/mcp.json" everything tools
-[ $rc -eq 0 ] && out '^echo' && mv=yes || mv="no (\`--config\`: exit $rc)"
+M --config "$tmp/mcp.json" --server everything tools
+[ $rc -eq 0 ] && out '^echo' && mv="yes (\`--config FILE\`: every server at once, \`--server NAME\`: one)" || mv="no (\`--config\`: exit $rc)"
 I --config "$tmp/mcp.json" --server everything --method tools/list
 [ $rc -eq 0 ] && out '"echo"' && iv="yes (\`--config FILE --server NAME\`)" || iv="no (exit $rc)"
 row "servers from a config file (mcp.json)" "$mv" "$iv" "one stdio server in mcpServers"

@@ -57,11 +57,20 @@
                          requests on stdio; its 2025 HTTP serving is stateless, so there the
                          elicitation, log level and cancellation are not checked).
 
+   host                  one mcp_host (>>host, issue 18) with server-everything over stdio,
+                         Streamable HTTP and HTTP+SSE (its two HTTP servers started as above),
+                         server-memory over stdio and a command that does not exist: the
+                         states (four READY, the missing one FAILED with MCP_ERR_IO naming it),
+                         the union of their tools under qualified names (sorted, valid), a
+                         call routed to each, and after mcp_host_free no fd, no child, nothing
+                         of their process groups left. Only when every transport is wanted.
+
    Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules and modern_server.mjs
                                   (default: tests/interop).
    Environment: INTEROP_VERBOSE=1 prints every stderr line, log line and notification (and
    the HTTP servers' own output); INTEROP_TRANSPORTS="stdio streamableHttp sse" picks which
-   server-everything and modern-server runs are done (default: all).
+   server-everything and modern-server runs are done (default: all); INTEROP_ONLY=host runs the
+   host section alone.
    Prints one count line per server and transport and "N passed, N failed" last; exits 1 on
    any failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -1688,6 +1697,232 @@ static void modern_http(const char *tmpdir)
     }
 }
 
+/* ---- the host: every reference server in one mcp_host (>>host, issue 18) ---------------------- */
+
+#ifndef MCP_NO_HOST
+static struct {
+    char server[16][48]; int state[16]; int n;   /* the last on_state of each server */
+    int changes;
+} hst;
+
+static void host_on_state(void *user, mcp_host *h, const char *server, mcp_server_state state, const mcp_error *why)
+{
+    static const char *const names[] = { "DISABLED", "IDLE", "CONNECTING", "READY", "RETRYING", "FAILED", "NEEDS_AUTH" };
+    int i;
+    (void)user; (void)h;
+    for (i = 0; i < hst.n && strcmp(hst.server[i], server); i++) {}
+    if (i == hst.n && hst.n < 16) snprintf(hst.server[hst.n++], sizeof hst.server[0], "%s", server);
+    if (i < 16) hst.state[i] = (int)state;
+    if (verbose || why)
+        printf("    [host] %s: %s%s%s\n", server, (unsigned)state < 7 ? names[state] : "?", why ? ": " : "",
+               why ? why->message : "");
+}
+
+static void host_on_change(void *user, mcp_host *h, const char *server)
+{
+    (void)user; (void)h; (void)server;
+    hst.changes++;
+}
+
+static void host_on_stderr(void *user, mcp_host *h, const char *server, const char *line, size_t len)
+{
+    (void)user; (void)h;
+    if (verbose) printf("    [host %s stderr] %.*s\n", server, (int)(len > 200 ? 200 : len), line);
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;
+}
+
+/* A routed call that must succeed; its first text into buf. */
+static int host_call_ok(mcp_host *h, const char *qualified, const char *args, char *buf, size_t n)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    mcp_status s = mcp_host_call_tool(h, qualified, args, &doc, &err);
+    buf[0] = 0;
+    if (s != MCP_OK) { CHECK(0, "mcp_host_call_tool %s: %s", qualified, err.message); return 0; }
+    tool_text(doc, buf, n);
+    mcp_json_free(doc);
+    return 1;
+}
+
+/* One host: server-everything over stdio, Streamable HTTP and HTTP+SSE, server-memory over
+   stdio, and a command that does not exist; states, the union of their tools under qualified
+   names, a call routed to each, and nothing left once the host is freed. */
+static void host_all(const char *tmpdir)
+{
+    static const char *const missing_args[] = { "--stdio", NULL };
+    http_server shttp, ssse;
+    char entry_e[1200], entry_m[1200], envbuf[1200], file[1100], url_h[128], url_s[128], text[16384];
+    const char *args_e[3], *args_m[2], *env_m[2];
+    const char *const ready[] = { "everything", "everything_http", "everything_sse", "memory" };
+    mcp_host_desc hd;
+    mcp_client_desc d;
+    mcp_host *h;
+    mcp_host_server sv;
+    mcp_host_item it;
+    mcp_error err;
+    mcp_status s;
+    long pids[2] = { 0, 0 };
+    size_t i, n, sum = 0, bad_name = 0, bad_order = 0;
+    int fds0, fds1, up_h, up_s, k, gone;
+    int64_t t0;
+    char prev[128] = "";
+
+    reset_state("host (server-everything x3, server-memory, a missing command)");
+    printf("== %s\n", st.name);
+    memset(&hst, 0, sizeof hst);
+    up_h = http_server_start(&shttp, "streamableHttp", tmpdir);
+    up_s = http_server_start(&ssse, "sse", tmpdir);
+    if (!up_h || !up_s) {
+        if (up_h) http_server_stop(&shttp);
+        if (up_s) http_server_stop(&ssse);
+        count_line();
+        return;
+    }
+    snprintf(url_h, sizeof url_h, "http://127.0.0.1:%d/mcp", shttp.port);
+    snprintf(url_s, sizeof url_s, "http://127.0.0.1:%d/sse", ssse.port);
+    entry_point("server-everything", entry_e, sizeof entry_e);
+    entry_point("server-memory", entry_m, sizeof entry_m);
+    snprintf(file, sizeof file, "%s/host-memory.jsonl", tmpdir);
+    snprintf(envbuf, sizeof envbuf, "MEMORY_FILE_PATH=%s", file);
+    args_e[0] = entry_e; args_e[1] = "stdio"; args_e[2] = NULL;
+    args_m[0] = entry_m; args_m[1] = NULL;
+    env_m[0] = envbuf; env_m[1] = NULL;
+
+    fds0 = count_fds();
+    memset(&hd, 0, sizeof hd);
+    hd.client_name = "mcp.h-interop-host";
+    hd.client_version = "0.1";
+    hd.timeout_ms = 20000;
+    hd.on_state = host_on_state;
+    hd.on_change = host_on_change;
+    hd.on_stderr = host_on_stderr;
+    h = mcp_host_new(&hd, &err);
+    CHECK(h != NULL, "mcp_host_new: %s", h ? "ok" : err.message);
+    if (!h) { http_server_stop(&shttp); http_server_stop(&ssse); count_line(); return; }
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_STDIO; d.command = "node"; d.args = args_e;
+    CHECK(mcp_host_add(h, "everything", &d, &err) == MCP_OK, "add everything (stdio): %s", err.message);
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_HTTP; d.url = url_h;
+    CHECK(mcp_host_add(h, "everything_http", &d, &err) == MCP_OK, "add everything_http (%s): %s", url_h, err.message);
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_SSE; d.url = url_s;
+    CHECK(mcp_host_add(h, "everything_sse", &d, &err) == MCP_OK, "add everything_sse (%s): %s", url_s, err.message);
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_STDIO; d.command = "node"; d.args = args_m; d.env = env_m;
+    CHECK(mcp_host_add(h, "memory", &d, &err) == MCP_OK, "add memory (stdio): %s", err.message);
+    memset(&d, 0, sizeof d);
+    d.transport = MCP_STDIO; d.command = "mcp-host-interop-no-such-command"; d.args = missing_args;
+    CHECK(mcp_host_add(h, "missing", &d, &err) == MCP_OK, "add missing: %s", err.message);
+
+    t0 = mcp_time_ms();
+    s = mcp_host_connect(h, &err);
+    CHECK(s == MCP_OK, "mcp_host_connect: %s", s == MCP_OK ? "ok" : err.message);
+    s = mcp_host_wait(h, 60000);
+    CHECK(s == MCP_OK, "mcp_host_wait: %s after %lld ms", mcp_status_str(s), (long long)(mcp_time_ms() - t0));
+    for (k = 0; k < 4; k++) {
+        long idx = mcp_host_server_find(h, ready[k]);
+        int ok = idx >= 0 && mcp_host_server_get(h, (size_t)idx, &sv) == MCP_OK;
+        CHECK(ok && sv.state == MCP_SERVER_READY && sv.tools > 0 && sv.client,
+              "%s: READY with %lu tools (%s, state %d)%s%s", ready[k], ok ? (unsigned long)sv.tools : 0UL,
+              ok && sv.client ? nn(mcp_client_protocol_version(sv.client)) : "no client", ok ? (int)sv.state : -1,
+              ok && sv.error ? ": " : "", ok && sv.error ? sv.error->message : "");
+        if (ok) {
+            sum += sv.tools;
+            if (k == 0) pids[0] = mcp_client_pid(sv.client);
+            if (k == 3) pids[1] = mcp_client_pid(sv.client);
+            if (k == 2) CHECK(sv.transport == MCP_SSE && mcp_client_transport(sv.client, NULL) == MCP_SSE,
+                              "everything_sse runs over HTTP+SSE");
+        }
+    }
+    printf("    every server up in %lld ms (in parallel)\n", (long long)(mcp_time_ms() - t0));
+    {
+        long idx = mcp_host_server_find(h, "missing");
+        int ok = idx >= 0 && mcp_host_server_get(h, (size_t)idx, &sv) == MCP_OK;
+        CHECK(ok && sv.state == MCP_SERVER_FAILED && sv.error && sv.error->status == MCP_ERR_IO &&
+              strstr(sv.error->message, "mcp-host-interop-no-such-command") != NULL,
+              "missing: FAILED with MCP_ERR_IO naming the command: %s", ok && sv.error ? sv.error->message : "(none)");
+    }
+    CHECK(hst.changes >= 4, "on_change fired for the servers' lists (%d times)", hst.changes);
+
+    /* the union, sorted, qualified */
+    n = mcp_host_count(h, MCP_HOST_TOOLS);
+    for (i = 0; i < n; i++) {
+        const char *q;
+        size_t j, ql;
+        if (mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it) != MCP_OK) { bad_name++; continue; }
+        q = nn(it.qualified);
+        ql = strlen(q);
+        if (ql == 0 || ql > 64) bad_name++;
+        for (j = 0; j < ql; j++)
+            if (!((q[j] >= 'a' && q[j] <= 'z') || (q[j] >= 'A' && q[j] <= 'Z') || (q[j] >= '0' && q[j] <= '9') ||
+                  q[j] == '_' || q[j] == '-')) { bad_name++; break; }
+        if (i && strcmp(prev, q) >= 0) bad_order++;
+        snprintf(prev, sizeof prev, "%s", q);
+        if (verbose) printf("    tool %-48s (%s: %s)\n", q, nn(it.server), nn(it.name));
+    }
+    CHECK(n == sum && n > 0, "the tool list is the union: %lu tools, the four servers offer %lu", (unsigned long)n,
+          (unsigned long)sum);
+    CHECK(bad_name == 0 && bad_order == 0, "sorted (%lu out of order), every name [A-Za-z0-9_-]{1,64} (%lu not)",
+          (unsigned long)bad_order, (unsigned long)bad_name);
+    {
+        const char *const want[] = { "everything__echo", "everything_http__echo", "everything_sse__echo",
+                                     "everything__get-sum", "memory__read_graph", "memory__create_entities" };
+        int found = 0;
+        for (k = 0; k < 6; k++)
+            for (i = 0; i < n; i++)
+                if (mcp_host_item_get(h, MCP_HOST_TOOLS, i, &it) == MCP_OK && !strcmp(nn(it.qualified), want[k])) {
+                    found++;
+                    break;
+                }
+        CHECK(found == 6, "server__tool names: everything__echo, everything_http__echo, everything_sse__echo, "
+              "everything__get-sum, memory__read_graph, memory__create_entities (%d of 6)", found);
+    }
+
+    /* a call routed to each */
+    if (host_call_ok(h, "everything__echo", "{\"message\":\"via stdio\"}", text, sizeof text))
+        CHECK(!strcmp(text, "Echo: via stdio"), "everything__echo: \"%s\"", text);
+    if (host_call_ok(h, "everything_http__echo", "{\"message\":\"via streamable http\"}", text, sizeof text))
+        CHECK(!strcmp(text, "Echo: via streamable http"), "everything_http__echo: \"%s\"", text);
+    if (host_call_ok(h, "everything_sse__get-sum", "{\"a\":2,\"b\":40}", text, sizeof text))
+        CHECK(!strcmp(text, "The sum of 2 and 40 is 42."), "everything_sse__get-sum: \"%s\"", text);
+    if (host_call_ok(h, "memory__create_entities", "{\"entities\":[{\"name\":\"host\",\"entityType\":\"test\","
+                     "\"observations\":[\"one host, five servers\"]}]}", text, sizeof text))
+        CHECK(1, "memory__create_entities");
+    if (host_call_ok(h, "memory__read_graph", "{}", text, sizeof text))
+        CHECK(strstr(text, "one host, five servers") != NULL, "memory__read_graph shows the entity");
+    s = mcp_host_call_tool(h, "missing__anything", "{}", NULL, &err);
+    CHECK(s != MCP_OK, "a call for the missing server fails: %s", err.message);
+
+    t0 = mcp_time_ms();
+    mcp_host_free(h);
+    printf("    mcp_host_free: %lld ms\n", (long long)(mcp_time_ms() - t0));
+    for (k = 0; k < 50 && count_fds() != fds0; k++) sleep_ms(20);
+    fds1 = count_fds();
+    CHECK(fds1 == fds0, "no fd left: %d open before the host, %d after mcp_host_free", fds0, fds1);
+    CHECK(pids[0] > 0 && pids[1] > 0 && kill((pid_t)pids[0], 0) < 0 && kill((pid_t)pids[1], 0) < 0 &&
+          waitpid((pid_t)pids[0], NULL, WNOHANG) < 0 && waitpid((pid_t)pids[1], NULL, WNOHANG) < 0,
+          "the stdio servers (pids %ld, %ld) ended and were reaped", pids[0], pids[1]);
+    CHECK(kill(-(pid_t)pids[0], 0) < 0 && kill(-(pid_t)pids[1], 0) < 0, "nothing of their process groups is left");
+    gone = http_server_stop(&shttp);
+    CHECK(gone, "streamableHttp server stopped: process group %s", gone ? "empty" : "NOT empty");
+    gone = http_server_stop(&ssse);
+    CHECK(gone, "sse server stopped: process group %s", gone ? "empty" : "NOT empty");
+    CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child of this program left");
+    count_line();
+}
+#endif /* MCP_NO_HOST */
+
 /* INTEROP_TRANSPORTS (space-separated) names the server-everything runs; unset: all. */
 static int wants(const char *transport)
 {
@@ -1724,6 +1959,14 @@ int main(int argc, char **argv)
     signal(SIGINT, on_fatal_signal);          /* an interrupted run takes its servers along */
     signal(SIGTERM, on_fatal_signal);
     signal(SIGHUP, on_fatal_signal);
+#ifndef MCP_NO_HOST
+    if (getenv("INTEROP_ONLY") && !strcmp(getenv("INTEROP_ONLY"), "host")) {   /* the host section alone */
+        host_all(tmpdir);
+        rm_tree(tmpdir);
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed ? 1 : 0;
+    }
+#endif
     if (wants("stdio")) {
         reset_state("server-everything (stdio)");
         printf("== %s\n", st.name);
@@ -1736,6 +1979,9 @@ int main(int argc, char **argv)
     memory(tmpdir);
     if (wants("stdio")) { modern_stdio(NULL); modern_stdio("2025-11-25"); }
     if (wants("streamableHttp")) modern_http(tmpdir);
+#ifndef MCP_NO_HOST
+    if (wants("stdio") && wants("streamableHttp") && wants("sse")) host_all(tmpdir);
+#endif
 
     rm_tree(tmpdir);
     printf("interop: %.1f s\n", (double)(mcp_time_ms() - t0) / 1000.0);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # mcpc (examples/mcpc.c) against server-everything over stdio, as a user runs it: tools, call
 # (text, image, resource links, progress), prompts, completion, resources, templates, read,
-# ping, --json, Ctrl-C. Needs tests/interop/node_modules (run.sh installs it) and build/mcpc.
+# ping, --json, Ctrl-C; and config mode (--config): server-everything over stdio and Streamable
+# HTTP and server-memory from an "mcpServers" file and a VS Code one: servers, tools, qualified
+# calls, --server. Needs tests/interop/node_modules (run.sh installs it) and build/mcpc.
 #
 #   bash tests/interop/mcpc.sh           from anywhere; BUILD (default build)
 # Prints "N passed, N failed" last; exits non-zero on any failure.
@@ -91,6 +93,59 @@ kill -INT "$pid"
 wait "$pid"
 rc=$?
 check "Ctrl-C" 130 'err:Request cancelled'
+
+# ---- config mode: the pinned reference servers from config files (the host) --------------------
+# server-everything over stdio and over Streamable HTTP (its own process group on a free port,
+# stopped on exit), server-memory over stdio; an "mcpServers" file and a VS Code "servers" one.
+mem_js=$here/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+http_pid=""
+stop_http() {
+    [ -n "$http_pid" ] || return 0
+    kill -TERM -- "-$http_pid" 2>/dev/null
+    for _ in $(seq 30); do kill -0 -- "-$http_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$http_pid" 2>/dev/null
+    wait "$http_pid" 2>/dev/null
+    http_pid=""
+}
+trap 'stop_http; rm -rf "$tmp"' EXIT
+port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+(export PORT=$port; exec setsid node "${everything[1]}" streamableHttp >"$tmp/http.log" 2>&1 </dev/null) &
+http_pid=$!
+for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+cat >"$tmp/mcp.json" <<EOF
+{
+  // Claude Desktop's, Claude Code's and Cursor's format
+  "mcpServers": {
+    "everything": { "command": "node", "args": ["${everything[1]}", "stdio"] },
+    "memory": { "command": "node", "args": ["$mem_js"], "env": { "MEMORY_FILE_PATH": "$tmp/memory.jsonl" } },
+  }
+}
+EOF
+cat >"$tmp/vscode.json" <<EOF
+{ "servers": { "web": { "type": "http", "url": "http://127.0.0.1:$port/mcp" } }, "inputs": [] }
+EOF
+cfg=(--config "$tmp/mcp.json" --config "$tmp/vscode.json")
+crun() { timeout 60 "$mcpc" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+crun "${cfg[@]}" servers
+check "config: servers (stdio and Streamable HTTP)" 0 '^everything +stdio +ready +[0-9]+ tools' \
+    '^memory +stdio +ready +[0-9]+ tools' '^web +streamable-http +ready +[0-9]+ tools'
+crun "${cfg[@]}" tools
+check "config: tools, qualified" 0 '^everything__echo +message +Echoes back the input string$' \
+    '^memory__create_entities +entities ' '^web__get-sum +a b '
+crun --json "${cfg[@]}" tools
+parses "config: tools --json"
+crun "${cfg[@]}" call everything__get-sum a=2 b=40
+check "config: call everything__get-sum (stdio)" 0 '42'
+crun "${cfg[@]}" call web__echo message=hello
+check "config: call web__echo (Streamable HTTP)" 0 '^Echo: hello$'
+crun "${cfg[@]}" call memory__create_entities 'entities=[{"name":"Ada","entityType":"person","observations":["1815"]}]'
+check "config: call memory__create_entities (an array of objects)" 0 'Ada'
+if grep -q '"Ada"' "$tmp/memory.jsonl" 2>/dev/null; then pass=$((pass + 1)); else bad "config: Ada is in the memory file"; fi
+crun "${cfg[@]}" --server web call get-sum a=2 b=40
+check "config: --server web (Streamable HTTP), unqualified" 0 '42'
+crun "${cfg[@]}" --server everything prompt args-prompt city=Paris
+check "config: --server everything prompt" 0 '^user: .*Paris'
+stop_http
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,7 +3,8 @@
 # Streamable HTTP and HTTP+SSE, server-filesystem and server-memory over stdio; and against
 # tests/interop/modern_server.mjs, a server on the official TypeScript SDK v2
 # (@modelcontextprotocol/server 2.4.0, protocol 2026-07-28 and the 2025 era), over stdio and
-# Streamable HTTP. See tests/interop/interop.c.
+# Streamable HTTP; and one mcp_host (>>host) with server-everything on all three transports,
+# server-memory and a missing command at once. See tests/interop/interop.c.
 #
 #   bash tests/interop/run.sh            from anywhere; exits non-zero on any failure
 #

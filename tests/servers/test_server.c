@@ -162,6 +162,24 @@
      --probe=MODE          legacy: server/discover (sent before initialize) is answered with the
                            error CODE (a number), with the result {} ("result"), -32601 after MS
                            ("slow:MS"), or never ("silent"); default -32601 at once
+   For tests/test_host.c and bench/host_bench.c (a host with many servers):
+     --startup-delay=MS    sleep MS before reading anything (a slow-starting npx server)
+     --exit-on-initialize  when initialize arrives: "test_server: exit-on-initialize: exiting
+                           with status 3" on stderr, then exit(3)
+     --tools=N             N more tools, named PREFIX1 .. PREFIXN (see --tool-prefix)
+     --tool-prefix=NAME    the prefix of --tools' names (default "extra")
+     --tool-names=LIST     more tools with exactly these names (comma-separated; a name with a
+                           space or an odd byte only through argv). Every added tool is listed
+                           after the usual ones (the two pages split the whole list) and answers
+                           text "NAME: ARGS" (ARGS the arguments as compact JSON, "{}" if none)
+     --list-changed-after=MS
+                           MS after its first tools/list was answered, adds the tool
+                           "added_later" (answering as the tools above) to its list and sends
+                           notifications/tools/list_changed (2026-07-28: on every open
+                           subscription that took toolsListChanged); once
+     --exit-after-calls=K  once K tools/call requests have been handled (answered, for the
+                           tools that answer at once): "test_server: exit-after-calls: exiting
+                           after K calls" on stderr, then _exit(5)
    It exits with status 0 when stdin ends (unless --ignore-eof). */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -194,7 +212,19 @@ static struct {
     int discover_any;                /* modern: server/discover answered whatever the version */
     int no_result_type;              /* modern: results without resultType */
     long notfound;                   /* modern: the code for an unknown resource (-32602) */
+    int startup_delay;               /* ms slept before reading anything */
+    int exit_on_initialize;          /* exit(3) when initialize arrives */
+    int extra_tools;                 /* --tools=N */
+    const char *tool_prefix;         /* their prefix; NULL: "extra" */
+    const char *tool_names;          /* --tool-names=LIST */
+    int list_changed_after;          /* ms after the first tools/list: "added_later" appears */
+    long exit_after_calls;           /* exit after this many tools/call */
 } opt;
+
+static char **extra;                 /* the added tools' names (--tools, --tool-names, added_later) */
+static int nextra;
+static long calls_handled;           /* tools/call requests handled (--exit-after-calls) */
+static int list_change_armed;        /* --list-changed-after: the timer was started */
 
 static int log_fd = -1;
 static int reading = 1;              /* stdin still read */
@@ -224,7 +254,7 @@ static listen_sub *listens;          /* in the order they were opened */
 static const char *const levels[] = { "debug", "info", "notice", "warning", "error", "critical",
                                       "alert", "emergency", NULL };
 
-enum { IT_SLOW, IT_REV, IT_DEFER, IT_ASK, IT_INIT, IT_PROBE };
+enum { IT_SLOW, IT_REV, IT_DEFER, IT_ASK, IT_INIT, IT_PROBE, IT_LISTCHG };
 typedef struct item {
     int kind;
     char *id;                        /* the request's id as JSON text (NULL: nobody waits) */
@@ -668,6 +698,10 @@ static void on_initialize(const char *id, const mcp_json *params)
     item *it;
     free(init_params);
     init_params = params ? dump(params) : xstrdup("{}");
+    if (opt.exit_on_initialize) {
+        err_str("test_server: exit-on-initialize: exiting with status 3\n");
+        exit(3);
+    }
     if (opt.init && !strcmp(opt.init, "exit")) node_error_exit();
     if (opt.init && !strcmp(opt.init, "crash")) { err_str("test_server: crashing on initialize\n"); abort(); }
     if (opt.init && !strcmp(opt.init, "never")) return;
@@ -691,13 +725,67 @@ static const char *const tool_names[] = { "echo", "add", "meta", "slow", "fail",
     "rev", "ask", "notify", "garbage", "badids", "edge", "batch", "longline", "stderr", "flood",
     "close_stdout", "close_stdin", "exit", "spawn", "pid", "cwd", "env", "client", "history", NULL };
 
+static void extra_add(const char *name, size_t len)
+{
+    char **e = (char **)realloc(extra, (size_t)(nextra + 1) * sizeof *extra);
+    if (!e) { perror("realloc"); _exit(3); }
+    extra = e;
+    extra[nextra] = (char *)malloc(len + 1);
+    if (!extra[nextra]) { perror("malloc"); _exit(3); }
+    memcpy(extra[nextra], name, len);
+    extra[nextra][len] = 0;
+    nextra++;
+}
+
+/* --tools, --tool-prefix and --tool-names, once the flags are all read */
+static void extras_init(void)
+{
+    const char *p = opt.tool_names, *e;
+    char name[256];
+    int i;
+    for (i = 1; i <= opt.extra_tools; i++) {
+        int n = snprintf(name, sizeof name, "%s%d", opt.tool_prefix ? opt.tool_prefix : "extra", i);
+        extra_add(name, n > 0 && (size_t)n < sizeof name ? (size_t)n : strlen(name));
+    }
+    while (p && *p) {
+        e = strchr(p, ',');
+        if (!e) e = p + strlen(p);
+        if (e > p) extra_add(p, (size_t)(e - p));
+        p = *e ? e + 1 : e;
+    }
+}
+
+static int is_extra(const char *name)
+{
+    int i;
+    for (i = 0; i < nextra; i++) if (!strcmp(extra[i], name)) return 1;
+    return 0;
+}
+
+static int n_std_tools(void)
+{
+    int n = 0;
+    while (tool_names[n]) n++;
+    return n;
+}
+
+static const char *tool_name_at(int i)
+{
+    int n = n_std_tools();
+    return i < n ? tool_names[i] : extra[i - n];
+}
+
 static void list_tools(const char *id, const mcp_json *params)
 {
     const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
-    int first, last, i, n = 0;
+    int first, last, i, n = n_std_tools() + nextra;
     mcp_jw w;
     char *t;
-    while (tool_names[n]) n++;
+    if (opt.list_changed_after > 0 && !list_change_armed) {     /* the first tools/list */
+        item *it = item_new(IT_LISTCHG, NULL);
+        it->due = mcp_time_ms() + opt.list_changed_after;
+        list_change_armed = 1;
+    }
     if (cursor && strcmp(cursor, "page2") && !(opt.pages && cursor[0] == 'p')) { send_error(id, -32602, "Invalid cursor"); return; }
     first = cursor ? n / 2 : 0;
     last = cursor ? n : n / 2;
@@ -706,7 +794,7 @@ static void list_tools(const char *id, const mcp_json *params)
     mcp_jw_key(&w, "tools"); mcp_jw_arr_begin(&w);
     for (i = first; i < last; i++) {
         mcp_jw_obj_begin(&w);
-        mcp_jw_key(&w, "name"); mcp_jw_str(&w, tool_names[i]);
+        mcp_jw_key(&w, "name"); mcp_jw_str(&w, tool_name_at(i));
         mcp_jw_key(&w, "description"); mcp_jw_str(&w, "A test tool.");
         mcp_jw_key(&w, "inputSchema"); mcp_jw_raw(&w, "{\"type\":\"object\"}", 17);
         mcp_jw_obj_end(&w);
@@ -1515,6 +1603,30 @@ static void tool_fire(const char *id, const mcp_json *args)
     answer_text(id, buf);
 }
 
+/* --list-changed-after: "added_later" joins the list, and the client is told: a plain
+   notification in the legacy era (and a dual server's legacy session), on every subscription
+   that took toolsListChanged in 2026-07-28 */
+static void tools_changed(void)
+{
+    listen_sub *l;
+    mcp_jw w;
+    extra_add("added_later", 11);
+    if (opt.era != ERA_MODERN && (opt.era == ERA_LEGACY || initialized))
+        send_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+    for (l = listens; l; l = l->next) {
+        if (!l->tools) continue;
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, "notifications/tools/list_changed");
+        mcp_jw_key(&w, "params"); mcp_jw_obj_begin(&w);
+        sub_meta(&w, l->id);
+        mcp_jw_obj_end(&w);
+        mcp_jw_obj_end(&w);
+        send_jw(&w);
+    }
+}
+
 /* end_listen {id}: each subscription (or only that one) ends with its completion result */
 static void tool_end_listen(const char *id, const mcp_json *args)
 {
@@ -1737,6 +1849,15 @@ static void tool_call(const char *id, const mcp_json *params)
         if (history.len) mcp_buf_append(&b, history.data, history.len);
         mcp_buf_append(&b, "]", 2);             /* with the NUL */
         answer_text(id, b.data);
+        mcp_buf_free(&b);
+    } else if (is_extra(name)) {
+        mcp_buf b = {0};
+        if (args) tt = dump_tmp(args, &tn);
+        else { tt = "{}"; tn = 2; }
+        mcp_buf_append(&b, name, strlen(name));
+        mcp_buf_append(&b, ": ", 2);
+        mcp_buf_append(&b, tt, tn);
+        answer_tool(id, b.data, b.len, 0, NULL);
         mcp_buf_free(&b);
     } else {
         snprintf(buf, sizeof buf, "Unknown tool: %.200s", name);
@@ -1979,7 +2100,15 @@ static int is_modern_request(const char *method, const mcp_json *params)
 static void dispatch(const char *id, const char *method, const mcp_json *params)
 {
     if (!strcmp(method, "tools/list")) list_tools(id, params);
-    else if (!strcmp(method, "tools/call")) tool_call(id, params);
+    else if (!strcmp(method, "tools/call")) {
+        tool_call(id, params);
+        if (opt.exit_after_calls > 0 && ++calls_handled >= opt.exit_after_calls) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "test_server: exit-after-calls: exiting after %ld calls\n", calls_handled);
+            err_str(msg);
+            _exit(5);
+        }
+    }
     else if (!strcmp(method, "resources/list")) list_resources(id, params);
     else if (!strcmp(method, "resources/templates/list"))
         send_result(id, "{\"resourceTemplates\":[{\"uriTemplate\":\"file:///tmpl/{path}\",\"name\":\"tmpl\"}]}");
@@ -2080,6 +2209,13 @@ static void run_timers(int64_t now)
             next = items;
             continue;
         }
+        if (it->kind == IT_LISTCHG) {
+            item_unlink(it);
+            item_free(it);
+            tools_changed();
+            next = items;
+            continue;
+        }
         if (it->kind == IT_PROBE) {
             item_unlink(it);
             send_error(it->id, -32601, "Method not found");
@@ -2143,6 +2279,13 @@ static void flag(const char *a)
     else if (!strcmp(a, "discover-any-version")) opt.discover_any = 1;
     else if (!strcmp(a, "no-result-type")) opt.no_result_type = 1;
     else if (!strncmp(a, "notfound=", 9)) opt.notfound = atol(a + 9);
+    else if (!strncmp(a, "startup-delay=", 14)) opt.startup_delay = atoi(a + 14);
+    else if (!strcmp(a, "exit-on-initialize")) opt.exit_on_initialize = 1;
+    else if (!strncmp(a, "tools=", 6)) opt.extra_tools = atoi(a + 6);
+    else if (!strncmp(a, "tool-prefix=", 12)) opt.tool_prefix = a + 12;
+    else if (!strncmp(a, "tool-names=", 11)) opt.tool_names = a + 11;
+    else if (!strncmp(a, "list-changed-after=", 19)) opt.list_changed_after = atoi(a + 19);
+    else if (!strncmp(a, "exit-after-calls=", 17)) opt.exit_after_calls = atol(a + 17);
     else if (*a) { err_str("test_server: unknown flag: "); err_str(a); err_str("\n"); _exit(2); }
 }
 
@@ -2164,6 +2307,8 @@ int main(int argc, char **argv)
     if (opt.log) log_fd = open(opt.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (opt.stderr_hello) err_str("test_server: starting\r\nsecond line\n");
     if (opt.init && !strcmp(opt.init, "exit-early")) node_error_exit();
+    extras_init();
+    if (opt.startup_delay > 0) nap_ms(opt.startup_delay);
 
     for (;;) {
         struct pollfd pf;
@@ -2211,6 +2356,8 @@ int main(int argc, char **argv)
     mcp_buf_free(&history);
     mcp_buf_free(&reqlog);
     free(init_params);
+    for (i = 0; i < nextra; i++) free(extra[i]);
+    free(extra);
     free(mode);
     if (log_fd >= 0) close(log_fd);
     return 0;
