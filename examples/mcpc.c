@@ -65,7 +65,8 @@ static const char *const HELP[] = {
 "  tools [NAME]                    the tools and their arguments ([optional] in brackets);\n"
 "                                  with NAME, that tool in full: each argument's type,\n"
 "                                  values, default and description, and the output schema\n"
-"  call TOOL [ARGS]                call a tool and print what it returns\n"
+"  call TOOL [ARGS]                call a tool and print what it returns; a tool the server\n"
+"                                  runs as a task is followed to its end, each status on stderr\n"
 "  resources                       the resources\n"
 "  templates                       the resource templates\n"
 "  read URI                        read a resource\n"
@@ -73,6 +74,7 @@ static const char *const HELP[] = {
 "  prompt NAME [ARGS]              get a prompt\n"
 "  complete prompt NAME ARG [VALUE [ARGS]]   completions for a prompt argument, ARGS being\n"
 "  complete resource URI ARG [VALUE [ARGS]]  ... or a template's; the other arguments' values\n"
+"  tasks                           the server's tasks (2025-11-25 servers that list them)\n"
 "  ping                            check that the server answers\n"
 "  request METHOD [ARGS]           any request; prints the result as JSON\n"
 "  watch [URI...]                  stay connected; print each notification and log message\n"
@@ -561,6 +563,28 @@ static void on_progress(void *user, mcp_call *call, double progress, double tota
     if (message) fprintf(stderr, " %.60s", message);
     fflush(stderr);
     progress_shown = 1;
+}
+
+/* A call the server runs as a task: each status it reports, on stderr (a line, or a JSON
+   object with --json), e.g. "simulate-research-query: task 5b66...: working Gathering sources..." */
+static void on_task(void *user, mcp_call *call, const char *task_id, const char *status, const char *message)
+{
+    const char *what = (const char *)user;
+    mcp_jw w;
+    (void)call;
+    if (progress_shown) { fputs("\r\033[K", stderr); progress_shown = 0; }   /* the progress line goes */
+    if (opt.json) {
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "task"); jw_text(&w, task_id);
+        mcp_jw_key(&w, "status"); jw_text(&w, status);
+        if (message) { mcp_jw_key(&w, "message"); jw_text(&w, message); }
+        mcp_jw_obj_end(&w);
+        json_line(stderr, &w);
+        return;
+    }
+    fprintf(stderr, "%s: task %s: %s%s%s\n", what ? what : "call", task_id, status, message ? " " : "",
+            message ? message : "");
 }
 
 /* One request: params is JSON text or NULL; `what` names it on the progress line. */
@@ -1436,6 +1460,7 @@ static int cmd_call(char **a, int n, const argspec *args)
     if ((rc = call_args(a[0], args, &json)) != RC_OK) return rc;
     memset(&o, 0, sizeof o);
     o.on_progress = on_progress;            /* asks the server for progress */
+    o.on_task = on_task;
     o.user = a[0];
     o.reset_on_progress = 1;
     call = mcp_client_send_tool(client, a[0], json, &o, &err);
@@ -1561,6 +1586,24 @@ static int cmd_complete(char **a, int n, const argspec *args)
         mcp_json_foreach(mcp_json_get(c, "values"), i, v) printf("%s\n", mcp_json_str(v));
         if (mcp_json_is_true(mcp_json_get(c, "hasMore"))) printf("(more: %g in all)\n", mcp_json_num(mcp_json_get(c, "total")));
     }
+    mcp_json_free(doc);
+    return RC_OK;
+}
+
+static int cmd_tasks(char **a, int n, const argspec *args)
+{
+    mcp_json_doc *doc = NULL;
+    mcp_error err;
+    const mcp_json *tasks, *t;
+    size_t i;
+    (void)a; (void)n; (void)args;
+    if (mcp_client_list_tasks(client, &doc, &err) != MCP_OK) return fail(&err);
+    tasks = mcp_json_get(mcp_json_root(doc), "tasks");
+    if (opt.json) print_json(mcp_json_root(doc));
+    else if (!mcp_json_len(tasks)) printf("no tasks\n");
+    else mcp_json_foreach(tasks, i, t)
+        printf("%s  %s%s%s%s%s\n", str(t, "taskId"), str(t, "status"), *str(t, "createdAt") ? "  " : "",
+               str(t, "createdAt"), *str(t, "statusMessage") ? "  " : "", str(t, "statusMessage"));
     mcp_json_free(doc);
     return RC_OK;
 }
@@ -1703,6 +1746,7 @@ static const struct command {
     { "prompt", "prompt NAME [ARGS]", 1, -1, 1, cmd_prompt },
     { "complete", "complete prompt NAME ARG [VALUE [ARGS]] | complete resource URI ARG [VALUE [ARGS]]", 3, -1, 4,
       cmd_complete },
+    { "tasks", "tasks", 0, 0, -1, cmd_tasks },
     { "ping", "ping", 0, 0, -1, cmd_ping },
     { "request", "request METHOD [ARGS]", 1, -1, 1, cmd_request },
     { "watch", "watch [URI...]", 0, -1, -1, cmd_watch },
@@ -3010,6 +3054,7 @@ static int host_call(char **a, int n, const argspec *args)
     if ((rc = build_args(args, ARGS_SCHEMA, mcp_json_get(it.item, "inputSchema"), a[0], &json)) != RC_OK) return rc;
     memset(&o, 0, sizeof o);
     o.on_progress = on_progress;
+    o.on_task = on_task;
     o.user = a[0];
     o.reset_on_progress = 1;
     hc = mcp_host_send_tool(host, a[0], json, &o, &err);
