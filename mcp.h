@@ -145,8 +145,11 @@
    | max_connections    | 16      | HTTP: connections carrying requests at once; more wait in |
    |                    |         | order, their timeouts running. Streams (the GET stream,   |
    |                    |         | HTTP+SSE's, mcp_client_listen's) have 8 more of their own |
+   | cache_max          | 8 MiB   | bytes of results kept while fresh (section 10); over it   |
+   |                    |         | the oldest go; MCP_CACHE_OFF: none kept                   |
 
-   and a call may set its own (mcp_call_opts, section 12).
+   and a call may set its own (mcp_call_opts, section 12: timeout_ms, max_total_ms, and
+   no_cache, which asks the server even when a fresh result is kept).
 
    The implementation uses POSIX (fork, poll, sockets, clock_gettime). If the implementation
    file includes system headers before mcp.h, define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE)
@@ -180,7 +183,8 @@
    |   |  .send      |   building and sending messages                                 |
    |   |  .calls     |   calls: start, re-send, fail, cancel, wait                     |
    |   |  .receive   |   responses, requests, notifications, dispatch, timeouts        |
-   |   |  .mrtr      |   multi round-trip requests (2026-07-28 input_required)         |
+   |   |  .cache     |   results kept while fresh (ttlMs), per client                  |
+   |  .mrtr      |   multi round-trip requests (2026-07-28 input_required)         |
    |   |  .modern    |   2026-07-28 over HTTP: headers, x-mcp-header, -32020           |
    |   |  .transport |   what the transport reports, and every decision about it       |
    |   |  .auth      |   running the authorization flow for requests that met 401/403  |
@@ -398,6 +402,34 @@
    completions, logging) fails at once with MCP_ERR_INVALID, the generic request too. The
    JSON writer (mcp_jw_*) builds params from your own strings with the escaping done.
 
+   Results are cached as the server allows. A result of server/discover, tools/list,
+   prompts/list, resources/list, resources/templates/list or resources/read that carries a
+   positive ttlMs (2026-07-28 servers send it; older ones do not, and then nothing is kept)
+   is kept by the client that asked, under the method and the params that made it: each page
+   of a list under its cursor, each read under its uri. Asked again while fresh (received
+   less than ttlMs ago, a day at most), it is answered at once without the server: the typed
+   calls, mcp_client_request and mcp_client_send alike (the call is complete when it is
+   returned, the document a copy that is yours). A list is merged from its fresh pages and
+   asks again only for the stale ones; a kept cursor the server refuses means the kept pages
+   are out of date: they are dropped and the list is read from its start. Dropped before
+   their time: on notifications/tools/list_changed (tools/list), prompts/list_changed,
+   resources/list_changed (resources/list and templates), resources/updated (the reads of
+   that uri) as notifications or 2026-07-28 subscription events, all of them when a new
+   session begins, and those whose cacheScope is not "public" when desc.auth installs
+   another token. Never kept: an input_required answer, the result of its retry, anything
+   larger than desc.cache_max (8 MiB by default; the oldest make room). mcp_client_ping always
+   asks the server.
+
+       mcp_client_list_tools(c, &doc, &err);          // asks: tools/list, every page
+       mcp_client_list_tools(c, &doc2, &err);         // within ttlMs: nothing sent
+       mcp_call_opts o = {0};
+       o.no_cache = 1;                                // this call asks the server, and its
+       call = mcp_client_send(c, "tools/list", NULL, &o, &err);   // answer is kept instead
+       desc.cache_max = MCP_CACHE_OFF;                // a client that keeps nothing
+
+   mcp_client_get_stats counts cache_hits, cache_misses (cacheable requests sent),
+   cache_stores, cache_evictions and cache_bytes (held now).
+
    =============================================================================================
    11. CALLBACKS AND REQUESTS FROM THE SERVER
    =============================================================================================
@@ -462,15 +494,18 @@
    Per call (mcp_call_opts, zero = defaults): timeout_ms (0: the client's; < 0: none),
    reset_on_progress (each progress notification restarts the timeout), max_total_ms (a cap
    on the whole call; with reset_on_progress it defaults to 10 x timeout_ms), on_progress
-   (asks the server for progress; total < 0 when unknown, message may be NULL) and user.
+   (asks the server for progress; total < 0 when unknown, message may be NULL), user, and
+   no_cache (the server is asked even if a fresh result is kept: section 10). A call answered
+   from the cache is complete when mcp_client_send returns it (mcp_call_status is MCP_OK).
 
    Ctrl-C: mcp_client_interrupt(c) may be called from a signal handler. The blocking call in
    progress on c (or the next one) stops at once with MCP_ERR_CANCELLED, "Request cancelled:
    interrupted", and the server is told; an interrupted connect is abandoned.
 
    mcp_client_get_stats counts messages sent, received and dropped, responses to no call in
-   flight, stderr bytes, and over HTTP the requests sent again (resent), the sessions started
-   again after a 404 (reinits) and the redirects followed.
+   flight, stderr bytes, over HTTP the requests sent again (resent), the sessions started
+   again after a 404 (reinits) and the redirects followed, and the cache's hits, misses,
+   stores, evictions and bytes (section 10).
 
    =============================================================================================
    13. TRANSPORTS
@@ -767,7 +802,8 @@
         a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25 and
         2026-07-28 (chosen when connecting), blocking and non-blocking; the authorization flow
         (OAuth 2.1 with PKCE, discovery, registration, refresh, client credentials); the host
-        (config files, many servers in one loop, one tool list, reconnects, a cache file).
+        (config files, many servers in one loop, one tool list, reconnects, a cache file);
+        result caching by ttlMs and cacheScope.
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
