@@ -180,11 +180,11 @@
    |   |             | discovery, registration, browser, tokens, refresh               |
    | 9 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
    |   |             | (the stateless era), both at once:                              |
+   |   |  .cache     |   results kept while fresh (ttlMs), per client                  |
    |   |  .send      |   building and sending messages                                 |
    |   |  .calls     |   calls: start, re-send, fail, cancel, wait                     |
    |   |  .receive   |   responses, requests, notifications, dispatch, timeouts        |
-   |   |  .cache     |   results kept while fresh (ttlMs), per client                  |
-   |  .mrtr      |   multi round-trip requests (2026-07-28 input_required)         |
+   |   |  .mrtr      |   multi round-trip requests (2026-07-28 input_required)         |
    |   |  .modern    |   2026-07-28 over HTTP: headers, x-mcp-header, -32020           |
    |   |  .transport |   what the transport reports, and every decision about it       |
    |   |  .auth      |   running the authorization flow for requests that met 401/403  |
@@ -269,6 +269,8 @@
      used before the call returns.
    - What the client hands out (mcp_client_server_info, mcp_client_protocol_version, ...)
      lives until mcp_client_free; callback arguments live until the callback returns.
+   - Results the client keeps (section 10) hold at most desc.cache_max bytes, as compact
+     text; one handed out from them is a document of its own, yours like any other.
    - Every free function accepts NULL. Memory comes from MCP_MALLOC/MCP_REALLOC/MCP_FREE.
 
    =============================================================================================
@@ -1435,7 +1437,8 @@ MCPAPI long            mcp_client_pid(const mcp_client *c);
 MCPAPI mcp_transport_kind mcp_client_transport(const mcp_client *c, const char **fallback);
 
 /* Typed calls, blocking. Each returns the "result" object as a document (mcp_json_free it).
-   Lists follow nextCursor to the end and return every item in one array. A method whose
+   Lists follow nextCursor to the end and return every item in one array; fresh results the
+   client kept (ttlMs: desc.cache_max, section 10) answer without a request. A method whose
    capability the server did not declare fails at once with MCP_ERR_INVALID (this holds for
    mcp_client_request and mcp_client_send too). */
 MCPAPI mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err);

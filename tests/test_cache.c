@@ -15,7 +15,8 @@
    --ttl=-1) or with ttlMs 0 are not kept; a kept cursor the server refuses drops the kept
    pages and the list is read from its start; the budget (evictions, oldest first; a result
    over it not kept); desc.cache_max = MCP_CACHE_OFF; over HTTP, a new session after a 404
-   drops everything, the x-mcp-header markings come from kept pages, ttlMs 0 is not kept.
+   drops everything, the x-mcp-header markings come from kept pages, a -32020 drops the kept
+   tools/list pages, ttlMs 0 is not kept.
    The private results dropped on a new token: test_auth_client.c (kept_results_and_a_new_token);
    the memory held under huge lists with long TTLs: standalone_client_memory.c.
 
@@ -543,7 +544,8 @@ TEST_CASE(http_a_new_session_drops_everything)
 }
 
 /* 2026-07-28 over HTTP: tools/call's Mcp-Param headers come from kept pages as well (no -32020,
-   no new tools/list); ttlMs 0 (the server's default) keeps nothing. */
+   no new tools/list); a -32020 drops the kept pages; ttlMs 0 (the server's default) keeps
+   nothing. */
 TEST_CASE(http_modern_markings_and_ttl_zero)
 {
     static const char *const modern[] = { "--era=modern", NULL };
@@ -562,15 +564,22 @@ TEST_CASE(http_modern_markings_and_ttl_zero)
         CHECKF(strstr(text, "\"mcp-param-region\":\"eu\"") != NULL, "route got %s", text);
         EQI(n, 2);
         EQI(stat_of(&s, "exec_tools_list"), 2);
+        /* -32020 for a tools/call: tools/list is read again, and the kept pages are dropped */
+        CHECK(tool(c, "echo", "{\"_mode\":\"hdrbad\"}", text, sizeof text, &err) != MCP_OK && err.rpc_code == -32020);
+        EQI(stat_of(&s, "exec_tools_list"), 4);
+        CHECK(list_tools(c) > 0);
+        EQI(stat_of(&s, "exec_tools_list"), 6);
+        printf("# HTTP -32020: tools/list asked %ld times: 2 listings, the refresh, a listing after it\n",
+               stat_of(&s, "exec_tools_list"));
         mcp_client_free(c);
     }
     if ((c = start_http(&s, NULL)) != NULL) {
         CHECK(list_tools(c) > 0);
         CHECK(list_tools(c) > 0);
-        EQI(stat_of(&s, "exec_tools_list"), 2 + 4);
+        EQI(stat_of(&s, "exec_tools_list"), 6 + 4);
         EQI(stats(c).cache_stores, 0);
         printf("# HTTP 2026-07-28: tools/list asked %ld times for 2 listings and a tools/call with headers (ttlMs "
-               "60000), %ld more for 2 listings with ttlMs 0\n", n, stat_of(&s, "exec_tools_list") - n);
+               "60000), %ld more for 2 listings with ttlMs 0\n", n, stat_of(&s, "exec_tools_list") - 6);
         mcp_client_free(c);
     }
     srv_stop(&s);
