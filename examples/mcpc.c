@@ -96,7 +96,7 @@ static const char *const HELP[] = {
 "  -t, --timeout MS            per-request timeout in ms (default 30000; 0: none); progress\n"
 "                              from the server restarts it, up to 10 times the timeout in all\n"
 "      --protocol VERSION      speak only this protocol version, e.g. 2025-06-18\n"
-"      --no-cache              ask the server every time: keep no results for their ttlMs\n"
+"      --no-cache              ask the server each time (keep no results for their ttlMs)\n"
 "      --log-level LEVEL       ask for the server's log messages at LEVEL and above (debug,\n"
 "                              info, notice, warning, error, critical, alert, emergency) and\n"
 "                              show them on stderr\n"
