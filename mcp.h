@@ -146,8 +146,11 @@
    | max_connections    | 16      | HTTP: connections carrying requests at once; more wait in |
    |                    |         | order, their timeouts running. Streams (the GET stream,   |
    |                    |         | HTTP+SSE's, mcp_client_listen's) have 8 more of their own |
+   | cache_max          | 8 MiB   | bytes of results kept while fresh (section 10); over it   |
+   |                    |         | the oldest go; MCP_CACHE_OFF: none kept                   |
 
-   and a call may set its own (mcp_call_opts, section 12).
+   and a call may set its own (mcp_call_opts, section 12: timeout_ms, max_total_ms, and
+   no_cache, which asks the server even when a fresh result is kept).
 
    The implementation uses POSIX (fork, poll, sockets, clock_gettime). If the implementation
    file includes system headers before mcp.h, define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE)
@@ -178,6 +181,7 @@
    |   |             | discovery, registration, browser, tokens, refresh               |
    | 9 | >>client    | the MCP client: protocol 2024-11-05 to 2025-11-25 and 2026-07-28 |
    |   |             | (the stateless era), both at once:                              |
+   |   |  .cache     |   results kept while fresh (ttlMs), per client                  |
    |   |  .send      |   building and sending messages                                 |
    |   |  .calls     |   calls: start, re-send, fail, cancel, wait                     |
    |   |  .receive   |   responses, requests, notifications, dispatch, timeouts        |
@@ -266,6 +270,8 @@
      used before the call returns.
    - What the client hands out (mcp_client_server_info, mcp_client_protocol_version, ...)
      lives until mcp_client_free; callback arguments live until the callback returns.
+   - Results the client keeps (section 10) hold at most desc.cache_max bytes, as compact
+     text; one handed out from them is a document of its own, yours like any other.
    - Every free function accepts NULL. Memory comes from MCP_MALLOC/MCP_REALLOC/MCP_FREE.
 
    =============================================================================================
@@ -434,6 +440,34 @@
    program that stopped, say) and ends with its result; mcp_client_list_tasks lists a 2025-11-25
    server's tasks.
 
+   Results are cached as the server allows. A result of server/discover, tools/list,
+   prompts/list, resources/list, resources/templates/list or resources/read that carries a
+   positive ttlMs (2026-07-28 servers send it; older ones do not, and then nothing is kept)
+   is kept by the client that asked, under the method and the params that made it: each page
+   of a list under its cursor, each read under its uri. Asked again while fresh (received
+   less than ttlMs ago, a day at most), it is answered at once without the server: the typed
+   calls, mcp_client_request and mcp_client_send alike (the call is complete when it is
+   returned, the document a copy that is yours). A list is merged from its fresh pages and
+   asks again only for the stale ones; a kept cursor the server refuses means the kept pages
+   are out of date: they are dropped and the list is read from its start. Dropped before
+   their time: on notifications/tools/list_changed (tools/list), prompts/list_changed,
+   resources/list_changed (resources/list and templates), resources/updated (the reads of
+   that uri) as notifications or 2026-07-28 subscription events, all of them when a new
+   session begins, and those whose cacheScope is not "public" when desc.auth installs
+   another token. Never kept: an input_required answer, the result of its retry, anything
+   larger than desc.cache_max (8 MiB by default; the oldest make room). mcp_client_ping always
+   asks the server.
+
+       mcp_client_list_tools(c, &doc, &err);          // asks: tools/list, every page
+       mcp_client_list_tools(c, &doc2, &err);         // within ttlMs: nothing sent
+       mcp_call_opts o = {0};
+       o.no_cache = 1;                                // this call asks the server, and its
+       call = mcp_client_send(c, "tools/list", NULL, &o, &err);   // answer is kept instead
+       desc.cache_max = MCP_CACHE_OFF;                // a client that keeps nothing
+
+   mcp_client_get_stats counts cache_hits, cache_misses (cacheable requests sent),
+   cache_stores, cache_evictions and cache_bytes (held now).
+
    =============================================================================================
    11. CALLBACKS AND REQUESTS FROM THE SERVER
    =============================================================================================
@@ -498,15 +532,18 @@
    Per call (mcp_call_opts, zero = defaults): timeout_ms (0: the client's; < 0: none),
    reset_on_progress (each progress notification restarts the timeout), max_total_ms (a cap
    on the whole call; with reset_on_progress it defaults to 10 x timeout_ms), on_progress
-   (asks the server for progress; total < 0 when unknown, message may be NULL) and user.
+   (asks the server for progress; total < 0 when unknown, message may be NULL), user, and
+   no_cache (the server is asked even if a fresh result is kept: section 10). A call answered
+   from the cache is complete when mcp_client_send returns it (mcp_call_status is MCP_OK).
 
    Ctrl-C: mcp_client_interrupt(c) may be called from a signal handler. The blocking call in
    progress on c (or the next one) stops at once with MCP_ERR_CANCELLED, "Request cancelled:
    interrupted", and the server is told; an interrupted connect is abandoned.
 
    mcp_client_get_stats counts messages sent, received and dropped, responses to no call in
-   flight, stderr bytes, and over HTTP the requests sent again (resent), the sessions started
-   again after a 404 (reinits) and the redirects followed.
+   flight, stderr bytes, over HTTP the requests sent again (resent), the sessions started
+   again after a 404 (reinits) and the redirects followed, and the cache's hits, misses,
+   stores, evictions and bytes (section 10).
 
    =============================================================================================
    13. TRANSPORTS
@@ -803,7 +840,8 @@
         a TLS hook; the MCP client for protocol versions 2024-11-05 to 2025-11-25 and
         2026-07-28 (chosen when connecting), blocking and non-blocking; the authorization flow
         (OAuth 2.1 with PKCE, discovery, registration, refresh, client credentials); the host
-        (config files, many servers in one loop, one tool list, reconnects, a cache file).
+        (config files, many servers in one loop, one tool list, reconnects, a cache file);
+        result caching by ttlMs and cacheScope.
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
@@ -1392,7 +1430,11 @@ typedef struct mcp_client_desc {        /* zero-initialised = defaults */
                                             NULL: a 401 fails the request (MCP_ERR_HTTP) */
     int no_tasks;                        /* never run a call as a task: 2026-07-28 does not
                                             declare the tasks extension, 2025-11-25 never asks */
+    size_t cache_max;                    /* bytes of results kept while fresh (the lists and
+                                            resources/read, by their ttlMs: section 10); 0: 8 MiB,
+                                            MCP_CACHE_OFF: nothing kept */
 } mcp_client_desc;
+#define MCP_CACHE_OFF ((size_t)-1)       /* desc.cache_max: no result caching */
 
 MCPAPI mcp_client *mcp_client_new(const mcp_client_desc *desc, mcp_error *err);
 MCPAPI mcp_status  mcp_client_connect(mcp_client *c, mcp_error *err);   /* handshake done on return */
@@ -1433,7 +1475,8 @@ MCPAPI long            mcp_client_pid(const mcp_client *c);
 MCPAPI mcp_transport_kind mcp_client_transport(const mcp_client *c, const char **fallback);
 
 /* Typed calls, blocking. Each returns the "result" object as a document (mcp_json_free it).
-   Lists follow nextCursor to the end and return every item in one array. A method whose
+   Lists follow nextCursor to the end and return every item in one array; fresh results the
+   client kept (ttlMs: desc.cache_max, section 10) answer without a request. A method whose
    capability the server did not declare fails at once with MCP_ERR_INVALID (this holds for
    mcp_client_request and mcp_client_send too). */
 MCPAPI mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err);
@@ -1480,6 +1523,8 @@ typedef struct mcp_call_opts {            /* zero-initialised = defaults */
                     const char *message);
     int task;                            /* 2025-11-25: run a tool whose taskSupport is
                                             "optional" as a task ("required" always is) */
+    int no_cache;                         /* ask the server even if a fresh result is kept (the
+                                             answer is kept in its place) */
 } mcp_call_opts;
 
 MCPAPI mcp_call  *mcp_client_send(mcp_client *c, const char *method, const char *params_json,
@@ -1552,6 +1597,11 @@ typedef struct mcp_client_stats {
     uint64_t resent;                     /* HTTP: requests sent again on a new connection */
     uint64_t reinits;                    /* HTTP: sessions started again after a 404 */
     uint64_t redirects;                  /* HTTP: 307/308 redirects followed */
+    uint64_t cache_hits;                 /* requests answered from kept results, not sent */
+    uint64_t cache_misses;               /* cacheable requests sent: none kept, stale, or no_cache */
+    uint64_t cache_stores;               /* results kept */
+    uint64_t cache_evictions;            /* fresh results dropped to make room, oldest first */
+    uint64_t cache_bytes;                /* held by the kept results now (at most desc.cache_max) */
 } mcp_client_stats;
 MCPAPI void mcp_client_get_stats(const mcp_client *c, mcp_client_stats *out);
 
@@ -10346,6 +10396,8 @@ struct mcp_call {
     struct mcp__task *task;              /* the server runs it as a task (>>client.tasks) */
     int task_asked, task_opt;            /* 2025-11-25: sent with "task"; opts.task */
     char *task_pre;                      /* its tools/call params, while tools/list is read first */
+    struct mcp__ckey *ck;                /* a cacheable request: its key, to keep its result
+                                            under (>>client.cache) */
 };
 
 /* The engine files calls by their first member. */
@@ -10391,6 +10443,8 @@ struct mcp_client {
 #if !defined(MCP_NO_AUTH) && !defined(MCP_NO_HTTP)
     struct mcp__authrun *au;             /* desc.auth: the authorization flow (>>client.auth) */
 #endif
+    struct mcp__cache *cache;            /* results kept while fresh (>>client.cache); NULL
+                                            until the first cacheable request */
 };
 
 /* ---- small helpers -------------------------------------------------------------------------- */
@@ -10469,6 +10523,268 @@ static void mcp__log(mcp_client *c, const char *fmt, ...)
 static mcp_status mcp__fail_closed(mcp_error *err)
 {
     return mcp__fail(err, MCP_ERR_CLOSED, "Transport closed");
+}
+
+/* ---- >>client.cache  results kept while fresh (ttlMs, cacheScope) ----------------------------
+   The results of the cacheable methods (server/discover, tools/list, prompts/list,
+   resources/list, resources/templates/list, resources/read) are kept per client, as compact
+   JSON text, under the request's key: the method and its params as sent, so each page of a
+   list is kept under its cursor and a read under its uri. A request whose key holds a fresh
+   result (now < received + ttlMs) is answered from it without the transport: its call is
+   complete when mcp_client_send returns, with a document of its own parsed from the text.
+   Not kept: a result without a positive ttlMs (older servers send none), one that came
+   through an input_required retry (its answers are not in the key), one larger than the
+   budget, one whose request was sent before an invalidation (the generation). Oldest results
+   make room; ttlMs counts for a day at most. Dropped: by the notification that says what
+   changed, by a new session, and the private ones (cacheScope other than "public") by a new
+   access token. */
+
+#define MCP__CACHE_MAX ((size_t)8 << 20)     /* desc.cache_max 0 */
+#define MCP__CACHE_DAY_MS 86400000           /* the longest ttlMs honoured */
+
+typedef struct mcp__centry {                 /* a kept result; its key and text follow it */
+    struct mcp__centry *next, *prev;         /* oldest first */
+    uint64_t hash;                           /* of the key */
+    int64_t expires;                         /* mcp_time_ms() from which it is stale */
+    size_t klen, tlen;                       /* key (method, 0, params) and text, each 0-ended */
+    int priv;                                /* cacheScope not "public": this token's only */
+} mcp__centry;
+
+typedef struct mcp__cache {
+    mcp__centry *head, *tail;
+    unsigned gen;                            /* moves on at every invalidation */
+} mcp__cache;
+
+typedef struct mcp__ckey {                   /* a cacheable request's key; its text follows */
+    uint64_t hash;
+    size_t klen;
+    unsigned gen;                            /* the cache's generation when it was sent */
+} mcp__ckey;
+
+static int mcp__cacheable(const char *m)
+{
+    switch (m[0]) {                          /* on every request: the first byte picks the names */
+    case 't': return !strcmp(m, "tools/list");
+    case 'p': return !strcmp(m, "prompts/list");
+    case 'r': return !strcmp(m, "resources/list") || !strcmp(m, "resources/templates/list") ||
+                     !strcmp(m, "resources/read");
+    case 's': return !strcmp(m, "server/discover");
+    default: return 0;
+    }
+}
+
+static uint64_t mcp__cache_hash(const char *p, size_t n)    /* FNV-1a */
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    while (n--) { h ^= (unsigned char)*p++; h *= 0x100000001b3u; }
+    return h;
+}
+
+/* The params of a request as they go into its key: compact JSON, "" for none or {}. *text is
+   allocated (or NULL for ""); 0: nothing may be kept for this request (an input_required
+   retry's answers, or no memory). */
+static int mcp__cache_params(const char *params, size_t plen, char **text, size_t *tl)
+{
+    mcp_json_doc *pd;
+    const mcp_json *p;
+    int ok = 1;
+    *text = NULL; *tl = 0;
+    if (!params || !plen) return 1;
+    if (!(pd = mcp_json_parse(params, plen, NULL))) return 0;
+    p = mcp_json_root(pd);
+    if (mcp_json_get(p, "inputResponses") || mcp_json_get(p, "requestState")) ok = 0;
+    else if (mcp_json_len(p) && !(*text = mcp_json_dump(p, 0, tl))) ok = 0;
+    mcp_json_free(pd);
+    return ok;
+}
+
+/* The key of a request, or NULL when none of its results may be kept (caching off, not a
+   cacheable method, see mcp__cache_params). The cache itself begins with the first key: a
+   result can only come back to a request that has one. */
+static mcp__ckey *mcp__cache_key(mcp_client *c, const char *method, const char *params, size_t plen)
+{
+    mcp__ckey *k = NULL;
+    char *text, *key;
+    size_t tl, ml = strlen(method);
+    if (!c->d.cache_max || !mcp__cacheable(method) || !mcp__cache_params(params, plen, &text, &tl)) return NULL;
+    if (!c->cache && (c->cache = (mcp__cache *)MCP_MALLOC(sizeof *c->cache, NULL)) != NULL)
+        memset(c->cache, 0, sizeof *c->cache);
+    if (c->cache && (k = (mcp__ckey *)MCP_MALLOC(sizeof *k + ml + tl + 2, NULL)) != NULL) {
+        key = (char *)(k + 1);
+        memcpy(key, method, ml + 1);
+        if (tl) memcpy(key + ml + 1, text, tl);
+        key[ml + 1 + tl] = 0;
+        k->klen = ml + 1 + tl;
+        k->hash = mcp__cache_hash(key, k->klen);
+        k->gen = c->cache->gen;
+    }
+    mcp_free(text);
+    return k;
+}
+
+static mcp__centry *mcp__cache_find(const mcp__cache *ch, const mcp__ckey *k)
+{
+    mcp__centry *e;
+    for (e = ch->head; e; e = e->next)
+        if (e->hash == k->hash && e->klen == k->klen && !memcmp(e + 1, k + 1, k->klen)) return e;
+    return NULL;
+}
+
+static void mcp__cache_unlink(mcp_client *c, mcp__centry *e)
+{
+    mcp__cache *ch = c->cache;
+    if (e->prev) e->prev->next = e->next; else ch->head = e->next;
+    if (e->next) e->next->prev = e->prev; else ch->tail = e->prev;
+    c->stats.cache_bytes -= sizeof *e + e->klen + e->tlen + 2;
+    MCP_FREE(e, NULL);
+}
+
+/* A call complete at once with a copy of a kept result, as if the server had answered it:
+   never sent and not in the engine's table, its document the caller's to take and free. */
+static mcp_call *mcp__cache_call(mcp_client *c, const char *method, const mcp__centry *e, const mcp_call_opts *o)
+{
+    size_t ml = strlen(method);
+    mcp_json_doc *doc = mcp_json_parse((const char *)(e + 1) + e->klen + 1, e->tlen, NULL);
+    mcp_call *call = doc ? (mcp_call *)MCP_MALLOC(sizeof *call + ml + 1, NULL) : NULL;
+    if (!call) { mcp_json_free(doc); return NULL; }      /* no memory: the request goes */
+    memset(call, 0, sizeof *call);
+    call->c = c; call->status = MCP_OK; call->doc = mcp__json_trim(doc);
+    call->p.id = ++c->rpc.next_id;
+    call->p.due = call->p.deadline = call->p.hard = -1;
+    call->p.heap_i = MCP__NOWHERE;
+    call->method = (char *)(call + 1);
+    memcpy(call->method, method, ml + 1);
+    if (o) { call->on_progress = o->on_progress; call->user = o->user; }
+    call->next = c->calls; call->prev = NULL;
+    if (c->calls) c->calls->prev = call;
+    c->calls = call;
+    return call;
+}
+
+/* Before a request is sent: a call answered from a fresh kept result, or NULL (a miss) with
+   *key set to the request's key (NULL: not cacheable), which the started call takes
+   (mcp__cache_attach). A stale result is dropped here; opts.no_cache asks anyway. */
+static mcp_call *mcp__cache_begin(mcp_client *c, const char *method, const char *params, size_t plen,
+                                  const mcp_call_opts *o, mcp__ckey **key)
+{
+    mcp__centry *e;
+    mcp_call *call;
+    if (!(*key = mcp__cache_key(c, method, params, plen))) return NULL;
+    if (!(o && o->no_cache) && (e = mcp__cache_find(c->cache, *key)) != NULL) {
+        if (mcp_time_ms() >= e->expires) mcp__cache_unlink(c, e);
+        else if ((call = mcp__cache_call(c, method, e, o)) != NULL) {
+            MCP_FREE(*key, NULL);
+            *key = NULL;
+            c->stats.cache_hits++;
+            return call;
+        }
+    }
+    c->stats.cache_misses++;
+    return NULL;
+}
+
+static void mcp__cache_attach(mcp_call *call, mcp__ckey *key)
+{
+    if (call) call->ck = key; else MCP_FREE(key, NULL);
+}
+
+/* Room for cost more bytes: stale results go first, then the oldest fresh ones. */
+static void mcp__cache_room(mcp_client *c, size_t cost, int64_t now)
+{
+    mcp__centry *e, *next;
+    for (e = c->cache->head; e && c->stats.cache_bytes + cost > c->d.cache_max; e = next) {
+        next = e->next;
+        if (now >= e->expires) mcp__cache_unlink(c, e);
+    }
+    while (c->cache->head && c->stats.cache_bytes + cost > c->d.cache_max) {
+        c->stats.cache_evictions++;
+        mcp__cache_unlink(c, c->cache->head);
+    }
+}
+
+/* A cacheable request's result came (complete: input_required never gets here): it replaces
+   what was kept under its key, and is kept itself if it may be. The clock starts now, when
+   the message is handled, a moment after it was read. */
+static void mcp__cache_keep(mcp_client *c, mcp_call *call)
+{
+    mcp__ckey *k = call->ck;
+    mcp__centry *e;
+    const mcp_json *r = mcp_json_root(call->doc);
+    const char *scope = mcp_json_str(mcp_json_get(r, "cacheScope"));
+    char *text = NULL;
+    size_t tl = 0, cost;
+    int64_t ttl = 0, now = mcp_time_ms();
+    call->ck = NULL;                                     /* (a key means the cache exists) */
+    if ((e = mcp__cache_find(c->cache, k)) != NULL) mcp__cache_unlink(c, e);
+    if (k->gen == c->cache->gen && !call->rounds && mcp_json_int64(mcp_json_get(r, "ttlMs"), &ttl) && ttl > 0)
+        text = mcp_json_dump(r, 0, &tl);
+    cost = sizeof *e + k->klen + tl + 2;
+    if (text && cost <= c->d.cache_max) {
+        mcp__cache_room(c, cost, now);
+        if ((e = (mcp__centry *)MCP_MALLOC(cost, NULL)) != NULL) {
+            memcpy(e + 1, k + 1, k->klen + 1);
+            memcpy((char *)(e + 1) + k->klen + 1, text, tl + 1);
+            e->hash = k->hash; e->klen = k->klen; e->tlen = tl;
+            e->expires = now + (ttl < MCP__CACHE_DAY_MS ? ttl : MCP__CACHE_DAY_MS);
+            e->priv = !scope || strcmp(scope, "public");
+            e->next = NULL; e->prev = c->cache->tail;
+            if (e->prev) e->prev->next = e; else c->cache->head = e;
+            c->cache->tail = e;
+            c->stats.cache_bytes += cost;
+            c->stats.cache_stores++;
+        }
+    }
+    mcp_free(text);
+    MCP_FREE(k, NULL);
+}
+
+/* Is a kept resources/read for uri, or for a resource uri is part of? (An update may name a
+   sub-resource of the one read: 2025-11-25's resources/updated.) */
+static int mcp__cache_reads(const mcp__centry *e, const char *uri)
+{
+    const char *key = (const char *)(e + 1);
+    size_t ml = strlen(key) + 1;
+    mcp_json_doc *pd = e->klen > ml ? mcp_json_parse(key + ml, e->klen - ml, NULL) : NULL;
+    const char *u = mcp_json_str(mcp_json_get(mcp_json_root(pd), "uri"));
+    int hit = !u || !strncmp(uri, u, strlen(u));         /* no uri known: dropped to be safe */
+    mcp_json_free(pd);
+    return hit;
+}
+
+/* Drops the results of method (NULL: of every method), of resources/read those for uri (NULL:
+   all), only the private ones with priv. Requests in flight now will not keep theirs. */
+static void mcp__cache_drop(mcp_client *c, const char *method, const char *uri, int priv)
+{
+    mcp__centry *e, *next;
+    if (!c->cache) return;
+    c->cache->gen++;
+    for (e = c->cache->head; e; e = next) {
+        next = e->next;
+        if ((method && strcmp((const char *)(e + 1), method)) || (priv && !e->priv) || (uri && !mcp__cache_reads(e, uri)))
+            continue;
+        mcp__cache_unlink(c, e);
+    }
+}
+
+/* A notification (or 2026-07-28 subscription event) that says what changed. */
+static void mcp__cache_notified(mcp_client *c, const char *method, const mcp_json *params)
+{
+    if (!c->cache || strncmp(method, "notifications/", 14)) return;
+    method += 14;
+    if (!strcmp(method, "tools/list_changed")) mcp__cache_drop(c, "tools/list", NULL, 0);
+    else if (!strcmp(method, "prompts/list_changed")) mcp__cache_drop(c, "prompts/list", NULL, 0);
+    else if (!strcmp(method, "resources/list_changed")) {
+        mcp__cache_drop(c, "resources/list", NULL, 0);
+        mcp__cache_drop(c, "resources/templates/list", NULL, 0);
+    } else if (!strcmp(method, "resources/updated"))
+        mcp__cache_drop(c, "resources/read", mcp_json_str(mcp_json_get(params, "uri")), 0);
+}
+
+static void mcp__cache_free(mcp_client *c)
+{
+    while (c->cache && c->cache->head) mcp__cache_unlink(c, c->cache->head);
+    MCP_FREE(c->cache, NULL);
+    c->cache = NULL;
 }
 
 /* ---- >>client.send  building and sending messages -------------------------------------------- */
@@ -10943,16 +11259,20 @@ MCPDEF mcp_call *mcp_client_send(mcp_client *c, const char *method, const char *
 {
     mcp_json_doc *pd;
     mcp_call *call;
+    mcp__ckey *ck;
     int how;
+    size_t plen = params_json ? strlen(params_json) : 0;
     if (mcp__can_send(c, method, err) != MCP_OK) return NULL;
     if (mcp__parse_params(params_json, 1, &pd, err) != MCP_OK) return NULL;  /* checks it */
     how = pd && pd->multiline ? MCP__FLATTEN : 0;
     mcp_json_free(pd);
+    if ((call = mcp__cache_begin(c, method, params_json, plen, opts, &ck)) != NULL) { mcp__ok(err); return call; }
     if (method[0] == 't' && !strcmp(method, "tools/call") && mcp__tasks_tools(c)) {   /* 2025-11-25: as a task? */
         call = mcp__task_call(c, params_json, how, opts, err);
     } else {
-        call = mcp__start(c, method, params_json, params_json ? strlen(params_json) : 0, how, opts, MCP__ROLE_CALL, err);
+        call = mcp__start(c, method, params_json, plen, how, opts, MCP__ROLE_CALL, err);
     }
+    mcp__cache_attach(call, ck);
     if (call) mcp__ok(err);
     return call;
 }
@@ -11021,6 +11341,7 @@ MCPDEF void mcp_call_free(mcp_call *call)
     mcp_json_free(call->errdoc);
     MCP_FREE(call->msg, NULL);
     MCP_FREE(call->own, NULL);
+    MCP_FREE(call->ck, NULL);
     mcp__refresh_free(call);
     mcp__task_free(call);
     MCP_FREE(call->task_pre, NULL);
@@ -11196,6 +11517,7 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
     doc->root = *mcp_json_get(m, "result");             /* the caller sees the result as root */
     call->doc = doc;
     call->status = MCP_OK;
+    if (call->ck) mcp__cache_keep(c, call);
     if (call->role) mcp__init_finish(c, call);
 }
 
@@ -11341,6 +11663,7 @@ static void mcp__on_notification(mcp_client *c, mcp_json_doc *doc)
                (call = MCP__CALL(mcp__rpc_find(&c->rpc, tok))) != NULL) {
         call->reissued = 0;                              /* listening again: a later break may re-listen */
     }
+    mcp__cache_notified(c, method, p);                   /* before the program lists again */
     if (c->d.on_notification) c->d.on_notification(c->d.user, c, method, p);
     mcp_json_free(doc);
 }
@@ -12220,6 +12543,7 @@ static int mcp__refresh_begin(mcp_client *c, mcp_call *call)
     mcp_jw_init(&rf->specs, 0);
     mcp_jw_obj_begin(&rf->specs);
     call->rf = rf; call->refreshed = 1;
+    mcp__cache_drop(c, "tools/list", NULL, 0);           /* the kept pages are out of date too */
     mcp__log(c, "The server reported MCP error -32020 for a tools/call; reading tools/list again for its headers.");
     mcp__call_reissue(c, call, MCP__ROLE_CALL, "tools/list", NULL, NULL, NULL);
     return 1;
@@ -12457,6 +12781,7 @@ static void mcp__on_session_lost(mcp_client *c, mcp_call *call, const mcp_tev *e
     if (c->reiniting) return;
     c->reiniting = 1;
     c->stats.reinits++;
+    mcp__cache_drop(c, NULL, NULL, 0);                   /* a new session: nothing it said holds */
     if (!c->init_params || !mcp__start(c, "initialize", c->init_params, strlen(c->init_params), 0, NULL, MCP__ROLE_REINIT, &e))
         mcp__reinit_done(c, 0);
 }
@@ -12599,6 +12924,7 @@ static int mcp__au_give(mcp_client *c)
     if (!(v = (char *)MCP_MALLOC(n + 8, NULL))) return 0;
     memcpy(v, "Bearer ", 7); memcpy(v + 7, r->a.access, n + 1);
     c->tp->authorize(c->t, v);
+    mcp__cache_drop(c, NULL, NULL, 1);                   /* another token: private results go */
     memset(v, 0, n + 7);
     MCP_FREE(v, NULL);
     return 1;
@@ -13196,6 +13522,7 @@ static void mcp__desc_defaults(mcp_client_desc *d)
     if (!d->max_message) d->max_message = MCP__MAX_MESSAGE;
     if (!d->max_queued) d->max_queued = MCP__OUT_MAX;
     if (d->max_connections <= 0) d->max_connections = MCP__HTTP_CONNECTIONS;
+    d->cache_max = !d->cache_max ? MCP__CACHE_MAX : d->cache_max == MCP_CACHE_OFF ? 0 : d->cache_max;
     if (!d->client_name) d->client_name = "mcp.h";
     if (!d->client_version) d->client_version = MCP_VERSION;
 }
@@ -13335,6 +13662,7 @@ MCPDEF void mcp_client_free(mcp_client *c)
     mcp_jw_free(&c->w);
     mcp_json_free(c->xhdr);
     mcp_buf_free(&c->task_tools);
+    mcp__cache_free(c);
     if (c->t) c->tp->free(c->t);
     mcp__au_free(c);
     MCP_FREE(c->strings, NULL);
@@ -13495,11 +13823,14 @@ static mcp_call *mcp__start_kv(mcp_client *c, const char *method, const char *k1
 {
     size_t at;
     mcp_call *call;
+    mcp__ckey *ck;
     mcp__msg_head(c, c->rpc.next_id + 1, method);      /* mcp__start gives the call that id */
     MCP__KEY(&c->w, "\"params\":");
     at = c->w.len;
     if (mcp__write_kv(&c->w, k1, v1, k2, raw2, err) != MCP_OK) return NULL;
+    if ((call = mcp__cache_begin(c, method, c->w.buf + at, c->w.len - at, o, &ck)) != NULL) { mcp__ok(err); return call; }
     call = mcp__start(c, method, c->w.buf + at, c->w.len - at, MCP__BUILT, o, MCP__ROLE_CALL, err);
+    mcp__cache_attach(call, ck);
     if (call) mcp__ok(err);
     return call;
 }
@@ -13574,7 +13905,18 @@ MCPDEF mcp_status mcp_client_call_tool(mcp_client *c, const char *name, const ch
     return call ? mcp__wait_take(call, result, err) : err->status;
 }
 
-/* Every page of a list method, merged: {"<key>": [...]} */
+/* The merged list (again) from its start: {"<key>": [, and no x-mcp-header markings yet. */
+static void mcp__list_begin(mcp_jw *out, mcp_jw *specs, const char *key, int xhdr)
+{
+    mcp_jw_reset(out); mcp_jw_reset(specs);
+    mcp_jw_obj_begin(out); mcp_jw_key(out, key); mcp_jw_arr_begin(out);
+    if (xhdr) mcp_jw_obj_begin(specs);
+}
+
+/* Every page of a list method, merged: {"<key>": [...]}. Pages kept fresh in the cache are
+   taken from it, each by its cursor; one whose kept cursor the server now refuses (an error)
+   means the kept pages are out of date: they are dropped and the list read from its start,
+   once (caching.mdx, pagination). */
 static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *key,
                                 mcp_json_doc **result, mcp_error *err)
 {
@@ -13586,21 +13928,31 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
     const mcp_json *items;
     mcp_status st = MCP_OK;
     mcp_error local;
-    int on;
+    int on, kept = 0, again = 0;                         /* kept: the cursor is from a kept page */
+    uint64_t hits;
     mcp_jw specs;
     int xhdr = c && c->modern && (c->tp->flags & MCP_TRANSPORT_HTTP) && !strcmp(method, "tools/list");
     mcp_jw_init(&specs, 0);
-    if (xhdr) mcp_jw_obj_begin(&specs);
+    mcp_jw_init(&out, 0);
+    mcp__list_begin(&out, &specs, key, xhdr);
     if (!err) err = &local;
     if (result) *result = NULL;
-    mcp_jw_init(&out, 0);
-    mcp_jw_obj_begin(&out); mcp_jw_key(&out, key); mcp_jw_arr_begin(&out);
     for (pages = 0; ; pages++) {
         params = cursor ? mcp__params("cursor", cursor, NULL, NULL, NULL, err) : NULL;
         if (cursor && !params) { st = err->status; break; }
+        hits = c ? c->stats.cache_hits : 0;
         st = mcp_client_request(c, method, params, &page, err);
         mcp_free(params);
+        if (kept && !again && (st == MCP_ERR_RPC || (st == MCP_ERR_HTTP && err->rpc_code))) {
+            again = 1; kept = 0;
+            mcp__cache_drop(c, method, NULL, 0);
+            mcp__list_begin(&out, &specs, key, xhdr);
+            mcp_free(cursor); cursor = NULL;
+            pages = (size_t)-1;                          /* the loop makes it 0 */
+            continue;
+        }
         if (st != MCP_OK) break;
+        kept = c->stats.cache_hits != hits;
         items = mcp_json_get(mcp_json_root(page), key);
         for (i = 0; i < mcp_json_len(items); i++) {
             if (xhdr && !mcp__xhdr_tool(c, mcp_json_at(items, i), &specs)) continue;
@@ -13724,8 +14076,16 @@ MCPDEF mcp_status mcp_client_set_log_level(mcp_client *c, const char *level, mcp
 
 MCPDEF mcp_status mcp_client_ping(mcp_client *c, mcp_error *err)
 {
-    /* 2026-07-28 has no ping: server/discover is the cheapest question with an answer */
-    return mcp_client_request(c, c && c->modern ? "server/discover" : "ping", NULL, NULL, err);
+    /* 2026-07-28 has no ping: server/discover is the cheapest question with an answer, asked
+       of the server itself, never of a kept answer */
+    mcp_call_opts o;
+    mcp_call *call;
+    mcp_error local;
+    if (!err) err = &local;
+    memset(&o, 0, sizeof o);
+    o.no_cache = 1;
+    call = mcp_client_send(c, c && c->modern ? "server/discover" : "ping", NULL, &o, err);
+    return call ? mcp__wait_take(call, NULL, err) : err->status;
 }
 
 #ifndef MCP_NO_HOST
@@ -15339,8 +15699,8 @@ static void mcp__hs_step(mcp__hsrv *s)
         if (st != MCP_OK) { mcp__hs_failed(s, &err); return; }
         mcp__hs_up(s);
     }
-    for (k = 0; k < MCP__HOST_KINDS && s->c; k++)
-        if (s->fetch[k] && mcp_call_status(s->fetch[k]) != MCP_AGAIN) mcp__hs_page(s, k);
+    for (k = 0; k < MCP__HOST_KINDS && s->c; k++)        /* (a page from the cache is in at once) */
+        while (s->c && s->fetch[k] && mcp_call_status(s->fetch[k]) != MCP_AGAIN) mcp__hs_page(s, k);
     if (s->listen && mcp_call_status(s->listen) != MCP_AGAIN) { mcp_call_free(s->listen); s->listen = NULL; }
     if (s->ended && s->c) { err = s->endwhy; mcp__hs_failed(s, &err); }
 }

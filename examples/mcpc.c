@@ -108,6 +108,7 @@ static const char *const HELP[] = {
 "  -t, --timeout MS            per-request timeout in ms (default 30000; 0: none); progress\n"
 "                              from the server restarts it, up to 10 times the timeout in all\n"
 "      --protocol VERSION      speak only this protocol version, e.g. 2025-06-18\n"
+"      --no-cache              ask the server each time (keep no results for their ttlMs)\n"
 "      --log-level LEVEL       ask for the server's log messages at LEVEL and above (debug,\n"
 "                              info, notice, warning, error, critical, alert, emergency) and\n"
 "                              show them on stderr\n"
@@ -1948,6 +1949,7 @@ static int option(int argc, char **argv, int *i)
     else if (!strcmp(name, "--progress")) opt.progress = 1;
     else if (!strcmp(name, "--insecure")) opt.insecure = 1;
     else if (!strcmp(name, "--no-auth")) opt.no_auth = 1;
+    else if (!strcmp(name, "--no-cache")) desc.cache_max = MCP_CACHE_OFF;
     else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) opt.verbose = 1;
     else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
         for (k = 0; HELP[k]; k++) fputs(HELP[k], stdout);

@@ -1,6 +1,8 @@
 /* What the client holds per call, through the allocator hooks (a counting allocator): a call
    in flight costs a few hundred bytes besides its request, and a parsed answer waiting to be
-   taken is trimmed to about its size (the parser's first block is 2.5x a small message).
+   taken is trimmed to about its size (the parser's first block is 2.5x a small message); the
+   results it keeps (>>client.cache) stay within desc.cache_max under a server that sends huge
+   lists with long TTLs, and a result larger than that is not kept at all.
    Usage: standalone_client_memory [DATA_DIR]; the server is MCP_TEST_SERVER, else
    build/test_server. */
 #define _POSIX_C_SOURCE 200809L   /* mcp.h comes after system headers here (section 3) */
@@ -158,6 +160,59 @@ static void test_answers_waiting(mcp_client *c)
     }
 }
 
+/* 40 tools/list pages of 64 KB each, ttlMs an hour, listed twice into a 1 MiB budget: what
+   the client holds between the listings is the kept pages, within the budget (the rest of the
+   client is the same as before the first); then a budget smaller than one page keeps none. */
+static void test_cache_within_cap(void)
+{
+    static const char *const args[] = { "--era=modern", "--pages=40", "--big=65536", "--ttl=3600000", NULL };
+    const char *srv = getenv("MCP_TEST_SERVER");
+    const size_t caps[2] = { (size_t)1 << 20, 60000 };
+    mcp_client_desc d;
+    mcp_client_stats st;
+    mcp_json_doc *doc;
+    mcp_client *c;
+    mcp_error err;
+    size_t base, held;
+    int k, round;
+    static char pad[70016];
+    memcpy(pad, "{\"pad\":\"", 8);
+    memset(pad + 8, 'x', 70000);
+    memcpy(pad + 70008, "\"}", 3);
+    for (k = 0; k < 2; k++) {
+        memset(&d, 0, sizeof d);
+        d.command = srv && *srv ? srv : "build/test_server";
+        d.args = args;
+        d.cache_max = caps[k];
+        if (!(c = mcp_client_new(&d, &err)) || mcp_client_connect(c, &err) != MCP_OK) {
+            CHECKF(0, "connect to %s: %s", d.command, err.message);
+            mcp_client_free(c);
+            return;
+        }
+        if (mcp_client_call_tool(c, "echo", pad, &doc, &err) != MCP_OK) CHECKF(0, "echo: %s", err.message);
+        mcp_json_free(doc);                              /* the client's buffers grown for 64 KB */
+        base = g_live;
+        for (round = 0; round < 2; round++) {
+            if (mcp_client_list_tools(c, &doc, &err) != MCP_OK) { CHECKF(0, "list_tools: %s", err.message); break; }
+            CHECK(mcp_json_len(mcp_json_get(mcp_json_root(doc), "tools")) == 26);
+            mcp_json_free(doc);
+            mcp_client_get_stats(c, &st);
+            held = g_live - base;
+            CHECKF(st.cache_bytes <= caps[k], "%llu bytes kept, over the budget of %lu", (unsigned long long)st.cache_bytes,
+                   (unsigned long)caps[k]);
+            CHECKF(held <= caps[k] + 16 * 1024, "the client holds %lu bytes more than before listing (budget %lu)",
+                   (unsigned long)held, (unsigned long)caps[k]);
+            printf("# cache budget %lu, 40 pages of 64 KB (ttlMs an hour), listing %d: %lu bytes held, %llu kept, "
+                   "%llu stored, %llu evicted, %llu hits\n", (unsigned long)caps[k], round + 1, (unsigned long)held,
+                   (unsigned long long)st.cache_bytes, (unsigned long long)st.cache_stores,
+                   (unsigned long long)st.cache_evictions, (unsigned long long)st.cache_hits);
+        }
+        if (k == 0) CHECK(st.cache_stores == 80 && st.cache_evictions > 60 && st.cache_bytes > (size_t)900 << 10);
+        else CHECK(st.cache_stores == 0 && st.cache_bytes == 0);
+        mcp_client_free(c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mcp_client *c;
@@ -169,5 +224,7 @@ int main(int argc, char **argv)
         mcp_client_free(c);
         CHECKF(g_live == 0, "%lu bytes still held after mcp_client_free", (unsigned long)g_live);
     }
+    test_cache_within_cap();
+    CHECKF(g_live == 0, "%lu bytes still held after the cache's clients were freed", (unsigned long)g_live);
     return TEST_DONE();
 }

@@ -16,7 +16,9 @@
    a refresh); mcp_client_auth_redirect with the program's own redirect URI and the
    non-blocking API; failures: a redirect with a wrong state (refused by the receiver, the
    wait goes on), a browser that never comes back, a token endpoint answering 500 with an
-   HTML page, metadata without S256, and no desc.auth (MCP_ERR_HTTP with the challenge). Every case checks that no token, code or client secret the server issued is in
+   HTML page, metadata without S256, and no desc.auth (MCP_ERR_HTTP with the challenge); kept
+   results (the client's cache) and a new token after a refresh: a private tools/list asked
+   again, a public one not. Every case checks that no token, code or client secret the server issued is in
    any error sentence, on_log line or URL given to open_url, and that no fd leaked.
 
    Usage: test_auth_client [DATA_DIR [SERVER]]   SERVER: default auth_server beside env
@@ -648,6 +650,50 @@ TEST_CASE(no_desc_auth_keeps_the_401)
     CHECK(STAT("registrations") == 0);
     mcp_client_free(c);
     end();
+}
+
+/* Kept results (>>client.cache) and a new access token: a private tools/list (cacheScope
+   "private") is dropped when the refresh installs another token, a public one stays. The
+   server counts the authorized requests: a kept result is not one. */
+static long lists_after_a_new_token(const char *scope)
+{
+    char flag[40];
+    const char *flags[] = { flag, NULL };
+    mcp_error err;
+    mcp_status st;
+    mcp_client *c;
+    mcp_client_stats cs;
+    long n0, n1, asked = -1;
+    snprintf(flag, sizeof flag, "--cache-scope=%s", scope);
+    if (!begin(flags, 1)) return -1;
+    c = connect_client(&st, &err);
+    CHECKF(st == MCP_OK, "connect: %s", err.message);
+    browser_done();
+    if (st == MCP_OK) {
+        use_tools(c, "{\"n\":1}");                       /* tools/list, then echo */
+        n0 = STAT("mcp_requests");
+        use_tools(c, "{\"n\":2}");                       /* tools/list kept: only echo is asked */
+        CHECK(STAT("mcp_requests") == n0 + 1);
+        free(dbg(&S, "expire"));
+        use_tools(c, "{\"n\":3}");                       /* kept list; echo meets 401: a refresh */
+        CHECK(STAT("refresh_grants") == 1);
+        n1 = STAT("mcp_requests");
+        use_tools(c, "{\"n\":4}");                       /* the new token: private asked again */
+        asked = STAT("mcp_requests") - n1 - 1;
+        mcp_client_get_stats(c, &cs);
+        printf("# auth, cacheScope %s: tools/list asked %ld time(s) after the token changed (%llu hits in all)\n",
+               scope, asked, (unsigned long long)cs.cache_hits);
+        CHECK(br.opens == 1);
+    }
+    mcp_client_free(c);
+    end();
+    return asked;
+}
+
+TEST_CASE(kept_results_and_a_new_token)
+{
+    CHECK(lists_after_a_new_token("private") == 1);
+    CHECK(lists_after_a_new_token("public") == 0);
 }
 
 #ifndef MCP_NO_HOST

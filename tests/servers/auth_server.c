@@ -13,6 +13,8 @@
      --no-s256    the metadata lists only "plain" in code_challenge_methods_supported
      --token500   the token endpoint answers 500 with an HTML page
      --bad-state  /authorize redirects back with a state that is not the one it was given
+     --cache-scope=S  tools/list's result carries ttlMs 60000 and cacheScope S (for the
+                  client's cache: a 2025-era server ahead of its version)
 
    Endpoints (U = http://127.0.0.1:PORT)
      GET /sse, POST /messages   the same over HTTP+SSE (2024-11-05): the stream's endpoint
@@ -74,6 +76,7 @@ static int port, ttl = 3600, opt_secret, opt_no_s256, opt_token500, opt_bad_stat
 static volatile sig_atomic_t stop_now;
 static char base[64], mcp_url[96], issuer[96], prm_url[160];
 static int opt_root;                           /* --resource-root: the resource is the origin (HTTP+SSE) */
+static const char *opt_cache_scope;            /* --cache-scope=S */
 
 static struct {
     long registrations, authorizations, authorize_errors, code_grants, refresh_grants, refresh_reuse,
@@ -259,9 +262,15 @@ static char *mcp_result(const req *rq, int *how)
     } else if (!strcmp(method, "ping")) {
         mcp_jw_key(&w, "result"); mcp_jw_raw(&w, "{}", 2);
     } else if (!strcmp(method, "tools/list")) {
-        static const char tools[] = "{\"tools\":[{\"name\":\"echo\",\"description\":\"the arguments as JSON text\","
-                                    "\"inputSchema\":{\"type\":\"object\"}}]}";
-        mcp_jw_key(&w, "result"); mcp_jw_raw(&w, tools, strlen(tools));
+        static const char tools[] = "[{\"name\":\"echo\",\"description\":\"the arguments as JSON text\","
+                                    "\"inputSchema\":{\"type\":\"object\"}}]";
+        mcp_jw_key(&w, "result"); mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "tools"); mcp_jw_raw(&w, tools, strlen(tools));
+        if (opt_cache_scope) {
+            mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, 60000);
+            mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, opt_cache_scope);
+        }
+        mcp_jw_obj_end(&w);
     } else if (!strcmp(method, "tools/call") &&
                mcp_json_str(mcp_json_get(params, "name")) && !strcmp(mcp_json_str(mcp_json_get(params, "name")), "echo")) {
         char *args = mcp_json_get(params, "arguments") ? mcp_json_dump(mcp_json_get(params, "arguments"), 0, NULL) : NULL;
@@ -759,6 +768,7 @@ static void parse_args(int argc, char **argv)
         else if (!strcmp(a, "--token500")) opt_token500 = 1;
         else if (!strcmp(a, "--bad-state")) opt_bad_state = 1;
         else if (!strcmp(a, "--resource-root")) opt_root = 1;
+        else if (!strncmp(a, "--cache-scope=", 14)) opt_cache_scope = a + 14;
         else if (a[0] >= '0' && a[0] <= '9') port = atoi(a);
         else { fprintf(stderr, "auth_server: unknown argument %s\n", a); exit(2); }
     }

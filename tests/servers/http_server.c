@@ -92,6 +92,8 @@
                   first text "The gateway got no answer upstream"
      cutchunk     a JSON-RPC request: a chunked SSE answer whose first chunk header promises
                   1024 bytes; the start of an event comes, then the connection closes
+     ttl          tools/list results carry ttlMs 60000 and cacheScope public (2026-07-28:
+                  instead of 0 and private; the 2025 era: as a server ahead of its version)
 
    Methods: initialize (echoes the client's version if it knows it; --version=V forces one),
    ping, tools/list (2 pages), tools/call, resources/list (2 pages), resources/templates/list,
@@ -181,12 +183,13 @@ enum {
 #define F_HTML503   ((flags_t)1 << 34)
 #define F_HTML502   ((flags_t)1 << 35)
 #define F_CUTCHUNK  ((flags_t)1 << 36)
+#define F_TTL       ((flags_t)1 << 37)
 
 static const char *const flag_names[] = { "sse", "chunked", "until_close", "drip", "cut", "badchunk",
     "bighead", "manyhead", "ctype", "auth", "noget", "nodelete", "nosession", "prime", "noid", "drop",
     "dropnoid", "idle", "racy", "hang", "cross", "absep", "probe404", "probe405", "probejson", "sseonly",
     "nodiscover", "v32022", "probe200", "hdrbad", "listfail", "reset_after_read", "redir307", "redir308",
-    "html503", "html502", "cutchunk", NULL };
+    "html503", "html502", "cutchunk", "ttl", NULL };
 
 static flags_t srv_flags;
 static int retry_ms = 150, idle_ms = 30;
@@ -1054,7 +1057,7 @@ static void list_tools(const ctx *x, const mcp_json *params)
                 i > first ? "," : "", tool_names[i]);
     buf_str(&b, "]");
     if (!cursor) buf_str(&b, ",\"nextCursor\":\"page2\"");
-    buf_str(&b, "}");
+    buf_str(&b, (x->flags & F_TTL) ? ",\"ttlMs\":60000,\"cacheScope\":\"public\"}" : "}");
     buf_add(&b, "", 1);
     send_result(x->stream, x->id, b.data);
     mcp_buf_free(&b);
@@ -1701,7 +1704,7 @@ static void list_tools_modern(const ctx *x, const mcp_json *params)
     for (i = first; i < (cursor ? n : MODERN_PAGE1); i++) { if (i > first) buf_str(&b, ","); buf_str(&b, modern_tools[i]); }
     buf_str(&b, "]");
     if (!cursor) buf_str(&b, ",\"nextCursor\":\"page2\"");
-    buf_str(&b, ",\"ttlMs\":0,\"cacheScope\":\"private\"}");
+    buf_str(&b, (x->flags & F_TTL) ? ",\"ttlMs\":60000,\"cacheScope\":\"public\"}" : ",\"ttlMs\":0,\"cacheScope\":\"private\"}");
     buf_add(&b, "", 1);
     send_result(x->stream, x->id, b.data);
     mcp_buf_free(&b);

@@ -180,6 +180,13 @@
      --exit-after-calls=K  once K tools/call requests have been handled (answered, for the
                            tools that answer at once): "test_server: exit-after-calls: exiting
                            after K calls" on stderr, then _exit(5)
+     --ttl=MS[,CUR=MS...]  2026-07-28: the ttlMs of the cacheable results (default 60000; < 0:
+                           none sent), and of the list pages asked with a cursor starting CUR
+     --scope=S             2026-07-28: their cacheScope (default public)
+     --pages=N             (a digit) tools/list in N pages: cursors page2 ... pageN
+     --cursor-ms=MS        tools/list's cursor page2 is page2@T (T its time of issue), refused
+                           with -32602 "Expired cursor" once older than MS
+     --big=BYTES           each tools/list page also carries "pad", a string of BYTES bytes
    It exits with status 0 when stdin ends (unless --ignore-eof). */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -219,6 +226,8 @@ static struct {
     const char *tool_names;          /* --tool-names=LIST */
     int list_changed_after;          /* ms after the first tools/list: "added_later" appears */
     long exit_after_calls;           /* exit after this many tools/call */
+    const char *ttl, *scope;         /* modern: ttlMs (and per cursor), cacheScope */
+    long cursor_ms, big;             /* tools/list: cursors that expire; padding per page */
 } opt;
 
 static char **extra;                 /* the added tools' names (--tools, --tool-names, added_later) */
@@ -239,6 +248,7 @@ static int sending_deferred;
 static int cur_modern;               /* the request being answered is a 2026-07-28 one */
 static const mcp_json *cur_meta;     /* ... and its params._meta */
 static const char *cur_method;       /* ... and its method */
+static const char *cur_cursor;       /* ... and its params.cursor */
 static int initialized;              /* dual: initialize came, requests without _meta are legacy */
 static int discover_count;           /* server/discover requests answered so far */
 static mcp_buf reqlog;               /* items of the "requests" array, comma-separated */
@@ -383,6 +393,20 @@ static int is_cacheable(const char *method)
                       !strcmp(method, "resources/read") || !strcmp(method, "server/discover"));
 }
 
+/* --ttl: the ttlMs of the result being sent: the first number, or CUR=MS for a page asked with
+   a cursor starting with CUR */
+static long ttl_of(void)
+{
+    const char *p;
+    size_t n;
+    if (!opt.ttl) return 60000;
+    for (p = strchr(opt.ttl, ','); p && cur_cursor; p = strchr(p + 1, ',')) {
+        n = strcspn(p + 1, "=");
+        if (p[1 + n] == '=' && !strncmp(cur_cursor, p + 1, n)) return atol(p + 2 + n);
+    }
+    return atol(opt.ttl);
+}
+
 /* A result in the 2026-07-28 shape: resultType "complete" first (unless the result names its
    own, as input_required does, or --no-result-type), the members, then _meta with serverInfo,
    and ttlMs and cacheScope on the cacheable results. NULL: leave the text as it is. */
@@ -406,9 +430,9 @@ static char *modernize(const char *result, size_t n)
         mcp_jw_key(&w, "_meta");
         mcp_jw_raw(&w, SERVER_INFO_META, strlen(SERVER_INFO_META));
     }
-    if (is_cacheable(cur_method) && !mcp_json_get(r, "ttlMs")) {
-        mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, 60000);
-        mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, "public");
+    if (is_cacheable(cur_method) && !mcp_json_get(r, "ttlMs") && ttl_of() >= 0) {
+        mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, ttl_of());
+        mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, opt.scope ? opt.scope : "public");
     }
     mcp_jw_obj_end(&w);
     mcp_json_free(d);
@@ -778,17 +802,27 @@ static const char *tool_name_at(int i)
 static void list_tools(const char *id, const mcp_json *params)
 {
     const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
-    int first, last, i, n = n_std_tools() + nextra;
+    int numbered = opt.pages && opt.pages[0] >= '1' && opt.pages[0] <= '9';
+    int first, last, i, n = n_std_tools() + nextra, parts = numbered ? atoi(opt.pages) : 2, k = 0;   /* page k + 1 */
     mcp_jw w;
-    char *t;
+    char *t, nc[32];
     if (opt.list_changed_after > 0 && !list_change_armed) {     /* the first tools/list */
         item *it = item_new(IT_LISTCHG, NULL);
         it->due = mcp_time_ms() + opt.list_changed_after;
         list_change_armed = 1;
     }
-    if (cursor && strcmp(cursor, "page2") && !(opt.pages && cursor[0] == 'p')) { send_error(id, -32602, "Invalid cursor"); return; }
-    first = cursor ? n / 2 : 0;
-    last = cursor ? n : n / 2;
+    if (cursor && opt.cursor_ms && !strncmp(cursor, "page2@", 6)) {       /* --cursor-ms */
+        if (mcp_time_ms() - atoll(cursor + 6) > opt.cursor_ms) { send_error(id, -32602, "Expired cursor"); return; }
+        cursor = "page2";
+    }
+    if (cursor) {
+        k = !strncmp(cursor, "page", 4) ? atoi(cursor + 4) - 1 : 0;
+        snprintf(nc, sizeof nc, "page%d", k + 1);
+        if (opt.pages && !numbered && cursor[0] == 'p') k = 1;    /* loop, endless: the second half */
+        else if (k < 1 || k >= parts || strcmp(cursor, nc)) { send_error(id, -32602, "Invalid cursor"); return; }
+    }
+    first = n * k / parts;
+    last = n * (k + 1) / parts;
     mcp_jw_init(&w, 0);
     mcp_jw_obj_begin(&w);
     mcp_jw_key(&w, "tools"); mcp_jw_arr_begin(&w);
@@ -806,7 +840,18 @@ static void list_tools(const char *id, const mcp_json *params)
         char next[32];
         snprintf(next, sizeof next, "p%ld", cursor && cursor[0] == 'p' ? atol(cursor + 1) + 1 : 1);
         mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, next);
-    } else if (!cursor) { mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, "page2"); }
+    } else if (k + 1 < parts) {
+        if (k == 0 && opt.cursor_ms) snprintf(nc, sizeof nc, "page2@%lld", (long long)mcp_time_ms());
+        else snprintf(nc, sizeof nc, "page%d", k + 2);
+        mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, nc);
+    }
+    if (opt.big > 0) {                                   /* --big */
+        char *pad = (char *)malloc((size_t)opt.big + 1);
+        if (!pad) _exit(3);
+        memset(pad, 'x', (size_t)opt.big); pad[opt.big] = 0;
+        mcp_jw_key(&w, "pad"); mcp_jw_str(&w, pad);
+        free(pad);
+    }
     mcp_jw_obj_end(&w);
     t = mcp_jw_finish(&w, NULL, NULL);
     send_result(id, t);
@@ -1940,7 +1985,7 @@ static void on_notification(const mcp_json *m)
    for the requests tool. */
 static void log_request(const char *id, const char *method, const mcp_json *params)
 {
-    static const char *const keys[] = { "name", "uri", "_meta", "requestState", "inputResponses", NULL };
+    static const char *const keys[] = { "name", "uri", "cursor", "_meta", "requestState", "inputResponses", NULL };
     static mcp_jw w;                          /* reused */
     const char *t;
     size_t n;
@@ -2054,8 +2099,10 @@ static void discover(const char *id)
     mcp_jw_obj_end(&w);
     mcp_jw_obj_end(&w);
     if (!opt.no_instructions) { mcp_jw_key(&w, "instructions"); mcp_jw_str(&w, instructions); }
-    mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, 60000);
-    mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, "public");
+    if (ttl_of() >= 0) {
+        mcp_jw_key(&w, "ttlMs"); mcp_jw_int(&w, ttl_of());
+        mcp_jw_key(&w, "cacheScope"); mcp_jw_str(&w, opt.scope ? opt.scope : "public");
+    }
     mcp_jw_obj_end(&w);
     t = mcp_jw_finish(&w, NULL, NULL);
     send_result(id, t);
@@ -2146,13 +2193,14 @@ static void on_request(const mcp_json *m)
     } else if (is_modern_request(method, params)) {
         if (check_meta(id, method, params)) {
             cur_modern = 1; cur_meta = mcp_json_get(params, "_meta"); cur_method = method;
+            cur_cursor = mcp_json_str(mcp_json_get(params, "cursor"));
             if (!strcmp(method, "server/discover")) discover(id);
             else if (!strcmp(method, "subscriptions/listen")) on_listen(id, params);
             else if (!strcmp(method, "ping") || !strcmp(method, "logging/setLevel") ||
                      !strcmp(method, "resources/subscribe") || !strcmp(method, "resources/unsubscribe"))
                 send_error(id, -32601, "Method not found");      /* gone in 2026-07-28 */
             else dispatch(id, method, params);
-            cur_modern = 0; cur_meta = NULL; cur_method = NULL;
+            cur_modern = 0; cur_meta = NULL; cur_method = NULL; cur_cursor = NULL;
         }
     } else if (!strcmp(method, "server/discover") && legacy_probe(id)) {
         /* answered (or not) as --probe says */
@@ -2286,6 +2334,10 @@ static void flag(const char *a)
     else if (!strncmp(a, "tool-names=", 11)) opt.tool_names = a + 11;
     else if (!strncmp(a, "list-changed-after=", 19)) opt.list_changed_after = atoi(a + 19);
     else if (!strncmp(a, "exit-after-calls=", 17)) opt.exit_after_calls = atol(a + 17);
+    else if (!strncmp(a, "ttl=", 4)) opt.ttl = a + 4;
+    else if (!strncmp(a, "scope=", 6)) opt.scope = a + 6;
+    else if (!strncmp(a, "cursor-ms=", 10)) opt.cursor_ms = atol(a + 10);
+    else if (!strncmp(a, "big=", 4)) opt.big = atol(a + 4);
     else if (*a) { err_str("test_server: unknown flag: "); err_str(a); err_str("\n"); _exit(2); }
 }
 
