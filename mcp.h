@@ -10431,6 +10431,8 @@ struct mcp_client {
     mcp_json_doc *xhdr;                 /* 2026-07-28: {"tool": [["Name", "prop", ...], ...]} */
     mcp_buf task_tools;                  /* 2025-11-25: each tool's taskSupport (>>client.tasks) */
     int task_tools_known;
+    int64_t task_cancels[8];             /* ids of tasks/cancel sent: their answers, dropped quietly */
+    unsigned ntask_cancels;
     int64_t connect_at;                 /* when the connect began: its steps share one timeout */
     volatile sig_atomic_t interrupted;  /* mcp_client_interrupt, maybe from a signal handler */
     char how[64], quote[300];            /* how the server ended; its most telling stderr line */
@@ -11455,6 +11457,9 @@ static void mcp__on_response(mcp_client *c, mcp_json_doc *doc, mcp_msg_kind kind
     int have = mcp_json_int64(mcp_json_get(m, "id"), &id);
     mcp_call *call = have ? MCP__CALL(mcp__rpc_find(&c->rpc, id)) : NULL;
     if (!call) {
+        unsigned q;
+        for (q = 0; have && q < 8; q++)                  /* the answer to a tasks/cancel: expected */
+            if (c->task_cancels[q] == id && id) { c->task_cancels[q] = 0; mcp_json_free(doc); return; }
         c->stats.unknown_ids++;
         if (have && mcp__is_late(c, id))
             mcp__log(c, "Ignored a late response to request %lld, which was cancelled or timed out.", (long long)id);
@@ -11592,10 +11597,13 @@ MCPDEF mcp_status mcp_request_reply_error(mcp_request *req, long code, const cha
     mcp_status st;
     if (!req) return mcp__fail(err, MCP_ERR_INVALID, "mcp_request_reply_error was given a NULL request.");
     if (req->mrtr) {   /* the server would only ask again: the call ends here (spec: no retry) */
-        if (req->c && req->mrtr->call)
-            mcp__call_fail(req->mrtr->call, MCP_ERR_CANCELLED, "The request was given up: the server needs an "
+        if (req->c && req->mrtr->call) {
+            mcp_call *gone = req->mrtr->call;
+            mcp__call_fail(gone, MCP_ERR_CANCELLED, "The request was given up: the server needs an "
                            "answer to its %.60s request, and on_request refused it (%.200s).",
                            req->method ? req->method : "input", message ? message : "no reason given");
+            if (gone->task) mcp__task_cancel_send(req->c, gone->task->id);   /* the work stops too */
+        }
         mcp__request_free(req);
         mcp__ok(err);
         return MCP_OK;
@@ -11846,6 +11854,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
         if (!c->d.on_request || !mcp__server_asks(method)) {
             mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server needs input (%.60s) that this client cannot give: "
                            "set on_request and declare the capability.", method ? method : "an unknown request");
+            if (call->task) mcp__task_cancel_send(c, call->task->id);
             mcp_json_free(doc);
             return;
         }
@@ -11989,7 +11998,7 @@ static void mcp__task_cancel_send(mcp_client *c, const char *task_id)
     mcp_jw_obj_begin(&w); mcp_jw_key(&w, "taskId"); mcp_jw_str(&w, task_id); mcp_jw_obj_end(&w);
     if (!(params = mcp_jw_finish(&w, &plen, NULL))) return;
     id = ++c->rpc.next_id;
-    mcp__remember_late(c, id);
+    c->task_cancels[c->ntask_cancels++ % 8] = id;
     meta = mcp__call_meta(c, MCP__ROLE_CALL);
     mcp__msg_head(c, id, "tasks/cancel");
     MCP__KEY(&c->w, "\"params\":");
@@ -12235,7 +12244,7 @@ static char *mcp__task_params(mcp_client *c, const char *params, size_t plen, in
     if (!(pd = mcp_json_parse(params, plen, NULL))) return NULL;
     name = mcp_json_str(mcp_json_get(mcp_json_root(pd), "name"));
     support = name ? mcp__task_support(c, name) : 'f';
-    if (support == 'r' || (support == 'o' && opt)) {
+    if (support == 'r' || (support == 'o' && opt) || mcp_json_get(mcp_json_root(pd), "task")) {
         mcp_jw w;
         mcp_jw_init(&w, 0);
         mcp_jw_obj_begin(&w);
@@ -12244,11 +12253,12 @@ static char *mcp__task_params(mcp_client *c, const char *params, size_t plen, in
             size_t i, kl;
             for (i = 0; (v = mcp_json_at(p, i)) != NULL; i++) {
                 const char *k = mcp_json_key_at(p, i, &kl);
-                if (mcp__is_key(k, kl, "task")) continue;
                 mcp_jw_keyn(&w, k, kl); mcp_jw_value(&w, v);
             }
         }
-        mcp_jw_key(&w, "task"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w);
+        if (!mcp_json_get(mcp_json_root(pd), "task")) {  /* the program's own (a ttl, say) stays */
+            mcp_jw_key(&w, "task"); mcp_jw_obj_begin(&w); mcp_jw_obj_end(&w);
+        }
         mcp_jw_obj_end(&w);
         out = mcp_jw_finish(&w, &len, NULL);
     }
