@@ -11746,8 +11746,8 @@ static void mcp__expire(mcp_client *c, int64_t now)
         id = call->p.id;
         was_init = call->role;                /* initialize is never cancelled (and may be freed) */
         hard = call->p.hard >= 0 && call->p.due == call->p.hard && (call->p.deadline < 0 || call->p.hard < call->p.deadline);
-        if (call->task) {
-            mcp__task_timeout(c, call, hard);
+        if (call->task) {                              /* the caller's wait ends on its millisecond too */
+            mcp__task_timeout(c, call, call->p.hard >= 0 && call->p.hard <= now);
             continue;
         }
         if (hard) snprintf(why, sizeof why, "Request timeout after %dms (the maximum total time)", call->hard_ms);
@@ -13992,7 +13992,16 @@ static mcp_status mcp__list_all(mcp_client *c, const char *method, const char *k
 MCPDEF mcp_status mcp_client_list_tools(mcp_client *c, mcp_json_doc **result, mcp_error *err)
 { return mcp__list_all(c, "tools/list", "tools", result, err); }
 MCPDEF mcp_status mcp_client_list_tasks(mcp_client *c, mcp_json_doc **result, mcp_error *err)
-{ return mcp__list_all(c, "tasks/list", "tasks", result, err); }
+{
+    if (result) *result = NULL;
+    if (c && c->modern)
+        return mcp__fail(err, MCP_ERR_INVALID, "tasks/list is not part of 2026-07-28's tasks extension: a task "
+                         "is followed by its id (mcp_client_attach_task).");
+    if (c && c->init && !mcp_json_get(mcp_json_get(mcp_client_server_capabilities(c), "tasks"), "list"))
+        return mcp__fail(err, MCP_ERR_INVALID, "The server did not declare \"tasks\": {\"list\": {}}, so it does "
+                         "not support tasks/list.");
+    return mcp__list_all(c, "tasks/list", "tasks", result, err);
+}
 MCPDEF mcp_status mcp_client_list_resources(mcp_client *c, mcp_json_doc **result, mcp_error *err)
 { return mcp__list_all(c, "resources/list", "resources", result, err); }
 MCPDEF mcp_status mcp_client_list_resource_templates(mcp_client *c, mcp_json_doc **result, mcp_error *err)
