@@ -11843,7 +11843,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     size_t i, n = mcp_json_len(reqs);
     const char *method;
     mcp__rpc_unlink(&c->rpc, &call->p); mcp__heap_remove(&c->rpc, &call->p);   /* paused */
-    if (++call->rounds > 8) {
+    if (++call->rounds > 8 && !call->task) {             /* a task may ask many times in its life */
         mcp_json_free(doc);
         mcp__call_fail(call, MCP_ERR_PROTOCOL, "The server asked for more input 8 times in a row; the request "
                        "was given up.");
@@ -11862,6 +11862,7 @@ static void mcp__mrtr_begin(mcp_client *c, mcp_call *call, mcp_json_doc *doc)
     if (!(m = (mcp__mrtr *)MCP_MALLOC(sizeof *m, NULL))) {
         mcp_json_free(doc);
         mcp__call_fail(call, MCP_ERR_NOMEM, "Out of memory answering the server.");
+        if (call->task) mcp__task_cancel_send(c, call->task->id);
         return;
     }
     memset(m, 0, sizeof *m);
