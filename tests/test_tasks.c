@@ -40,6 +40,7 @@
     mcp_request *held;
 #include "calls.h"
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -650,6 +651,215 @@ TEST_CASE(free_in_flight)
     }
 }
 
+/* A tasks/get that is never answered: the request's own timeout, and the task is cancelled. */
+TEST_CASE(poll_unanswered)
+{
+    int era;
+    for (era = 0; era < 2; era++) {
+        mcp_client_desc d; seen s; srv_args sa;
+        mcp_client *c;
+        mcp_json_doc *doc = NULL, *stats;
+        mcp_error err;
+        mcp_status st;
+        args_for(&sa, era, NULL, NULL);
+        desc_for(&d, &s, era, &sa);
+        d.timeout_ms = 300;
+        if (!(c = open_client(&d))) continue;
+        st = mcp_client_call_tool(c, "task_forever", "{\"mute\":2}", &doc, &err);
+        EQST(st, MCP_ERR_TIMEOUT, err);
+        EQS(err.message, "Request timeout after 300ms (asking the server about task \"task-1\"); the task was cancelled.");
+        idle(c, 100);
+        stats = stats_of(c);
+        EQI(stat_num(stats, "cancels"), 1);
+        EQS(task_str(stats, "task-1", "status"), "cancelled");
+        EQI(task_num(stats, "task-1", "gets"), 2);
+        mcp_json_free(stats);
+        done(c);
+    }
+}
+
+/* The client closes, or the server dies, while a task call sleeps between two polls. */
+TEST_CASE(close_while_sleeping)
+{
+    int era;
+    for (era = 0; era < 2; era++) {
+        mcp_client_desc d; seen s; srv_args sa;
+        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_call *call;
+        mcp_json_doc *doc = NULL;
+        mcp_error err;
+        mcp_status st;
+        if (!c) continue;
+        call = mcp_client_send_tool(c, "task_forever", "{\"poll\":1000}", NULL, &err);
+        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        until_task(c, call, (int)LATE(2000));
+        idle(c, 50);
+        mcp_client_close(c);
+        st = mcp_call_status(call);
+        CHECKF(st != MCP_AGAIN, "%s: the sleeping task call ended with the client's close (status %s)", era_name[era],
+               mcp_status_str(st));
+        if (st != MCP_AGAIN) {
+            mcp_call_result(call, &doc, &err);
+            CHECKF(strstr(err.message, "closed") != NULL, "%s: %s", era_name[era], err.message);
+        }
+        done(c);
+        mcp_call_free(call);
+    }
+}
+
+TEST_CASE(server_dies_while_sleeping)
+{
+    int era;
+    for (era = 0; era < 2; era++) {
+        mcp_client_desc d; seen s; srv_args sa;
+        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_call *call, *bye;
+        mcp_error err;
+        mcp_status st;
+        int64_t t0;
+        if (!c) continue;
+        call = mcp_client_send_tool(c, "task_forever", "{\"poll\":1000}", NULL, &err);
+        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        until_task(c, call, (int)LATE(2000));
+        bye = mcp_client_send_tool(c, "exit", "{\"code\":0}", NULL, &err);
+        t0 = mcp_time_ms();
+        drive(c, bye, LATE(2000), NULL);
+        st = drive(c, call, LATE(500), NULL);
+        CHECKF(st != MCP_AGAIN, "%s: the sleeping task call ended when the server died (status %s, %lld ms after)",
+               era_name[era], mcp_status_str(st), (long long)(mcp_time_ms() - t0));
+        mcp_call_free(bye);
+        mcp_call_free(call);
+        done(c);
+    }
+}
+
+static mcp_client *to_interrupt;
+static void on_alarm(int sig) { (void)sig; if (to_interrupt) mcp_client_interrupt(to_interrupt); }
+
+/* mcp_client_interrupt (from a signal handler) stops a blocking task call; the server is told. */
+TEST_CASE(interrupt_blocking)
+{
+    int era;
+    for (era = 0; era < 2; era++) {
+        mcp_client_desc d; seen s; srv_args sa;
+        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_json_doc *doc = NULL, *stats;
+        mcp_error err;
+        mcp_status st;
+        struct sigaction sa_new, sa_old;
+        struct itimerval it;
+        int64_t t0, ms;
+        if (!c) continue;
+        mcp_client_list_tools(c, &doc, &err);
+        mcp_json_free(doc);
+        doc = NULL;
+        to_interrupt = c;
+        memset(&sa_new, 0, sizeof sa_new);
+        sa_new.sa_handler = on_alarm;
+        sigaction(SIGALRM, &sa_new, &sa_old);
+        memset(&it, 0, sizeof it);
+        it.it_value.tv_usec = 400000;
+        setitimer(ITIMER_REAL, &it, NULL);
+        t0 = mcp_time_ms();
+        st = mcp_client_call_tool(c, "task_forever", NULL, &doc, &err);
+        ms = mcp_time_ms() - t0;
+        sigaction(SIGALRM, &sa_old, NULL);
+        to_interrupt = NULL;
+        EQST(st, MCP_ERR_CANCELLED, err);
+        CHECKF(strstr(err.message, "interrupted") != NULL, "%s: %s", era_name[era], err.message);
+        CHECKF(ms >= 350 && ms < LATE(2000), "%s: stopped after %lld ms (interrupted at 400)", era_name[era], (long long)ms);
+        idle(c, 100);
+        stats = stats_of(c);
+        EQI(stat_num(stats, "cancels"), 1);
+        EQS(task_str(stats, "task-1", "status"), "cancelled");
+        mcp_json_free(stats);
+        done(c);
+    }
+}
+
+/* The question is in front of the user (on_request holds it) when the call is cancelled, or
+   freed; the answer comes afterwards. */
+TEST_CASE(cancel_or_free_while_asking)
+{
+    int era, how;
+    for (era = 0; era < 2; era++) for (how = 0; how < 2; how++) {
+        mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
+        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_call *call;
+        mcp_json_doc *doc = NULL, *stats;
+        mcp_error err;
+        int64_t end;
+        if (!c) continue;
+        s.answer = 2;
+        opts_for(&o, &s);
+        call = mcp_client_send_tool(c, "task_input", NULL, &o, &err);
+        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        end = mcp_time_ms() + LATE(3000);
+        while (!s.held && mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end) mcp_client_poll(c, 20);
+        CHECKF(s.held != NULL, "%s: the question came", era_name[era]);
+        if (how == 0) {
+            EQI(mcp_call_cancel(call, "changed my mind"), MCP_OK);
+            EQST(mcp_call_result(call, &doc, &err), MCP_ERR_CANCELLED, err);
+            EQS(err.message, "Task \"task-1\" cancelled: changed my mind");
+        } else {
+            mcp_call_free(call);
+            call = NULL;
+        }
+        idle(c, 50);
+        if (s.held) { mcp_request_reply(s.held, ANS_NAME, NULL); s.held = NULL; }
+        idle(c, 300);
+        stats = stats_of(c);
+        CHECKF(stat_num(stats, "cancels") == 1 && !strcmp(nn(task_str(stats, "task-1", "status")), "cancelled"),
+               "%s, %s: the server got tasks/cancel (%lld) and the task is %s", era_name[era], how ? "freed" : "cancelled",
+               (long long)stat_num(stats, "cancels"), nn(task_str(stats, "task-1", "status")));
+        EQI(stat_num(stats, "updates"), 0);              /* the late answer is not sent */
+        mcp_json_free(stats);
+        mcp_call_free(call);
+        EQI(mcp_client_ping(c, &err), MCP_OK);
+        done(c);
+    }
+}
+
+/* on_request refuses the question: the call ends, and the task with it. */
+TEST_CASE(question_refused)
+{
+    int era;
+    for (era = 0; era < 2; era++) {
+        mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
+        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_call *call;
+        mcp_json_doc *doc = NULL, *stats;
+        mcp_error err;
+        mcp_status st;
+        if (!c) continue;
+        s.answer = 2;
+        opts_for(&o, &s);
+        call = mcp_client_send_tool(c, "task_input", NULL, &o, &err);
+        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        drive(c, call, 600, NULL);
+        CHECK(s.held != NULL);
+        if (s.held) { mcp_request_reply_error(s.held, -1, "the user closed the dialog", NULL); s.held = NULL; }
+        st = drive(c, call, LATE(3000), NULL);
+        if (era == LEGACY) {                             /* the refusal goes to the server, which decides */
+            EQST(mcp_call_result(call, &doc, &err), MCP_OK, err);
+            EQS(text_of(mcp_json_root(doc)), "task_input: name=(no answer)");
+            mcp_json_free(doc);
+        } else {
+            EQST(st, MCP_ERR_CANCELLED, err);
+            mcp_call_result(call, &doc, &err);
+            CHECKF(strstr(err.message, "the user closed the dialog") != NULL, "%s", err.message);
+            idle(c, 200);
+            stats = stats_of(c);
+            CHECKF(stat_num(stats, "cancels") == 1 && !strcmp(nn(task_str(stats, "task-1", "status")), "cancelled"),
+                   "modern: the call gave up: the server got tasks/cancel (%lld) and the task is %s",
+                   (long long)stat_num(stats, "cancels"), nn(task_str(stats, "task-1", "status")));
+            mcp_json_free(stats);
+        }
+        mcp_call_free(call);
+        done(c);
+    }
+}
+
 /* ---- TTL, the caller's deadline, the interval -------------------------------------------------- */
 
 TEST_CASE(ttl_expired)
@@ -1062,10 +1272,55 @@ TEST_CASE(attach)
             EQS(err.message, "Task \"no-such-task\": MCP error -32602: Unknown task: no-such-task");
             mcp_call_free(call);
         } else CHECKF(0, "attach: %s", err.message);
+        /* one that never ends, with the caller's deadline */
+        st = tool(c, "task_spawn", "{\"tool\":\"task_forever\"}", id, sizeof id, &err);
+        EQST(st, MCP_OK, err);
+        o.max_total_ms = 500;
+        call = mcp_client_attach_task(c, id, &o, &err);
+        o.max_total_ms = 0;
+        if (call) {
+            drive(c, call, LATE(3000), NULL);
+            EQST(mcp_call_result(call, &doc, &err), MCP_ERR_TIMEOUT, err);
+            CHECKF(strstr(err.message, id) && strstr(err.message, "within 500ms"), "%s", err.message);
+            mcp_call_free(call);
+            idle(c, 100);
+            {
+                mcp_json_doc *stats = stats_of(c);
+                EQS(task_str(stats, id, "status"), "cancelled");
+                mcp_json_free(stats);
+            }
+        } else CHECKF(0, "attach: %s", err.message);
         /* no id */
         CHECK(mcp_client_attach_task(c, "", &o, &err) == NULL && err.status == MCP_ERR_INVALID);
         done(c);
     }
+}
+
+/* 2025-11-25, through mcp_client_send: the program's own "task" (a ttl asked for) is kept. */
+TEST_CASE(legacy_own_task_param)
+{
+    mcp_client_desc d; seen s; srv_args sa;
+    mcp_client *c = open_era(&d, &s, &sa, LEGACY, NULL, NULL);
+    mcp_call *call;
+    mcp_json_doc *doc = NULL, *reqs;
+    mcp_error err;
+    const mcp_json *r;
+    char *t;
+    if (!c) return;
+    call = mcp_client_send(c, "tools/call", "{\"name\":\"task_slow\",\"arguments\":{\"polls\":1},\"task\":{\"ttl\":12345}}",
+                           NULL, &err);
+    if (!call) { CHECKF(0, "send: %s", err.message); done(c); return; }
+    drive(c, call, LATE(5000), NULL);
+    EQS(result_text(call, &doc, &err), "task_slow done after 1 polls");
+    mcp_json_free(doc);
+    mcp_call_free(call);
+    reqs = server_requests(c);
+    r = last_request(mcp_json_root(reqs), "tools/call", "task_slow");
+    t = mcp_json_dump(mcp_json_get(r, "task"), 0, NULL);
+    EQS(t, "{\"ttl\":12345}");
+    mcp_free(t);
+    mcp_json_free(reqs);
+    done(c);
 }
 
 /* ---- listing -------------------------------------------------------------------------------- */

@@ -2184,8 +2184,8 @@ static int next_wait(int64_t now)
                                       task's object only); gaps are between its tasks/get, in ms.
      task_spawn {tool, arguments}     creates a task of that tool as if it had been called as one
                                       (nobody follows it); text = its id.
-   Every task tool takes poll (pollInterval in ms; default --task-poll, else 100; -1: none sent)
-   and ttl (default 60000). Ids are "task-<K>". The rules: 2025-11-25: params.task on a tool
+   Every task tool takes poll (pollInterval in ms; default --task-poll, else 100; -1: none sent),
+   ttl (default 60000) and mute (the mute-th tasks/get of the task is never answered; 0: none). Ids are "task-<K>". The rules: 2025-11-25: params.task on a tool
    that is not optional or required (any tool) is -32601; a required tool without it is -32601;
    2026-07-28: params.task is -32602 (no per-request opt-in); a required tool called without the
    extension declared in _meta clientCapabilities is -32021 with data.requiredCapabilities
@@ -2228,7 +2228,7 @@ typedef struct task {
     char created[32], updated[32];   /* ISO 8601 */
     int64_t t0, due, last_get;       /* due: completes then (task_slow ms); -1 none */
     int first_ms, min_gap, max_gap;
-    int ttl, poll, notify, forgotten, cancel_asked, dup_answers;
+    int ttl, poll, notify, forgotten, cancel_asked, dup_answers, mute;
     char *held;                      /* 2025-11-25: the id of the tasks/result waiting (JSON text) */
     char ask[24];                    /* 2025-11-25: the id of our elicitation/create in flight */
     int rounds, round, lag;          /* task_input */
@@ -2533,6 +2533,7 @@ static task *task_new(int tool, const mcp_json *args, const mcp_json *meta)
     if (t->rounds < 1) t->rounds = 1;
     if (t->rounds > 2) t->rounds = 2;
     t->lag = (int)arg_int(args, "lag", 0);
+    t->mute = (int)arg_int(args, "mute", 0);
     if (t->kind == TK_FAIL) {
         t->ecode = mcp_json_is_true(mcp_json_get(args, "iserror")) ? 0 : -32603;
         snprintf(t->emsg, sizeof t->emsg, "disk full");
@@ -2735,7 +2736,8 @@ static int task_request(const char *id, const char *method, const mcp_json *para
     if (!(t = task_find(params))) { task_unknown(id, params); return 1; }
     if (!strcmp(method, "tasks/get")) {
         task_step(t);
-        if (t->forgotten) task_unknown(id, params);
+        if (t->mute && t->polls == t->mute) { /* never answered */ }
+        else if (t->forgotten) task_unknown(id, params);
         else task_send(id, t, 0);
     } else if (!strcmp(method, "tasks/result")) {
         free(t->held);
