@@ -65,6 +65,14 @@
                          the SDK answers input_required handlers with real elicitation/create
                          requests on stdio; its 2025 HTTP serving is stateless, so there the
                          elicitation, log level and cancellation are not checked).
+                         Then its tasks, over stdio and Streamable HTTP (a server of its own,
+                         MODERN_SERVER_TASKS=1): the SDK has no tasks of its own, and the
+                         script builds the 2026-07-28 extension on what it has (resultType
+                         "task", tasks/get, tasks/update, tasks/cancel handlers; Mcp-Name
+                         checked on HTTP): research through mcp_client_call_tool, non-blocking
+                         with its clarification (inputRequests answered by tasks/update),
+                         attach (done, and an unknown id), cancel in the middle (the server's
+                         handler runs), and desc.no_tasks (not declared: answered at once).
 
    Usage: interop [INTEROP_DIR]   INTEROP_DIR holds node_modules and modern_server.mjs
                                   (default: tests/interop).
@@ -1895,6 +1903,190 @@ static void modern_http(const char *tmpdir)
     }
 }
 
+/* ---- modern-server's tasks: the 2026-07-28 tasks extension on the SDK v2 ------------------------
+   The SDK (2.4.0) has no tasks of its own; modern_server.mjs, run with MODERN_SERVER_TASKS=1,
+   builds them on what it has (a tools/call result with resultType "task", tasks/get,
+   tasks/update and tasks/cancel registered with its own schemas, Mcp-Name checked against
+   params.taskId on HTTP): research {topic, steps, ambiguous}. */
+
+static void tasks_on_request(void *user, mcp_client *c, mcp_request *req)
+{
+    (void)user; (void)c;
+    if (strcmp(mcp_request_method(req), "elicitation/create")) {
+        st.other_asked++;
+        mcp_request_reply_error(req, -32601, "Method not found", NULL);
+        return;
+    }
+    st.research_asked++;
+    mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"interpretation\":\"snake\"}}", NULL);
+}
+
+static int stderr_cancels;                /* "task ID: tasks/cancel" lines of modern_server.mjs (stdio) */
+
+static void tasks_on_stderr(void *user, mcp_client *c, const char *line, size_t len)
+{
+    char z[256];
+    snprintf(z, sizeof z, "%.*s", (int)(len < sizeof z ? len : sizeof z - 1), line);
+    if (strstr(z, ": tasks/cancel")) stderr_cancels++;
+    on_stderr(user, c, line, len);
+}
+
+static void modern_tasks(const char *url, const char *logpath)
+{
+    char script[1200], text[4096], id[128];
+    const char *args[3], *env[2];
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    mcp_call_opts o;
+    mcp_call *call;
+    task_seen seen1;
+    mcp_client_stats before, after;
+    int agains = 0, ok;
+    int64_t end;
+
+    modern_script(script, sizeof script);
+    args[0] = script; args[1] = "stdio"; args[2] = NULL;
+    env[0] = "MODERN_SERVER_TASKS=1"; env[1] = NULL;
+    base_desc(&d, args);
+    d.env = env;
+    d.on_stderr = tasks_on_stderr;
+    if (url) {
+        printf("    MCP_HTTP at %s\n", url);
+        d.transport = MCP_HTTP;
+        d.command = NULL; d.args = NULL; d.env = NULL;
+        d.url = url;
+    }
+    d.on_request = tasks_on_request;
+    d.capabilities = MCP_CAP_ELICITATION;
+    stderr_cancels = 0;
+    if (!(c = start_version(&d, "2026-07-28"))) return;
+    mcp_client_get_stats(c, &before);
+    CHECK(mcp_json_get(mcp_json_get(mcp_client_server_capabilities(c), "extensions"), "io.modelcontextprotocol/tasks") != NULL,
+          "server/discover declares the tasks extension");
+
+    /* blocking */
+    s = mcp_client_call_tool(c, "research", "{\"topic\":\"cats\"}", &doc, &err);
+    CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Report on cats after 3 stages"),
+          "research through mcp_client_call_tool: %s", s == MCP_OK ? text : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* non-blocking, with the clarification: inputRequests answered through tasks/update */
+    memset(&seen1, 0, sizeof seen1);
+    memset(&o, 0, sizeof o);
+    o.on_task = on_task;
+    o.user = &seen1;
+    call = mcp_client_send_tool(c, "research", "{\"topic\":\"python\",\"ambiguous\":true}", &o, &err);
+    if (call) {
+        for (end = mcp_time_ms() + 10000; mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end; agains++)
+            mcp_client_poll(c, 20);
+        snprintf(id, sizeof id, "%s", nn(mcp_call_task_id(call)));
+        s = mcp_call_result(call, &doc, &err);
+        if (s == MCP_OK) tool_text(doc, text, sizeof text);
+        CHECK(s == MCP_OK && !strcmp(text, "Report on python (snake) after 3 stages"),
+              "research, ambiguous, non-blocking (%d polls saw MCP_AGAIN): %s", agains, s == MCP_OK ? text : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+        CHECK(st.research_asked == 1 && seen1.input == 1 && seen1.working >= 3 && seen1.completed == 1,
+              "elicitation asked %d time(s); on_task: %d statuses, input_required x%d, last \"%s\"", st.research_asked,
+              seen1.n, seen1.input, seen1.last);
+        mcp_call_free(call);
+    } else CHECK(0, "research sent: %s", err.message);
+
+    /* attach to it, done: the result again */
+    call = mcp_client_attach_task(c, id, NULL, &err);
+    if (call) {
+        mcp_call_wait(call, 10000);
+        s = mcp_call_result(call, &doc, &err);
+        CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Report on python (snake) after 3 stages"),
+              "mcp_client_attach_task %s: %s", id, s == MCP_OK ? text : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+        mcp_call_free(call);
+    } else CHECK(0, "attach: %s", err.message);
+    call = mcp_client_attach_task(c, "research-0", NULL, &err);
+    if (call) {
+        mcp_call_wait(call, 10000);
+        s = mcp_call_result(call, NULL, &err);
+        CHECK(s == MCP_ERR_RPC && err.rpc_code == -32602 && strstr(err.message, "research-0"),
+              "attach to an unknown id: %s", err.message);
+        mcp_call_free(call);
+    } else CHECK(0, "attach: %s", err.message);
+
+    /* cancel in the middle: tasks/cancel reaches the handler (over HTTP: its Mcp-Name accepted) */
+    memset(&seen1, 0, sizeof seen1);
+    call = mcp_client_send_tool(c, "research", "{\"topic\":\"dogs\",\"steps\":20}", &o, &err);
+    if (call) {
+        for (end = mcp_time_ms() + 10000; seen1.working < 3 && mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end; )
+            mcp_client_poll(c, 20);
+        s = mcp_call_cancel(call, "interop: cancelled in the middle");
+        mcp_call_result(call, NULL, &err);
+        CHECK(s == MCP_OK && mcp_call_status(call) == MCP_ERR_CANCELLED && strstr(err.message, "research-"),
+              "cancelled at \"%s\": %s", seen1.last, err.message);
+        mcp_call_free(call);
+        for (end = mcp_time_ms() + 3000; mcp_time_ms() < end; ) {
+            char *log;
+            mcp_client_poll(c, 50);
+            if (!url && stderr_cancels) break;
+            if (url && (log = read_whole(logpath)) != NULL) {
+                ok = log_count(log, ": tasks/cancel") > 0;
+                free(log);
+                if (ok) { stderr_cancels = 1; break; }
+            }
+        }
+        CHECK(stderr_cancels == 1, "the server's tasks/cancel handler ran (%d)", stderr_cancels);
+        WAIT_UNTIL(c, 0, 300);                            /* its answer arrives */
+    } else CHECK(0, "research sent: %s", err.message);
+
+    mcp_client_get_stats(c, &after);
+    st.late_ok = (int)(after.unknown_ids - before.unknown_ids);
+    CHECK(st.late_ok >= 1 && st.late_ok <= 2, "late answers ignored: %d (tasks/cancel's, and a tasks/get in flight then)",
+          st.late_ok);
+    finish(c);
+
+    /* desc.no_tasks: the extension is not declared, so the server answers at once */
+    st.closed = 0;
+    st.late_ok = 0;
+    base_desc(&d, args);
+    d.env = env;
+    if (url) { d.transport = MCP_HTTP; d.command = NULL; d.args = NULL; d.env = NULL; d.url = url; }
+    d.no_tasks = 1;
+    if (!(c = start_version(&d, "2026-07-28"))) return;
+    s = mcp_client_call_tool(c, "research", "{\"topic\":\"owls\"}", &doc, &err);
+    CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Report on owls after 3 stages"),
+          "desc.no_tasks: not a task (the extension undeclared), answered at once: %s", s == MCP_OK ? text : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    finish(c);
+}
+
+static void modern_tasks_stdio(void)
+{
+    reset_state("modern-server tasks (stdio)");
+    printf("== %s\n", st.name);
+    modern_tasks(NULL, NULL);
+    count_line();
+}
+
+static void modern_tasks_http(const char *tmpdir)
+{
+    char script[1200], url[128];
+    http_server sv;
+    int gone;
+    modern_script(script, sizeof script);
+    reset_state("modern-server tasks (streamableHttp)");
+    printf("== %s\n", st.name);
+    setenv("MODERN_SERVER_TASKS", "1", 1);               /* inherited by the server */
+    gone = http_server_start_cmd(&sv, "modern-server", script, "http", "modern-server-http-tasks", tmpdir);
+    unsetenv("MODERN_SERVER_TASKS");
+    if (!gone) { count_line(); return; }
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", sv.port);
+    modern_tasks(url, sv.log);
+    gone = http_server_stop(&sv);
+    CHECK(gone, "modern-server stopped: process group %s", gone ? "empty, no orphan" : "NOT empty");
+    if (s_failed || verbose) print_log_tail(&sv, verbose ? 100000 : 15);
+    count_line();
+}
+
 /* INTEROP_TRANSPORTS (space-separated) names the server-everything runs; unset: all. */
 static int wants(const char *transport)
 {
@@ -1941,8 +2133,8 @@ int main(int argc, char **argv)
     if (wants("sse")) everything_http(tmpdir, "sse");
     filesystem(tmpdir);
     memory(tmpdir);
-    if (wants("stdio")) { modern_stdio(NULL); modern_stdio("2025-11-25"); }
-    if (wants("streamableHttp")) modern_http(tmpdir);
+    if (wants("stdio")) { modern_stdio(NULL); modern_stdio("2025-11-25"); modern_tasks_stdio(); }
+    if (wants("streamableHttp")) { modern_http(tmpdir); modern_tasks_http(tmpdir); }
 
     rm_tree(tmpdir);
     printf("interop: %.1f s\n", (double)(mcp_time_ms() - t0) / 1000.0);
