@@ -590,6 +590,18 @@ TEST_CASE(cancel_in_the_middle)
         mcp_json_free(stats);
         mcp_call_free(call);
         EQI(mcp_client_ping(c, &err), MCP_OK);           /* the session goes on */
+        {   /* the answer to tasks/cancel is expected: not "a late response to a request cancelled or timed out" */
+            mcp_json_doc *reqs = server_requests(c);
+            const mcp_json *r = last_request(mcp_json_root(reqs), "tasks/cancel", NULL);
+            char needle[64];
+            int i, said = 0;
+            snprintf(needle, sizeof needle, "request %lld,", (long long)num_of(mcp_json_get(r, "id")));
+            for (i = 0; i < s.logs && i < MAXREC; i++) if (strstr(s.log[i], needle)) said = i + 1;
+            CHECK(r != NULL);
+            CHECKF(!said, "%s: on_log: \"%s\" (request %lld is the tasks/cancel itself)", era_name[era],
+                   said ? s.log[said - 1] : "", (long long)num_of(mcp_json_get(r, "id")));
+            mcp_json_free(reqs);
+        }
         done(c);
     }
 }
