@@ -23,7 +23,11 @@
    mcp_client_attach_task (to the task of an earlier call, to one started by someone else, with
    input, to an unknown id); mcp_client_list_tasks (2025-11-25, all pages; refused where tasks
    are not listed); progress notifications during a 2025-11-25 task reaching on_progress; two
-   tasks at once.
+   tasks at once; a tasks/get never answered (the request's timeout, tasks/cancel); the client
+   closed, or the server dead, while a task call sleeps; mcp_client_interrupt from a signal
+   handler; cancel or free while on_request holds the question; a question refused, or one the
+   client cannot answer (2026-07-28: the task must be cancelled too); the program's own "task"
+   param through mcp_client_send; the answer to tasks/cancel in on_log.
 
    Usage: test_tasks [DATA_DIR [SERVER]]   SERVER: the test server binary; default: env
    MCP_TEST_SERVER, else build/test_server. Time bounds are multiplied by 10 under valgrind,
@@ -870,6 +874,31 @@ TEST_CASE(question_refused)
         mcp_call_free(call);
         done(c);
     }
+}
+
+/* 2026-07-28: input the client cannot give (no on_request): the call ends, and the task with it. */
+TEST_CASE(modern_input_unanswerable)
+{
+    mcp_client_desc d; seen s; srv_args sa;
+    mcp_client *c;
+    mcp_json_doc *doc = NULL, *stats;
+    mcp_error err;
+    mcp_status st;
+    args_for(&sa, MODERN, NULL, NULL);
+    desc_for(&d, &s, MODERN, &sa);
+    d.on_request = NULL;
+    d.capabilities = 0;
+    if (!(c = open_client(&d))) return;
+    st = mcp_client_call_tool(c, "task_input", NULL, &doc, &err);
+    EQST(st, MCP_ERR_PROTOCOL, err);
+    CHECKF(strstr(err.message, "elicitation/create") != NULL, "%s", err.message);
+    idle(c, 200);
+    stats = stats_of(c);
+    CHECKF(stat_num(stats, "cancels") == 1 && !strcmp(nn(task_str(stats, "task-1", "status")), "cancelled"),
+           "the call gave up: the server got tasks/cancel (%lld) and the task is %s",
+           (long long)stat_num(stats, "cancels"), nn(task_str(stats, "task-1", "status")));
+    mcp_json_free(stats);
+    done(c);
 }
 
 /* ---- TTL, the caller's deadline, the interval -------------------------------------------------- */
