@@ -958,6 +958,39 @@ TEST_CASE(deadline_wins)
     }
 }
 
+/* The caller's deadline falling on the very millisecond of the next poll: still the caller's
+   deadline (a task attached with max_total_ms equal to its pollInterval, ten times: the answer
+   to the first tasks/get usually comes within the millisecond it was sent, so the wake-up and
+   the deadline meet). */
+TEST_CASE(deadline_on_a_poll)
+{
+    int era, i, wrong;
+    for (era = 0; era < 2; era++) {
+        mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
+        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_call *call;
+        mcp_error err;
+        char id[64], first[600];
+        if (!c) continue;
+        memset(&o, 0, sizeof o);
+        o.max_total_ms = 100;
+        first[0] = 0;
+        for (i = wrong = 0; i < 10; i++) {
+            if (tool(c, "task_spawn", "{\"tool\":\"task_forever\"}", id, sizeof id, &err) != MCP_OK) break;
+            if (!(call = mcp_client_attach_task(c, id, &o, &err))) break;
+            drive(c, call, LATE(3000), NULL);
+            mcp_call_result(call, NULL, &err);
+            if (err.status != MCP_ERR_TIMEOUT || !strstr(err.message, "within 100ms")) {
+                if (!wrong++) snprintf(first, sizeof first, "%s", err.message);
+            }
+            mcp_call_free(call);
+        }
+        EQI(i, 10);
+        CHECKF(wrong == 0, "%s: %d of 10 ended with another sentence than max_total_ms's, e.g. \"%s\"", era_name[era], wrong, first);
+        done(c);
+    }
+}
+
 static double cpu_ms(void)
 {
     struct rusage ru;
