@@ -17,7 +17,16 @@
                          middle of a tool call, logging (logging/setLevel, then the simulated
                          logging tool), the tools/list_changed it sends after initialize,
                          and gzip-file-as-resource (a data: URI): the resource it registers,
-                         the resources/list_changed that announces it, listing and reading it.
+                         the resources/list_changed that announces it, listing and reading it;
+                         tasks (2025-11-25): simulate-research-query, its only task tool
+                         (taskSupport "required"; the -async tools need a client tasks
+                         capability, which mcp.h does not declare, so they are not offered),
+                         three at once through the non-blocking API (one completes with
+                         MCP_AGAIN meanwhile and every stage reported to on_task, one is
+                         cancelled in the middle, one asks its clarification through
+                         tasks/result and on_request answers it: the report names it), one
+                         through mcp_client_call_tool, tasks/list (the cancelled one is
+                         "cancelled"), attach to a finished task and to an unknown id.
      server-filesystem   `node .../server-filesystem/dist/index.js TMPDIR`: list_directory of
                          a temporary folder with two files and a folder, read_text_file,
                          write_file (checked on disk), a path outside the allowed folder.
@@ -56,6 +65,14 @@
                          the SDK answers input_required handlers with real elicitation/create
                          requests on stdio; its 2025 HTTP serving is stateless, so there the
                          elicitation, log level and cancellation are not checked).
+                         Then its tasks, over stdio and Streamable HTTP (a server of its own,
+                         MODERN_SERVER_TASKS=1): the SDK has no tasks of its own, and the
+                         script builds the 2026-07-28 extension on what it has (resultType
+                         "task", tasks/get, tasks/update, tasks/cancel handlers; Mcp-Name
+                         checked on HTTP): research through mcp_client_call_tool, non-blocking
+                         with its clarification (inputRequests answered by tasks/update),
+                         attach (done, and an unknown id), cancel in the middle (the server's
+                         handler runs), and desc.no_tasks (not declared: answered at once).
 
    host                  one mcp_host (>>host, issue 18) with server-everything over stdio,
                          Streamable HTTP and HTTP+SSE (its two HTTP servers started as above),
@@ -139,6 +156,8 @@ static struct {
     double progress_last, progress_total; int progress_count;
     long long sub_id; int sub_notes;    /* the last subscriptionId in _meta; how many carried one */
     char ack[256];                      /* the filter notifications/subscriptions/acknowledged gave */
+    int research_asked;                 /* simulate-research-query's clarification (elicitation) */
+    int late_ok;                        /* answers to our tasks/cancel: mcp.h counts them in unknown_ids */
 } st;
 
 static void reset_state(const char *name)
@@ -214,6 +233,10 @@ static void on_request(void *user, mcp_client *c, mcp_request *req)
         mcp_request_reply(req, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
                           "\"text\":\"forty-two, from mcp.h\"},\"model\":\"mcp.h-canned\","
                           "\"stopReason\":\"endTurn\"}", NULL);
+    } else if (!strcmp(m, "elicitation/create") &&
+               strstr(nn(mcp_json_str(mcp_json_get(mcp_request_params(req), "message"))), "research query")) {
+        st.research_asked++;              /* simulate-research-query, through tasks/result (tasks below) */
+        mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"interpretation\":\"snake\"}}", NULL);
     } else if (!strcmp(m, "elicitation/create")) {
         st.elicitation_asked++;
         mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada Lovelace\","
@@ -438,11 +461,11 @@ static void finish(mcp_client *c)
     s = mcp_client_close(c);
     CHECK(s == MCP_OK && st.closed == 1, "close: status %s, on_close fired %d time(s), %lld ms",
           mcp_status_str(s), st.closed, (long long)(mcp_time_ms() - t0));
-    CHECK(stats.dropped == 0 && stats.unknown_ids == 0,
-          "nothing dropped: %llu messages sent, %llu received, %llu dropped, %llu unknown ids, "
+    CHECK(stats.dropped == 0 && stats.unknown_ids == (uint64_t)st.late_ok,
+          "nothing dropped: %llu messages sent, %llu received, %llu dropped, %llu unknown ids%s, "
           "%llu stderr bytes", (unsigned long long)stats.sent, (unsigned long long)stats.received,
           (unsigned long long)stats.dropped, (unsigned long long)stats.unknown_ids,
-          (unsigned long long)stats.stderr_bytes);
+          st.late_ok ? " (the answers to our tasks/cancel among them)" : "", (unsigned long long)stats.stderr_bytes);
     mcp_client_free(c);
 }
 
@@ -479,6 +502,196 @@ static void on_progress(void *user, mcp_call *call, double progress, double tota
     st.progress_count++;
     st.progress_last = progress;
     st.progress_total = total;
+}
+
+/* ---- server-everything's tasks (2025-11-25) ------------------------------------------------ */
+
+/* What on_task saw of one call */
+typedef struct task_seen {
+    int n, working, input, completed;
+    char first[160], last[160];
+} task_seen;
+
+static void on_task(void *user, mcp_call *call, const char *task_id, const char *status, const char *message)
+{
+    task_seen *t = (task_seen *)user;
+    (void)call;
+    t->n++;
+    if (!strcmp(status, "working")) t->working++;
+    if (!strcmp(status, "input_required")) t->input++;
+    if (!strcmp(status, "completed")) t->completed++;
+    snprintf(t->last, sizeof t->last, "%s: %s", status, nn(message));
+    if (t->n == 1) snprintf(t->first, sizeof t->first, "%s: %s", status, nn(message));
+    if (verbose) printf("    [%s task %s] %s: %s\n", st.name, task_id, status, nn(message));
+}
+
+/* The first line of a text, in place */
+static const char *line1(char *text)
+{
+    char *nl = strchr(text, '\n');
+    if (nl) *nl = 0;
+    return text;
+}
+
+static const mcp_json *task_in(const mcp_json *tasks, const char *id)
+{
+    size_t i;
+    const mcp_json *t;
+    mcp_json_foreach(tasks, i, t)
+        if (id && !strcmp(nn(mcp_json_str(mcp_json_get(t, "taskId"))), id)) return t;
+    return NULL;
+}
+
+/* simulate-research-query declares execution.taskSupport "required" (four stages of a second;
+   with "ambiguous": true it asks for a clarification with elicitation/create, which the SDK
+   sends while tasks/result is open): three calls at once through the non-blocking API (one
+   completes, one is cancelled in the middle, one is answered), one blocking call, the listing
+   of the server's tasks, and an attach to a finished one. */
+static void everything_tasks(mcp_client *c)
+{
+    static const char *const async_tools[] = { "trigger-sampling-request-async", "trigger-elicitation-request-async", NULL };
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    mcp_call_opts o[3];
+    task_seen seen3[3], one;
+    mcp_call *call[3];
+    const char *argv3[3] = { "{\"topic\":\"cats\"}", "{\"topic\":\"dogs\"}", "{\"topic\":\"python\",\"ambiguous\":true}" };
+    char ids[4][128], text[8192];
+    const mcp_json *arr, *tool;
+    int i, agains = 0, cancelled = 0;
+    int64_t t0, end;
+    size_t k;
+    mcp_client_stats before, after;
+
+    mcp_client_get_stats(c, &before);
+
+    /* which tools are tasks */
+    s = mcp_client_list_tools(c, &doc, &err);
+    if (s == MCP_OK) {
+        int listed = 0, forbidden = 0;
+        arr = mcp_json_get(mcp_json_root(doc), "tools");
+        printf("    taskSupport:");
+        mcp_json_foreach(arr, k, tool) {
+            const char *ts = mcp_json_str(mcp_json_get(mcp_json_get(tool, "execution"), "taskSupport"));
+            if (ts && strcmp(ts, "forbidden")) printf(" %s (%s)", nn(mcp_json_str(mcp_json_get(tool, "name"))), ts);
+            else forbidden++;
+        }
+        printf("; %d other tool(s) forbidden or unset\n", forbidden);
+        for (i = 0; async_tools[i]; i++) listed += has_named(arr, "name", async_tools[i]);
+        mcp_json_foreach(arr, k, tool)
+            if (!strcmp(nn(mcp_json_str(mcp_json_get(tool, "name"))), "simulate-research-query"))
+                CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(mcp_json_get(tool, "execution"), "taskSupport"))), "required"),
+                      "simulate-research-query: execution.taskSupport \"required\"");
+        CHECK(listed == 0, "the -async tools (the client would run the server's requests as tasks: a client tasks "
+              "capability, which mcp.h does not declare) are not offered (%d listed)", listed);
+        mcp_json_free(doc);
+    } else CHECK(0, "tools/list: %s", err.message);
+
+    /* three at once: non-blocking */
+    memset(seen3, 0, sizeof seen3);
+    memset(ids, 0, sizeof ids);
+    t0 = mcp_time_ms();
+    for (i = 0; i < 3; i++) {
+        memset(&o[i], 0, sizeof o[i]);
+        o[i].on_task = on_task;
+        o[i].user = &seen3[i];
+        call[i] = mcp_client_send_tool(c, "simulate-research-query", argv3[i], &o[i], &err);
+        CHECK(call[i] != NULL, "simulate-research-query %s sent: %s", argv3[i], call[i] ? "ok" : err.message);
+    }
+    if (!call[0] || !call[1] || !call[2]) {
+        for (i = 0; i < 3; i++) mcp_call_free(call[i]);
+        return;
+    }
+    end = mcp_time_ms() + 30000;
+    while ((mcp_call_status(call[0]) == MCP_AGAIN || mcp_call_status(call[2]) == MCP_AGAIN) && mcp_time_ms() < end) {
+        if (mcp_call_status(call[0]) == MCP_AGAIN) agains++;
+        if (!cancelled && seen3[1].working >= 2) {      /* "dogs" is in its second stage: cancel it */
+            snprintf(ids[1], sizeof ids[1], "%s", nn(mcp_call_task_id(call[1])));
+            s = mcp_call_cancel(call[1], "interop: cancelled in the middle");
+            mcp_call_result(call[1], NULL, &err);
+            CHECK(s == MCP_OK && mcp_call_status(call[1]) == MCP_ERR_CANCELLED && strstr(err.message, ids[1]),
+                  "cancel in the middle (%s): \"%s\"", seen3[1].last, err.message);
+            cancelled = 1;
+        }
+        if (mcp_client_poll(c, 50) == MCP_ERR_CLOSED) break;
+    }
+    CHECK(cancelled, "the cancelled call reached its second stage first (%d working statuses)", seen3[1].working);
+    for (i = 0; i < 3; i += 2) snprintf(ids[i], sizeof ids[i], "%s", nn(mcp_call_task_id(call[i])));
+    s = mcp_call_result(call[0], &doc, &err);
+    if (s == MCP_OK) tool_text(doc, text, sizeof text);
+    CHECK(s == MCP_OK && !strncmp(text, "# Research Report: cats", 23),
+          "non-blocking: completed after %.1f s and %d polls that said MCP_AGAIN: \"%s\"",
+          (double)(mcp_time_ms() - t0) / 1000.0, agains, s == MCP_OK ? line1(text) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    CHECK(agains > 10 && seen3[0].working >= 4 && seen3[0].completed == 1,
+          "on_task: %d statuses (%d working, from \"%s\" to \"%s\")", seen3[0].n, seen3[0].working, seen3[0].first,
+          seen3[0].last);
+    s = mcp_call_result(call[2], &doc, &err);
+    if (s == MCP_OK) tool_text(doc, text, sizeof text);
+    i = s == MCP_OK && strstr(text, "# Research Report: python (snake)") && strstr(text, "**Clarification**: snake");
+    CHECK(i,
+          "ambiguous: the clarification answered (elicitation/create x%d, on_task input_required x%d) is in the "
+          "report: \"%s\"", st.research_asked, seen3[2].input, s == MCP_OK ? line1(text) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    CHECK(st.research_asked == 1 && seen3[2].input >= 1, "one clarification asked, seen as input_required");
+    for (i = 0; i < 3; i++) mcp_call_free(call[i]);
+
+    /* blocking */
+    t0 = mcp_time_ms();
+    memset(&one, 0, sizeof one);
+    s = mcp_client_call_tool(c, "simulate-research-query", "{\"topic\":\"mcp.h\"}", &doc, &err);
+    if (s == MCP_OK) tool_text(doc, text, sizeof text);
+    CHECK(s == MCP_OK && !strncmp(text, "# Research Report: mcp.h", 24),
+          "mcp_client_call_tool: completed after %.1f s: \"%s\"", (double)(mcp_time_ms() - t0) / 1000.0,
+          s == MCP_OK ? line1(text) : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* tasks/list: ours are there, the cancelled one cancelled */
+    s = mcp_client_list_tasks(c, &doc, &err);
+    if (s == MCP_OK) {
+        arr = mcp_json_get(mcp_json_root(doc), "tasks");
+        printf("    tasks/list: %lu task(s):", (unsigned long)mcp_json_len(arr));
+        mcp_json_foreach(arr, k, tool) printf(" %s", nn(mcp_json_str(mcp_json_get(tool, "status"))));
+        printf("\n");
+        CHECK(task_in(arr, ids[0]) && task_in(arr, ids[2]) &&
+              !strcmp(nn(mcp_json_str(mcp_json_get(task_in(arr, ids[0]), "status"))), "completed"),
+              "tasks/list has the completed tasks (%s)", ids[0]);
+        CHECK(!strcmp(nn(mcp_json_str(mcp_json_get(task_in(arr, ids[1]), "status"))), "cancelled"),
+              "tasks/list: the task cancelled in the middle is \"%s\"",
+              nn(mcp_json_str(mcp_json_get(task_in(arr, ids[1]), "status"))));
+        mcp_json_free(doc);
+    } else CHECK(0, "tasks/list: %s", err.message);
+
+    /* attach to a finished task: its result again */
+    memset(&one, 0, sizeof one);
+    memset(&o[0], 0, sizeof o[0]);
+    o[0].on_task = on_task;
+    o[0].user = &one;
+    call[0] = mcp_client_attach_task(c, ids[0], &o[0], &err);
+    if (call[0]) {
+        mcp_call_wait(call[0], 10000);
+        s = mcp_call_result(call[0], &doc, &err);
+        if (s == MCP_OK) tool_text(doc, text, sizeof text);
+        CHECK(s == MCP_OK && !strncmp(text, "# Research Report: cats", 23),
+              "mcp_client_attach_task to the finished task: \"%s\" (on_task: %s)", s == MCP_OK ? line1(text) : err.message,
+              one.last);
+        if (s == MCP_OK) mcp_json_free(doc);
+        mcp_call_free(call[0]);
+    } else CHECK(0, "mcp_client_attach_task: %s", err.message);
+    call[0] = mcp_client_attach_task(c, "no-such-task", NULL, &err);
+    if (call[0]) {
+        mcp_call_wait(call[0], 10000);
+        s = mcp_call_result(call[0], NULL, &err);
+        CHECK(s == MCP_ERR_RPC && strstr(err.message, "no-such-task"), "attach to an unknown id: %s", err.message);
+        mcp_call_free(call[0]);
+    } else CHECK(0, "mcp_client_attach_task: %s", err.message);
+    /* the answer to tasks/cancel (and to a tasks/get of the cancelled call, when one was in
+       flight then) is dropped as a late one: mcp.h counts it in stats.unknown_ids */
+    mcp_client_get_stats(c, &after);
+    st.late_ok = (int)(after.unknown_ids - before.unknown_ids);
+    CHECK(st.late_ok >= 1 && st.late_ok <= 2 && after.dropped == before.dropped,
+          "late answers ignored: %d (tasks/cancel's, and a tasks/get in flight at the cancel)", st.late_ok);
 }
 
 /* The checks against server-everything, over the transport `kind`: stdio (we spawn it, url is
@@ -822,6 +1035,8 @@ static void everything(const char *tmpdir, const char *label, mcp_transport_kind
     s = mcp_client_ping(c, &err);
     CHECK(s == MCP_OK, "ping: %s", s == MCP_OK ? "ok" : err.message);
     CHECK(st.other_asked == 0, "no unexpected request from the server (%d)", st.other_asked);
+
+    everything_tasks(c);
 
     {
         int i;
@@ -1923,6 +2138,190 @@ static void host_all(const char *tmpdir)
 }
 #endif /* MCP_NO_HOST */
 
+/* ---- modern-server's tasks: the 2026-07-28 tasks extension on the SDK v2 ------------------------
+   The SDK (2.4.0) has no tasks of its own; modern_server.mjs, run with MODERN_SERVER_TASKS=1,
+   builds them on what it has (a tools/call result with resultType "task", tasks/get,
+   tasks/update and tasks/cancel registered with its own schemas, Mcp-Name checked against
+   params.taskId on HTTP): research {topic, steps, ambiguous}. */
+
+static void tasks_on_request(void *user, mcp_client *c, mcp_request *req)
+{
+    (void)user; (void)c;
+    if (strcmp(mcp_request_method(req), "elicitation/create")) {
+        st.other_asked++;
+        mcp_request_reply_error(req, -32601, "Method not found", NULL);
+        return;
+    }
+    st.research_asked++;
+    mcp_request_reply(req, "{\"action\":\"accept\",\"content\":{\"interpretation\":\"snake\"}}", NULL);
+}
+
+static int stderr_cancels;                /* "task ID: tasks/cancel" lines of modern_server.mjs (stdio) */
+
+static void tasks_on_stderr(void *user, mcp_client *c, const char *line, size_t len)
+{
+    char z[256];
+    snprintf(z, sizeof z, "%.*s", (int)(len < sizeof z ? len : sizeof z - 1), line);
+    if (strstr(z, ": tasks/cancel")) stderr_cancels++;
+    on_stderr(user, c, line, len);
+}
+
+static void modern_tasks(const char *url, const char *logpath)
+{
+    char script[1200], text[4096], id[128];
+    const char *args[3], *env[2];
+    mcp_client_desc d;
+    mcp_client *c;
+    mcp_json_doc *doc;
+    mcp_error err;
+    mcp_status s;
+    mcp_call_opts o;
+    mcp_call *call;
+    task_seen seen1;
+    mcp_client_stats before, after;
+    int agains = 0, ok;
+    int64_t end;
+
+    modern_script(script, sizeof script);
+    args[0] = script; args[1] = "stdio"; args[2] = NULL;
+    env[0] = "MODERN_SERVER_TASKS=1"; env[1] = NULL;
+    base_desc(&d, args);
+    d.env = env;
+    d.on_stderr = tasks_on_stderr;
+    if (url) {
+        printf("    MCP_HTTP at %s\n", url);
+        d.transport = MCP_HTTP;
+        d.command = NULL; d.args = NULL; d.env = NULL;
+        d.url = url;
+    }
+    d.on_request = tasks_on_request;
+    d.capabilities = MCP_CAP_ELICITATION;
+    stderr_cancels = 0;
+    if (!(c = start_version(&d, "2026-07-28"))) return;
+    mcp_client_get_stats(c, &before);
+    CHECK(mcp_json_get(mcp_json_get(mcp_client_server_capabilities(c), "extensions"), "io.modelcontextprotocol/tasks") != NULL,
+          "server/discover declares the tasks extension");
+
+    /* blocking */
+    s = mcp_client_call_tool(c, "research", "{\"topic\":\"cats\"}", &doc, &err);
+    CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Report on cats after 3 stages"),
+          "research through mcp_client_call_tool: %s", s == MCP_OK ? text : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+
+    /* non-blocking, with the clarification: inputRequests answered through tasks/update */
+    memset(&seen1, 0, sizeof seen1);
+    memset(&o, 0, sizeof o);
+    o.on_task = on_task;
+    o.user = &seen1;
+    call = mcp_client_send_tool(c, "research", "{\"topic\":\"python\",\"ambiguous\":true}", &o, &err);
+    if (call) {
+        for (end = mcp_time_ms() + 10000; mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end; agains++)
+            mcp_client_poll(c, 20);
+        snprintf(id, sizeof id, "%s", nn(mcp_call_task_id(call)));
+        s = mcp_call_result(call, &doc, &err);
+        if (s == MCP_OK) tool_text(doc, text, sizeof text);
+        CHECK(s == MCP_OK && !strcmp(text, "Report on python (snake) after 3 stages"),
+              "research, ambiguous, non-blocking (%d polls saw MCP_AGAIN): %s", agains, s == MCP_OK ? text : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+        CHECK(st.research_asked == 1 && seen1.input == 1 && seen1.working >= 3 && seen1.completed == 1,
+              "elicitation asked %d time(s); on_task: %d statuses, input_required x%d, last \"%s\"", st.research_asked,
+              seen1.n, seen1.input, seen1.last);
+        mcp_call_free(call);
+    } else CHECK(0, "research sent: %s", err.message);
+
+    /* attach to it, done: the result again */
+    call = mcp_client_attach_task(c, id, NULL, &err);
+    if (call) {
+        mcp_call_wait(call, 10000);
+        s = mcp_call_result(call, &doc, &err);
+        CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Report on python (snake) after 3 stages"),
+              "mcp_client_attach_task %s: %s", id, s == MCP_OK ? text : err.message);
+        if (s == MCP_OK) mcp_json_free(doc);
+        mcp_call_free(call);
+    } else CHECK(0, "attach: %s", err.message);
+    call = mcp_client_attach_task(c, "research-0", NULL, &err);
+    if (call) {
+        mcp_call_wait(call, 10000);
+        s = mcp_call_result(call, NULL, &err);
+        CHECK(s == MCP_ERR_RPC && err.rpc_code == -32602 && strstr(err.message, "research-0"),
+              "attach to an unknown id: %s", err.message);
+        mcp_call_free(call);
+    } else CHECK(0, "attach: %s", err.message);
+
+    /* cancel in the middle: tasks/cancel reaches the handler (over HTTP: its Mcp-Name accepted) */
+    memset(&seen1, 0, sizeof seen1);
+    call = mcp_client_send_tool(c, "research", "{\"topic\":\"dogs\",\"steps\":20}", &o, &err);
+    if (call) {
+        for (end = mcp_time_ms() + 10000; seen1.working < 3 && mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end; )
+            mcp_client_poll(c, 20);
+        s = mcp_call_cancel(call, "interop: cancelled in the middle");
+        mcp_call_result(call, NULL, &err);
+        CHECK(s == MCP_OK && mcp_call_status(call) == MCP_ERR_CANCELLED && strstr(err.message, "research-"),
+              "cancelled at \"%s\": %s", seen1.last, err.message);
+        mcp_call_free(call);
+        for (end = mcp_time_ms() + 3000; mcp_time_ms() < end; ) {
+            char *log;
+            mcp_client_poll(c, 50);
+            if (!url && stderr_cancels) break;
+            if (url && (log = read_whole(logpath)) != NULL) {
+                ok = log_count(log, ": tasks/cancel") > 0;
+                free(log);
+                if (ok) { stderr_cancels = 1; break; }
+            }
+        }
+        CHECK(stderr_cancels == 1, "the server's tasks/cancel handler ran (%d)", stderr_cancels);
+        WAIT_UNTIL(c, 0, 300);                            /* its answer arrives */
+    } else CHECK(0, "research sent: %s", err.message);
+
+    mcp_client_get_stats(c, &after);
+    st.late_ok = (int)(after.unknown_ids - before.unknown_ids);
+    CHECK(st.late_ok >= 1 && st.late_ok <= 2, "late answers ignored: %d (tasks/cancel's, and a tasks/get in flight then)",
+          st.late_ok);
+    finish(c);
+
+    /* desc.no_tasks: the extension is not declared, so the server answers at once */
+    st.closed = 0;
+    st.late_ok = 0;
+    base_desc(&d, args);
+    d.env = env;
+    if (url) { d.transport = MCP_HTTP; d.command = NULL; d.args = NULL; d.env = NULL; d.url = url; }
+    d.no_tasks = 1;
+    if (!(c = start_version(&d, "2026-07-28"))) return;
+    s = mcp_client_call_tool(c, "research", "{\"topic\":\"owls\"}", &doc, &err);
+    CHECK(s == MCP_OK && !strcmp(tool_text(doc, text, sizeof text), "Report on owls after 3 stages"),
+          "desc.no_tasks: not a task (the extension undeclared), answered at once: %s", s == MCP_OK ? text : err.message);
+    if (s == MCP_OK) mcp_json_free(doc);
+    finish(c);
+}
+
+static void modern_tasks_stdio(void)
+{
+    reset_state("modern-server tasks (stdio)");
+    printf("== %s\n", st.name);
+    modern_tasks(NULL, NULL);
+    count_line();
+}
+
+static void modern_tasks_http(const char *tmpdir)
+{
+    char script[1200], url[128];
+    http_server sv;
+    int gone;
+    modern_script(script, sizeof script);
+    reset_state("modern-server tasks (streamableHttp)");
+    printf("== %s\n", st.name);
+    setenv("MODERN_SERVER_TASKS", "1", 1);               /* inherited by the server */
+    gone = http_server_start_cmd(&sv, "modern-server", script, "http", "modern-server-http-tasks", tmpdir);
+    unsetenv("MODERN_SERVER_TASKS");
+    if (!gone) { count_line(); return; }
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", sv.port);
+    modern_tasks(url, sv.log);
+    gone = http_server_stop(&sv);
+    CHECK(gone, "modern-server stopped: process group %s", gone ? "empty, no orphan" : "NOT empty");
+    if (s_failed || verbose) print_log_tail(&sv, verbose ? 100000 : 15);
+    count_line();
+}
+
 /* INTEROP_TRANSPORTS (space-separated) names the server-everything runs; unset: all. */
 static int wants(const char *transport)
 {
@@ -1977,8 +2376,8 @@ int main(int argc, char **argv)
     if (wants("sse")) everything_http(tmpdir, "sse");
     filesystem(tmpdir);
     memory(tmpdir);
-    if (wants("stdio")) { modern_stdio(NULL); modern_stdio("2025-11-25"); }
-    if (wants("streamableHttp")) modern_http(tmpdir);
+    if (wants("stdio")) { modern_stdio(NULL); modern_stdio("2025-11-25"); modern_tasks_stdio(); }
+    if (wants("streamableHttp")) { modern_http(tmpdir); modern_tasks_http(tmpdir); }
 #ifndef MCP_NO_HOST
     if (wants("stdio") && wants("streamableHttp") && wants("sse")) host_all(tmpdir);
 #endif

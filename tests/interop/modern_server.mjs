@@ -30,6 +30,8 @@
 //                                           x-mcp-header "Region" (Mcp-Param-Region on HTTP)
 //              changed {}                -> sends tools, resources and prompts list_changed
 //                                           (to the subscriptions/listen streams that asked)
+//              research {topic, ...}     -> only with MODERN_SERVER_TASKS=1: a task of the
+//                                           2026-07-28 tasks extension (see addTasks below)
 //   resource   modern://info             text/plain
 //   template   modern://greeting/{name}  text/plain
 //   prompt     greet {name, style?}      one user message
@@ -45,6 +47,8 @@ import http from 'node:http';
 import process from 'node:process';
 import {
     McpServer,
+    ProtocolError,
+    ProtocolErrorCode,
     ResourceTemplate,
     acceptedContent,
     createMcpHandler,
@@ -331,8 +335,108 @@ function makeServer(ctx) {
         })
     );
 
+    if (process.env.MODERN_SERVER_TASKS) addTasks(server);
     if (process.env.MODERN_SERVER_VERBOSE) process.stderr.write(`[${NAME}] new ${ctx.era} instance\n`);
     return server;
+}
+
+// ---- tasks (MODERN_SERVER_TASKS=1): the 2026-07-28 tasks extension, on top of the SDK ----------
+// SDK v2 (2.4.0) has no tasks of its own: no task store, no registerToolTask, no tasks/get in
+// its 2026-07-28 codec (only the 2025-11-25 schemas). What it has: a tools/call handler may
+// return a resultType other than "complete" (sent as is), tasks/get and tasks/cancel (names
+// its 2025 codec knows) may be registered with a schema of the server's own, and so may
+// tasks/update; on Streamable HTTP it checks that Mcp-Name mirrors params.taskId for the three.
+// On that, with the extension declared in server/discover's capabilities:
+//   research {topic, steps?, ambiguous?}  a task when the request's clientCapabilities declare
+//       the extension, else the report at once. Each tasks/get moves it on: working "stage K of
+//       N" (N = steps, default 3); ambiguous: after the first stage input_required with
+//       inputRequests {"clarify": a form elicitation of "interpretation"}, shown until tasks/update
+//       answers it; then completed with the result "Report on TOPIC[ (INTERPRETATION)] after N
+//       stages". pollIntervalMs 100, ttlMs 60000.
+//   tasks/get (the task, result inlined), tasks/update ({}), tasks/cancel ({}; the task is
+//   "cancelled"); an unknown id: -32602. "[modern-server] task ID: tasks/cancel" on stderr.
+// The tasks live in the process, shared by the per-request instances of HTTP.
+
+const TASKS_EXT = 'io.modelcontextprotocol/tasks';
+const researchTasks = new Map();
+let researchSeq = 0;
+const clarifySchema = {
+    type: 'object',
+    properties: { interpretation: { type: 'string', title: 'Which meaning?', enum: ['snake', 'language'] } },
+    required: ['interpretation']
+};
+
+function addTasks(server) {
+    const now = () => new Date().toISOString();
+    const view = t => ({
+        taskId: t.id, status: t.status, statusMessage: t.message, createdAt: t.created, lastUpdatedAt: t.updated,
+        ttlMs: 60000, pollIntervalMs: 100
+    });
+    const report = t => text(`Report on ${t.topic}${t.answer ? ` (${t.answer})` : ''} after ${t.steps} stages`);
+    const find = params => {
+        const t = researchTasks.get(params.taskId);
+        if (!t) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${params.taskId}`);
+        return t;
+    };
+    const set = (t, status, message) => { t.status = status; t.message = message; t.updated = now(); };
+    server.server.registerCapabilities({ extensions: { [TASKS_EXT]: {} } });
+    server.registerTool(
+        'research',
+        {
+            title: 'Research (a task)',
+            description: 'A task of the 2026-07-28 tasks extension, polled with tasks/get',
+            inputSchema: fromJsonSchema({
+                type: 'object',
+                properties: { topic: { type: 'string' }, steps: { type: 'integer', minimum: 1, maximum: 20 },
+                              ambiguous: { type: 'boolean' } },
+                required: ['topic']
+            })
+        },
+        async ({ topic, steps, ambiguous }, ctx) => {
+            const caps = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'];
+            const t = { id: `research-${++researchSeq}`, topic, steps: steps ?? 3, ambiguous: !!ambiguous, polls: 0,
+                        created: now(), updated: now(), status: 'working', message: 'queued' };
+            if (!caps?.extensions?.[TASKS_EXT]) return report(t);
+            researchTasks.set(t.id, t);
+            return { resultType: 'task', ...view(t) };
+        }
+    );
+    const idParams = fromJsonSchema({ type: 'object', properties: { taskId: { type: 'string' } }, required: ['taskId'] });
+    server.server.setRequestHandler('tasks/get', { params: idParams }, async params => {
+        const t = find(params);
+        const out = () => ({ ...view(t), ...(t.status === 'completed' ? { result: report(t) } : {}),
+                             ...(t.status === 'input_required' ? { inputRequests: {
+                                 clarify: inputRequired.elicit({ message: `Which ${t.topic} do you mean?`,
+                                                                 requestedSchema: clarifySchema }) } } : {}) });
+        if (t.status === 'cancelled' || t.status === 'completed') return out();
+        if (t.ambiguous && !t.answer && t.polls >= 1) {
+            set(t, 'input_required', 'a clarification is needed');
+            return out();
+        }
+        t.polls++;
+        if (t.polls > t.steps) set(t, 'completed', 'done');
+        else set(t, 'working', `stage ${t.polls} of ${t.steps}`);
+        return out();
+    });
+    server.server.setRequestHandler(
+        'tasks/update',
+        { params: idParams },
+        async (params, ctx) => {          // the SDK hands inputResponses over apart, as for input_required
+            const t = find(params);
+            const answer = acceptedContent(ctx.mcpReq.inputResponses, 'clarify');
+            const seen = inputResponse(ctx.mcpReq.inputResponses, 'clarify');
+            if (answer && typeof answer.interpretation === 'string') t.answer = answer.interpretation;
+            else if (seen.kind === 'elicit') t.answer = `(${seen.action})`;
+            if (t.answer && t.status === 'input_required') set(t, 'working', 'clarified');
+            return {};
+        }
+    );
+    server.server.setRequestHandler('tasks/cancel', { params: idParams }, async params => {
+        const t = find(params);
+        process.stderr.write(`[${NAME}] task ${t.id}: tasks/cancel\n`);
+        if (t.status !== 'completed') set(t, 'cancelled', 'cancelled at the client\'s request');
+        return {};
+    });
 }
 
 const onerror = err => process.stderr.write(`[${NAME}] ${err && err.stack ? err.stack : err}\n`);

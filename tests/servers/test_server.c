@@ -89,7 +89,7 @@
                            the JSON-RPC error code (default -32603) with that message and data
      requests              text = a JSON array of every request received so far, this one
                            included: {"id", "method", and name, uri, _meta, requestState,
-                           inputResponses when the params have them}
+                           inputResponses, task, taskId when the params have them}
      fire {what, uri}      2026-07-28 only: what "tools", "resources", "prompts" or "updated"
                            (with uri): notifications/tools/list_changed, resources/list_changed,
                            prompts/list_changed or resources/updated {uri} on every open
@@ -187,6 +187,9 @@
      --cursor-ms=MS        tools/list's cursor page2 is page2@T (T its time of issue), refused
                            with -32602 "Expired cursor" once older than MS
      --big=BYTES           each tools/list page also carries "pad", a string of BYTES bytes
+     --tasks, --task-poll=MS, --task-ttl=MS, --task-page=N, --task-notify
+                           the task mode, both eras: task tools, tasks/get, tasks/result,
+                           tasks/list, tasks/cancel, tasks/update (see >>tasks below)
    It exits with status 0 when stdin ends (unless --ignore-eof). */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
@@ -626,6 +629,17 @@ static pid_t spawn_grandchild(int closefds, int stubborn)
     return 0;                                  /* not reached */
 }
 
+/* the task mode (>>tasks, after the timers) */
+static int task_flag(const char *a);
+static void task_caps(mcp_jw *w);
+static void task_list_tools(mcp_jw *w);
+static int task_tool_call(const char *id, const char *name, const mcp_json *params);
+static int task_request(const char *id, const char *method, const mcp_json *params);
+static int task_reply(const mcp_json *m, mcp_msg_kind kind);
+static void task_timers(int64_t now);
+static int64_t task_next_due(int64_t best);
+static void task_free_all(void);
+
 /* ---- initialize ----------------------------------------------------------------------------- */
 
 static int has_cap(const char *name)
@@ -673,6 +687,7 @@ static void write_caps(mcp_jw *wp)
     if (has_cap("prompts")) { mcp_jw_key(wp, "prompts"); mcp_jw_raw(wp, "{\"listChanged\":true}", 20); }
     if (has_cap("logging")) { mcp_jw_key(wp, "logging"); mcp_jw_raw(wp, "{}", 2); }
     if (has_cap("completions")) { mcp_jw_key(wp, "completions"); mcp_jw_raw(wp, "{}", 2); }
+    task_caps(wp);
     mcp_jw_obj_end(wp);
 }
 
@@ -833,6 +848,7 @@ static void list_tools(const char *id, const mcp_json *params)
         mcp_jw_key(&w, "inputSchema"); mcp_jw_raw(&w, "{\"type\":\"object\"}", 17);
         mcp_jw_obj_end(&w);
     }
+    if (cursor) task_list_tools(&w);
     mcp_jw_arr_end(&w);
     if (opt.pages && !strcmp(opt.pages, "loop")) {       /* the cursor it was given, again */
         mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, "page2");
@@ -1731,6 +1747,7 @@ static void tool_call(const char *id, const mcp_json *params)
     size_t tn;
     item *it;
     if (!name) { send_error(id, -32602, "Missing tool name"); return; }
+    if (task_tool_call(id, name, params)) return;
     if (!strcmp(name, "echo")) {
         if (args) tt = dump_tmp(args, &tn);
         else { tt = "{}"; tn = 2; }
@@ -1985,7 +2002,7 @@ static void on_notification(const mcp_json *m)
    for the requests tool. */
 static void log_request(const char *id, const char *method, const mcp_json *params)
 {
-    static const char *const keys[] = { "name", "uri", "cursor", "_meta", "requestState", "inputResponses", NULL };
+    static const char *const keys[] = { "name", "uri", "cursor", "_meta", "requestState", "inputResponses", "task", "taskId", NULL };
     static mcp_jw w;                          /* reused */
     const char *t;
     size_t n;
@@ -2146,6 +2163,7 @@ static int is_modern_request(const char *method, const mcp_json *params)
 /* The methods both eras share. */
 static void dispatch(const char *id, const char *method, const mcp_json *params)
 {
+    if (task_request(id, method, params)) return;
     if (!strcmp(method, "tools/list")) list_tools(id, params);
     else if (!strcmp(method, "tools/call")) {
         tool_call(id, params);
@@ -2224,7 +2242,7 @@ static void on_line(const char *line, size_t len)
     switch (kind) {
     case MCP_MSG_REQUEST: on_request(m); break;
     case MCP_MSG_NOTIFICATION: on_notification(m); break;
-    case MCP_MSG_RESULT: case MCP_MSG_ERROR: on_reply(m, kind); break;
+    case MCP_MSG_RESULT: case MCP_MSG_ERROR: if (!task_reply(m, kind)) on_reply(m, kind); break;
     default: send_error("null", -32600, "Invalid Request"); break;
     }
     mcp_json_free(d);
@@ -2247,6 +2265,7 @@ static void run_timers(int64_t now)
 {
     item *it, *next;
     char buf[256];
+    task_timers(now);
     for (it = items; it; it = next) {
         next = it->next;
         if (it->due < 0 || it->due > now) continue;
@@ -2299,8 +2318,678 @@ static int next_wait(int64_t now)
     int64_t best = -1;
     for (it = items; it; it = it->next)
         if (it->due >= 0 && (best < 0 || it->due < best)) best = it->due;
+    best = task_next_due(best);
     if (best < 0) return -1;
     return best <= now ? 0 : best - now > 1000000 ? 1000000 : (int)(best - now);
+}
+
+/* ---- >>tasks  the task mode (--tasks) -------------------------------------------------------
+   --tasks declares tasks: 2025-11-25 capabilities.tasks {list, cancel, requests.tools.call};
+   2026-07-28 (and server/discover in dual) capabilities.extensions["io.modelcontextprotocol/
+   tasks"]. The task tools come last on the second page of tools/list, with execution.taskSupport
+   (no execution member: forbidden):
+     task_slow {polls, ms, notify}    required. Working: each tasks/get answers the next
+                                      statusMessage "step K of N" (N = polls, default 3) and, when
+                                      the call carried a progressToken (2025-11-25), sends
+                                      notifications/progress {progress K, total N, message
+                                      "step K"} first; the get after the last step completes it:
+                                      text "task_slow done after N polls". ms: completes after ms
+                                      instead (statusMessage "working"), whatever the polls.
+     task_input {polls, rounds, lag}  required. Working for polls gets (default 1), then
+                                      input_required: 2025-11-25: when tasks/result comes, the
+                                      server sends elicitation/create (id "tq<K>", _meta
+                                      related-task) while that request stays open, and answers it
+                                      at the end; 2026-07-28: tasks/get carries inputRequests
+                                      {"name": {elicitation/create}} (round 2: "quest") until
+                                      tasks/update answers it; lag: that many gets after the answer
+                                      still show the answered question (a server catching up).
+                                      After the last round (rounds, default 1; at most 2) it is
+                                      working one get ("thanks") and then completed (2025-11-25:
+                                      at once): text "task_input: name=V[ quest=V]" (V the
+                                      answer's content.name / content.quest, or "(ACTION)").
+     task_fail {polls, iserror}       required. Working for polls gets (default 1), then failed:
+                                      statusMessage "the task failed", tasks/result (2025-11-25) is
+                                      the JSON-RPC error -32603 "disk full", 2026-07-28 inlines
+                                      error {code -32603, message "disk full"}. iserror: completed
+                                      instead, with the tool result isError true, "the tool failed".
+     task_cancelled {polls}           required. Then cancelled, "cancelled by the server".
+     task_forever                     required. Working for ever ("still working").
+     task_forget {polls}              required. Then the server forgets it: tasks/get,
+                                      tasks/result, tasks/update and tasks/cancel of its id get
+                                      -32602 "Unknown task: ID"; not in tasks/list.
+     task_ttl                         required, ttl --task-ttl (default 500 ms), working for ever.
+     task_optional {polls}            optional. A task (like task_slow, polls default 1) when the
+                                      call asked (2025-11-25: params.task; 2026-07-28: the client
+                                      declared the extension), else text "task_optional: direct".
+     task_forbidden                   forbidden: text "task_forbidden: direct".
+     task_stats {id}                  text = {"gets","results","updates","cancels","lists",
+                                      "created","tasks":[{"id","tool","status","gets","first_ms",
+                                      "min_gap","max_gap","cancel","dup_answers"}]} (with id: that
+                                      task's object only); gaps are between its tasks/get, in ms.
+     task_spawn {tool, arguments}     creates a task of that tool as if it had been called as one
+                                      (nobody follows it); text = its id.
+   Every task tool takes poll (pollInterval in ms; default --task-poll, else 100; -1: none sent),
+   ttl (default 60000) and mute (the mute-th tasks/get of the task is never answered; 0: none). Ids are "task-<K>". The rules: 2025-11-25: params.task on a tool
+   that is not optional or required (any tool) is -32601; a required tool without it is -32601;
+   2026-07-28: params.task is -32602 (no per-request opt-in); a required tool called without the
+   extension declared in _meta clientCapabilities is -32021 with data.requiredCapabilities
+   {"extensions": {"io.modelcontextprotocol/tasks": {}}}. Methods: tasks/get (the task; 2026-07-28
+   with inputRequests, result or error inlined), tasks/result (2025-11-25 only: held until the
+   task is terminal; the call's result with _meta related-task, or its error; cancelled: -32603),
+   tasks/list (2025-11-25 only: --task-page tasks a page, default 2, nextCursor "tl<index>"; a bad
+   cursor is -32602), tasks/cancel (-32602 when unknown or already terminal; 2025-11-25 answers
+   the task, 2026-07-28 {}), tasks/update (2026-07-28 only; answers to keys not outstanding are
+   ignored and counted as dup_answers). A held tasks/result of a task cancelled by the client gets
+   -32603 "Task cancelled". notify (or --task-notify): every status change is also sent as
+   notifications/tasks/status (2025-11-25) or notifications/tasks (2026-07-28, the whole task). */
+
+enum { TK_SLOW, TK_INPUT, TK_FAIL, TK_CANCELLED, TK_FOREVER, TK_FORGET, TK_TTL, TK_OPTIONAL, TK_FORBIDDEN,
+       TK_STATS, TK_SPAWN };
+
+static const struct { const char *name, *support; int kind; } task_tools[] = {
+    { "task_slow", "required", TK_SLOW }, { "task_input", "required", TK_INPUT },
+    { "task_fail", "required", TK_FAIL }, { "task_cancelled", "required", TK_CANCELLED },
+    { "task_forever", "required", TK_FOREVER }, { "task_forget", "required", TK_FORGET },
+    { "task_ttl", "required", TK_TTL }, { "task_optional", "optional", TK_OPTIONAL },
+    { "task_forbidden", "forbidden", TK_FORBIDDEN }, { "task_stats", NULL, TK_STATS },
+    { "task_spawn", NULL, TK_SPAWN }, { NULL, NULL, 0 }
+};
+
+static struct {
+    int on, poll, ttl, page, notify;    /* --tasks, --task-poll, --task-ttl, --task-page, --task-notify */
+    long gets, results, updates, cancels, lists, created;
+} topt = { 0, 100, 500, 2, 0, 0, 0, 0, 0, 0, 0 };
+
+typedef struct task {
+    char id[32];
+    int tool;                        /* index in task_tools */
+    int kind, modern;
+    int polls, steps, phase;         /* gets answered; gets before the next phase; kind's phase */
+    char status[16], msg[160];
+    char *result;                    /* completed: the result (JSON text) */
+    long ecode; char emsg[64];       /* failed */
+    char *token;                     /* 2025-11-25: the call's progress token (JSON text) */
+    char created[32], updated[32];   /* ISO 8601 */
+    int64_t t0, due, last_get;       /* due: completes then (task_slow ms); -1 none */
+    int first_ms, min_gap, max_gap;
+    int ttl, poll, notify, forgotten, cancel_asked, dup_answers, mute;
+    char *held;                      /* 2025-11-25: the id of the tasks/result waiting (JSON text) */
+    char ask[24];                    /* 2025-11-25: the id of our elicitation/create in flight */
+    int rounds, round, lag;          /* task_input */
+    char answers[256];
+    struct task *next;
+} task;
+static task *tasks_all;              /* newest first */
+static int task_seq, task_ask_seq;
+
+static int task_flag(const char *a)
+{
+    if (!strcmp(a, "tasks")) topt.on = 1;
+    else if (!strncmp(a, "task-poll=", 10)) topt.poll = atoi(a + 10);
+    else if (!strncmp(a, "task-ttl=", 9)) topt.ttl = atoi(a + 9);
+    else if (!strncmp(a, "task-page=", 10)) topt.page = atoi(a + 10) > 0 ? atoi(a + 10) : 1;
+    else if (!strcmp(a, "task-notify")) topt.notify = 1;
+    else return 0;
+    return 1;
+}
+
+static void task_caps(mcp_jw *w)
+{
+    if (!topt.on) return;
+    if (cur_modern) {
+        static const char ext[] = "{\"io.modelcontextprotocol/tasks\":{}}";
+        mcp_jw_key(w, "extensions"); mcp_jw_raw(w, ext, sizeof ext - 1);
+    } else {
+        static const char caps[] = "{\"list\":{},\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}";
+        mcp_jw_key(w, "tasks"); mcp_jw_raw(w, caps, sizeof caps - 1);
+    }
+}
+
+/* The task tools, at the end of tools/list's last page. */
+static void task_list_tools(mcp_jw *w)
+{
+    int i;
+    if (!topt.on) return;
+    for (i = 0; task_tools[i].name; i++) {
+        mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "name"); mcp_jw_str(w, task_tools[i].name);
+        mcp_jw_key(w, "description"); mcp_jw_str(w, "A task test tool.");
+        mcp_jw_key(w, "inputSchema"); mcp_jw_raw(w, "{\"type\":\"object\"}", 17);
+        if (task_tools[i].support) {
+            mcp_jw_key(w, "execution"); mcp_jw_obj_begin(w);
+            mcp_jw_key(w, "taskSupport"); mcp_jw_str(w, task_tools[i].support);
+            mcp_jw_obj_end(w);
+        }
+        mcp_jw_obj_end(w);
+    }
+}
+
+static void iso_now(char *out, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+}
+
+static task *task_find(const mcp_json *params)
+{
+    const char *tid = mcp_json_str(mcp_json_get(params, "taskId"));
+    task *t;
+    for (t = tasks_all; tid && t; t = t->next)
+        if (!strcmp(t->id, tid) && !t->forgotten) return t;
+    return NULL;
+}
+
+static int task_terminal(const task *t)
+{
+    return !strcmp(t->status, "completed") || !strcmp(t->status, "failed") || !strcmp(t->status, "cancelled");
+}
+
+/* The question of round r (0: name, 1: quest), as the params of elicitation/create. */
+static const char *task_question(int r)
+{
+    return r == 0 ? ELICIT_NAME
+                  : "{\"mode\":\"form\",\"message\":\"What is your quest?\",\"requestedSchema\":{\"type\":\"object\","
+                    "\"properties\":{\"quest\":{\"type\":\"string\"}},\"required\":[\"quest\"]}}";
+}
+static const char *task_key(int r) { return r == 0 ? "name" : "quest"; }
+
+/* The members of the task object (no braces); detailed: 2026-07-28's inlined payload. */
+static void task_members(mcp_jw *w, const task *t, int detailed)
+{
+    mcp_jw_key(w, "taskId"); mcp_jw_str(w, t->id);
+    mcp_jw_key(w, "status"); mcp_jw_str(w, t->status);
+    if (t->msg[0]) { mcp_jw_key(w, "statusMessage"); mcp_jw_str(w, t->msg); }
+    mcp_jw_key(w, "createdAt"); mcp_jw_str(w, t->created);
+    mcp_jw_key(w, "lastUpdatedAt"); mcp_jw_str(w, t->updated);
+    mcp_jw_key(w, t->modern ? "ttlMs" : "ttl"); mcp_jw_int(w, t->ttl);
+    if (t->poll >= 0) { mcp_jw_key(w, t->modern ? "pollIntervalMs" : "pollInterval"); mcp_jw_int(w, t->poll); }
+    if (!detailed || !t->modern) return;
+    if (!strcmp(t->status, "input_required")) {
+        int r = t->phase == 2 ? t->round - 1 : t->round;     /* lagging: the question answered */
+        mcp_jw_key(w, "inputRequests"); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, task_key(r)); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "method"); mcp_jw_str(w, "elicitation/create");
+        mcp_jw_key(w, "params"); mcp_jw_raw(w, task_question(r), strlen(task_question(r)));
+        mcp_jw_obj_end(w);
+        mcp_jw_obj_end(w);
+    } else if (!strcmp(t->status, "completed") && t->result) {
+        mcp_jw_key(w, "result"); mcp_jw_raw(w, t->result, strlen(t->result));
+    } else if (!strcmp(t->status, "failed")) {
+        mcp_jw_key(w, "error"); mcp_jw_obj_begin(w);
+        mcp_jw_key(w, "code"); mcp_jw_int(w, t->ecode);
+        mcp_jw_key(w, "message"); mcp_jw_str(w, t->emsg);
+        mcp_jw_obj_end(w);
+    }
+}
+
+/* Sends the task object: as a result (how: 0 tasks/get, 1 CreateTaskResult), or as a
+   notification (how 2). */
+static void task_send(const char *id, const task *t, int how)
+{
+    mcp_jw w;
+    char *txt;
+    int was = cur_modern;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    if (how == 2) {
+        mcp_jw_key(&w, "jsonrpc"); mcp_jw_str(&w, "2.0");
+        mcp_jw_key(&w, "method"); mcp_jw_str(&w, t->modern ? "notifications/tasks" : "notifications/tasks/status");
+        mcp_jw_key(&w, "params"); mcp_jw_obj_begin(&w);
+        task_members(&w, t, 1);
+        mcp_jw_obj_end(&w);
+    } else if (how == 1 && !t->modern) {
+        mcp_jw_key(&w, "task"); mcp_jw_obj_begin(&w); task_members(&w, t, 0); mcp_jw_obj_end(&w);
+    } else {
+        if (how == 1) { mcp_jw_key(&w, "resultType"); mcp_jw_str(&w, "task"); }
+        task_members(&w, t, 1);
+    }
+    mcp_jw_obj_end(&w);
+    txt = mcp_jw_finish(&w, NULL, NULL);
+    if (!txt) { err_str("test_server: task_send failed\n"); _exit(3); }
+    if (how == 2) send_str(txt);
+    else { cur_modern = t->modern; send_result(id, txt); cur_modern = was; }
+    mcp_free(txt);
+}
+
+/* 2025-11-25: the held tasks/result of a terminal task gets its answer. */
+static void task_answer_held(task *t)
+{
+    mcp_jw w;
+    char *txt, meta[96];
+    mcp_json_doc *d;
+    size_t i, kl;
+    if (!t->held || !task_terminal(t)) return;
+    if (!strcmp(t->status, "failed")) send_error(t->held, t->ecode, t->emsg);
+    else if (!strcmp(t->status, "cancelled")) send_error(t->held, -32603, "Task cancelled");
+    else {
+        d = mcp_json_parse(t->result, strlen(t->result), NULL);
+        mcp_jw_init(&w, 0);
+        mcp_jw_obj_begin(&w);
+        for (i = 0; i < mcp_json_len(mcp_json_root(d)); i++) {
+            const char *k = mcp_json_key_at(mcp_json_root(d), i, &kl);
+            mcp_jw_keyn(&w, k, kl); mcp_jw_value(&w, mcp_json_at(mcp_json_root(d), i));
+        }
+        snprintf(meta, sizeof meta, "{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"%s\"}}", t->id);
+        mcp_jw_key(&w, "_meta"); mcp_jw_raw(&w, meta, strlen(meta));
+        mcp_jw_obj_end(&w);
+        mcp_json_free(d);
+        txt = mcp_jw_finish(&w, NULL, NULL);
+        send_result(t->held, txt ? txt : "{}");
+        mcp_free(txt);
+    }
+    free(t->held);
+    t->held = NULL;
+}
+
+/* A new status (and message); notified when asked, the held tasks/result answered. */
+static void task_set(task *t, const char *status, const char *msg)
+{
+    int changed = strcmp(t->status, status) || strcmp(t->msg, msg);
+    snprintf(t->status, sizeof t->status, "%s", status);
+    snprintf(t->msg, sizeof t->msg, "%s", msg);
+    iso_now(t->updated, sizeof t->updated);
+    if (changed && t->notify) task_send(NULL, t, 2);
+    task_answer_held(t);
+}
+
+static void task_complete(task *t, const char *text, int is_error)
+{
+    free(t->result);
+    {
+        char *r = tool_text(text, is_error, NULL);
+        t->result = xstrdup(r);
+        mcp_free(r);
+    }
+    task_set(t, "completed", is_error ? "completed with an error" : "done");
+}
+
+static void task_input_done(task *t)
+{
+    char text[320];
+    snprintf(text, sizeof text, "task_input:%s", t->answers);
+    task_complete(t, text, 0);
+}
+
+/* 2025-11-25: asks the question of the current round, while tasks/result is open. */
+static void task_ask_client(task *t)
+{
+    snprintf(t->ask, sizeof t->ask, "\"tq%d\"", ++task_ask_seq);
+    sendf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"elicitation/create\",\"params\":%.*s,"
+          "\"_meta\":{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"%s\"}}}}",
+          t->ask, (int)strlen(task_question(t->round)) - 1, task_question(t->round), t->id);
+}
+
+/* An answer to a question of round r: " key=value" added to the answers. */
+static void task_note_answer(task *t, int r, const mcp_json *answer)
+{
+    const char *action = mcp_json_str(mcp_json_get(answer, "action"));
+    const char *v = mcp_json_str(mcp_json_get(mcp_json_get(answer, "content"), task_key(r)));
+    size_t n = strlen(t->answers);
+    if (action && !strcmp(action, "accept") && v)
+        snprintf(t->answers + n, sizeof t->answers - n, " %s=%.60s", task_key(r), v);
+    else snprintf(t->answers + n, sizeof t->answers - n, " %s=(%.20s)", task_key(r), action ? action : "no answer");
+}
+
+/* What a tasks/get finds: the task moves on one step. */
+static void task_step(task *t)
+{
+    char msg[96];
+    int64_t now = mcp_time_ms();
+    int gap = (int)(now - t->last_get);
+    t->polls++;
+    if (t->polls == 1) t->first_ms = gap;
+    else {
+        if (t->min_gap < 0 || gap < t->min_gap) t->min_gap = gap;
+        if (gap > t->max_gap) t->max_gap = gap;
+    }
+    t->last_get = now;
+    if (task_terminal(t)) return;
+    switch (t->kind) {
+    case TK_SLOW: case TK_OPTIONAL:
+        if (t->due >= 0) { task_set(t, "working", "working"); break; }
+        if (t->polls <= t->steps) {
+            snprintf(msg, sizeof msg, "step %d of %d", t->polls, t->steps);
+            if (t->token)
+                sendf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%s,"
+                      "\"progress\":%d,\"total\":%d,\"message\":\"step %d\"}}", t->token, t->polls, t->steps, t->polls);
+            task_set(t, "working", msg);
+        } else {
+            snprintf(msg, sizeof msg, "%s done after %d polls", task_tools[t->tool].name, t->steps);
+            task_complete(t, msg, 0);
+        }
+        break;
+    case TK_INPUT:
+        if (t->phase == 0 && t->polls > t->steps) t->phase = 1;
+        if (t->phase == 2) {                             /* answered (2026-07-28) */
+            if (t->lag > 0) {                            /* the server has not caught up yet */
+                t->lag--;
+                task_set(t, "input_required", t->round == 1 ? "waiting for your name" : "waiting for your quest");
+                break;
+            }
+            t->phase = t->round < t->rounds ? 1 : 3;
+        }
+        if (t->phase == 0) task_set(t, "working", "preparing the questions");
+        else if (t->phase == 1) task_set(t, "input_required", t->round == 0 ? "waiting for your name" : "waiting for your quest");
+        else if (t->phase == 3) { task_set(t, "working", "thanks"); t->phase = 4; }
+        else task_input_done(t);
+        break;
+    case TK_FAIL:
+        if (t->polls <= t->steps) task_set(t, "working", "trying");
+        else if (t->ecode) task_set(t, "failed", "the task failed");
+        else task_complete(t, "the tool failed", 1);
+        break;
+    case TK_CANCELLED:
+        task_set(t, t->polls <= t->steps ? "working" : "cancelled", t->polls <= t->steps ? "trying" : "cancelled by the server");
+        break;
+    case TK_FORGET:
+        if (t->polls > t->steps) t->forgotten = 1;
+        else task_set(t, "working", "about to forget");
+        break;
+    default:
+        task_set(t, "working", "still working");
+        break;
+    }
+}
+
+static task *task_new(int tool, const mcp_json *args, const mcp_json *meta)
+{
+    task *t = (task *)calloc(1, sizeof *t);
+    const mcp_json *tok = mcp_json_get(meta, "progressToken");
+    if (!t) { perror("calloc"); _exit(3); }
+    t->tool = tool;
+    t->kind = task_tools[tool].kind;
+    t->modern = cur_modern;
+    snprintf(t->id, sizeof t->id, "task-%d", ++task_seq);
+    snprintf(t->status, sizeof t->status, "working");
+    snprintf(t->msg, sizeof t->msg, "started");
+    iso_now(t->created, sizeof t->created);
+    memcpy(t->updated, t->created, sizeof t->updated);
+    t->t0 = t->last_get = mcp_time_ms();
+    t->due = -1;
+    t->min_gap = -1;
+    t->poll = (int)arg_int(args, "poll", topt.poll);
+    t->ttl = (int)arg_int(args, "ttl", t->kind == TK_TTL ? topt.ttl : 60000);
+    t->steps = (int)arg_int(args, "polls", t->kind == TK_SLOW ? 3 : 1);
+    t->notify = topt.notify || mcp_json_is_true(mcp_json_get(args, "notify"));
+    t->rounds = (int)arg_int(args, "rounds", 1);
+    if (t->rounds < 1) t->rounds = 1;
+    if (t->rounds > 2) t->rounds = 2;
+    t->lag = (int)arg_int(args, "lag", 0);
+    t->mute = (int)arg_int(args, "mute", 0);
+    if (t->kind == TK_FAIL) {
+        t->ecode = mcp_json_is_true(mcp_json_get(args, "iserror")) ? 0 : -32603;
+        snprintf(t->emsg, sizeof t->emsg, "disk full");
+    }
+    if (t->kind == TK_SLOW && mcp_json_get(args, "ms")) t->due = t->t0 + arg_int(args, "ms", 0);
+    if (tok && !cur_modern) t->token = dump(tok);
+    t->next = tasks_all;
+    tasks_all = t;
+    topt.created++;
+    return t;
+}
+
+static void task_stats_one(mcp_jw *w, const task *t)
+{
+    mcp_jw_obj_begin(w);
+    mcp_jw_key(w, "id"); mcp_jw_str(w, t->id);
+    mcp_jw_key(w, "tool"); mcp_jw_str(w, task_tools[t->tool].name);
+    mcp_jw_key(w, "status"); mcp_jw_str(w, t->forgotten ? "forgotten" : t->status);
+    mcp_jw_key(w, "gets"); mcp_jw_int(w, t->polls);
+    mcp_jw_key(w, "first_ms"); mcp_jw_int(w, t->first_ms);
+    mcp_jw_key(w, "min_gap"); mcp_jw_int(w, t->min_gap);
+    mcp_jw_key(w, "max_gap"); mcp_jw_int(w, t->max_gap);
+    mcp_jw_key(w, "cancel"); mcp_jw_bool(w, t->cancel_asked);
+    mcp_jw_key(w, "dup_answers"); mcp_jw_int(w, t->dup_answers);
+    mcp_jw_obj_end(w);
+}
+
+static void task_stats(const char *id, const mcp_json *args)
+{
+    const char *want = mcp_json_str(mcp_json_get(args, "id"));
+    mcp_jw w;
+    char *txt;
+    task *t, *order[1024];
+    int n = 0, i;
+    for (t = tasks_all; t && n < 1024; t = t->next) order[n++] = t;
+    mcp_jw_init(&w, 0);
+    if (want) {
+        for (i = 0; i < n && strcmp(order[i]->id, want); i++) {}
+        if (i < n) task_stats_one(&w, order[i]);
+        else { static const char none[] = "{\"error\":\"no such task\"}"; mcp_jw_raw(&w, none, sizeof none - 1); }
+    } else {
+        mcp_jw_obj_begin(&w);
+        mcp_jw_key(&w, "gets"); mcp_jw_int(&w, topt.gets);
+        mcp_jw_key(&w, "results"); mcp_jw_int(&w, topt.results);
+        mcp_jw_key(&w, "updates"); mcp_jw_int(&w, topt.updates);
+        mcp_jw_key(&w, "cancels"); mcp_jw_int(&w, topt.cancels);
+        mcp_jw_key(&w, "lists"); mcp_jw_int(&w, topt.lists);
+        mcp_jw_key(&w, "created"); mcp_jw_int(&w, topt.created);
+        mcp_jw_key(&w, "tasks"); mcp_jw_arr_begin(&w);
+        for (i = n - 1; i >= 0; i--) task_stats_one(&w, order[i]);     /* oldest first */
+        mcp_jw_arr_end(&w);
+        mcp_jw_obj_end(&w);
+    }
+    txt = mcp_jw_finish(&w, NULL, NULL);
+    answer_text(id, txt ? txt : "null");
+    mcp_free(txt);
+}
+
+static int task_tool_index(const char *name)
+{
+    int i;
+    for (i = 0; name && task_tools[i].name; i++)
+        if (!strcmp(task_tools[i].name, name)) return i;
+    return -1;
+}
+
+/* tools/call in the task mode: 1 when answered here. */
+static int task_tool_call(const char *id, const char *name, const mcp_json *params)
+{
+    const mcp_json *tp = mcp_json_get(params, "task"), *args = mcp_json_get(params, "arguments");
+    const char *support;
+    char buf[256];
+    int i, asked;
+    task *t;
+    if (!topt.on) return 0;
+    i = task_tool_index(name);
+    support = i >= 0 ? task_tools[i].support : NULL;
+    if (cur_modern) {
+        const mcp_json *caps = mcp_json_get(cur_meta, "io.modelcontextprotocol/clientCapabilities");
+        int declared = mcp_json_get(mcp_json_get(caps, "extensions"), "io.modelcontextprotocol/tasks") != NULL;
+        if (tp) {
+            send_error(id, -32602, "params.task is the 2025-11-25 form: 2026-07-28 has no per-request task opt-in");
+            return 1;
+        }
+        if (support && !strcmp(support, "required") && !declared) {
+            snprintf(buf, sizeof buf, "Tool %s runs only as a task: declare the tasks extension", name);
+            send_error_data(id, -32021, buf, "{\"requiredCapabilities\":{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}}");
+            return 1;
+        }
+        asked = declared && support && strcmp(support, "forbidden");
+    } else {
+        asked = tp != NULL;
+        if (asked && (!support || !strcmp(support, "forbidden"))) {
+            snprintf(buf, sizeof buf, "Tool %.100s does not support task-augmented execution", name);
+            send_error(id, -32601, buf);
+            return 1;
+        }
+        if (!asked && support && !strcmp(support, "required")) {
+            snprintf(buf, sizeof buf, "Tool %.100s requires task-augmented execution (params.task)", name);
+            send_error(id, -32601, buf);
+            return 1;
+        }
+    }
+    if (i < 0) return 0;
+    if (task_tools[i].kind == TK_STATS) { task_stats(id, args); return 1; }
+    if (task_tools[i].kind == TK_SPAWN) {
+        int k = task_tool_index(mcp_json_str(mcp_json_get(args, "tool")));
+        if (k < 0 || !task_tools[k].support || !strcmp(task_tools[k].support, "forbidden")) {
+            send_error(id, -32602, "task_spawn needs the name of a task tool");
+            return 1;
+        }
+        t = task_new(k, mcp_json_get(args, "arguments"), NULL);
+        answer_text(id, t->id);
+        return 1;
+    }
+    if (!asked) {
+        snprintf(buf, sizeof buf, "%s: direct", name);
+        answer_text(id, buf);
+        return 1;
+    }
+    t = task_new(i, args, mcp_json_get(params, "_meta"));
+    task_send(id, t, 1);
+    return 1;
+}
+
+/* tasks/list (2025-11-25): pages of topt.page tasks, oldest first. */
+static void task_list(const char *id, const mcp_json *params)
+{
+    const char *cursor = mcp_json_str(mcp_json_get(params, "cursor"));
+    task *t, *order[1024];
+    int n = 0, i, from = 0;
+    mcp_jw w;
+    char *txt, next[32];
+    topt.lists++;
+    if (cursor && (strncmp(cursor, "tl", 2) || (from = atoi(cursor + 2)) <= 0)) {
+        send_error(id, -32602, "Invalid cursor");
+        return;
+    }
+    for (t = tasks_all; t && n < 1024; t = t->next) if (!t->forgotten) order[n++] = t;
+    mcp_jw_init(&w, 0);
+    mcp_jw_obj_begin(&w);
+    mcp_jw_key(&w, "tasks"); mcp_jw_arr_begin(&w);
+    for (i = from; i < n && i < from + topt.page; i++) {
+        mcp_jw_obj_begin(&w); task_members(&w, order[n - 1 - i], 0); mcp_jw_obj_end(&w);
+    }
+    mcp_jw_arr_end(&w);
+    if (from + topt.page < n) {
+        snprintf(next, sizeof next, "tl%d", from + topt.page);
+        mcp_jw_key(&w, "nextCursor"); mcp_jw_str(&w, next);
+    }
+    mcp_jw_obj_end(&w);
+    txt = mcp_jw_finish(&w, NULL, NULL);
+    send_result(id, txt ? txt : "{}");
+    mcp_free(txt);
+}
+
+static void task_unknown(const char *id, const mcp_json *params)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "Unknown task: %.100s", mcp_json_str(mcp_json_get(params, "taskId")) ? mcp_json_str(mcp_json_get(params, "taskId")) : "(none)");
+    send_error(id, -32602, buf);
+}
+
+/* tasks/update (2026-07-28): the answers to the outstanding question. */
+static void task_update(const char *id, task *t, const mcp_json *params)
+{
+    const mcp_json *resp = mcp_json_get(params, "inputResponses");
+    size_t i, kl;
+    topt.updates++;
+    for (i = 0; i < mcp_json_len(resp); i++) {
+        const char *k = mcp_json_key_at(resp, i, &kl);
+        if (t->kind == TK_INPUT && t->phase == 1 && kl == strlen(task_key(t->round)) && !memcmp(k, task_key(t->round), kl)) {
+            task_note_answer(t, t->round, mcp_json_at(resp, i));
+            t->round++;
+            t->phase = 2;
+        } else t->dup_answers++;
+    }
+    send_result(id, "{}");
+}
+
+/* The tasks/ methods: 1 when answered here. */
+static int task_request(const char *id, const char *method, const mcp_json *params)
+{
+    task *t;
+    if (!topt.on || strncmp(method, "tasks/", 6)) return 0;
+    if (!strcmp(method, "tasks/list")) {
+        if (cur_modern) send_error(id, -32601, "tasks/list is not part of the 2026-07-28 tasks extension");
+        else task_list(id, params);
+        return 1;
+    }
+    if (strcmp(method, "tasks/get") && strcmp(method, "tasks/result") && strcmp(method, "tasks/cancel") &&
+        strcmp(method, "tasks/update")) return 0;
+    if (!strcmp(method, "tasks/get")) topt.gets++;
+    if (!strcmp(method, "tasks/result")) topt.results++;
+    if (!strcmp(method, "tasks/cancel")) topt.cancels++;
+    if ((!strcmp(method, "tasks/result") && cur_modern) || (!strcmp(method, "tasks/update") && !cur_modern)) {
+        send_error(id, -32601, "Method not found");
+        return 1;
+    }
+    if (!(t = task_find(params))) { task_unknown(id, params); return 1; }
+    if (!strcmp(method, "tasks/get")) {
+        task_step(t);
+        if (t->mute && t->polls == t->mute) { /* never answered */ }
+        else if (t->forgotten) task_unknown(id, params);
+        else task_send(id, t, 0);
+    } else if (!strcmp(method, "tasks/result")) {
+        free(t->held);
+        t->held = xstrdup(id);
+        if (task_terminal(t)) task_answer_held(t);
+        else if (t->kind == TK_INPUT && !strcmp(t->status, "input_required") && !t->ask[0]) task_ask_client(t);
+    } else if (!strcmp(method, "tasks/cancel")) {
+        t->cancel_asked = 1;
+        if (task_terminal(t)) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "Task %s is already %s", t->id, t->status);
+            send_error(id, -32602, buf);
+        } else {
+            task_set(t, "cancelled", "cancelled at the client's request");
+            if (t->modern) send_result(id, "{}");
+            else task_send(id, t, 0);
+        }
+    } else task_update(id, t, params);
+    return 1;
+}
+
+/* 2025-11-25: the client's answer to our elicitation/create. 1: it was ours. */
+static int task_reply(const mcp_json *m, mcp_msg_kind kind)
+{
+    char *sid;
+    task *t;
+    if (!topt.on) return 0;
+    sid = dump(mcp_json_get(m, "id"));
+    for (t = tasks_all; t && strcmp(t->ask, sid); t = t->next) {}
+    free(sid);
+    if (!t) return 0;
+    t->ask[0] = 0;
+    task_note_answer(t, t->round, kind == MCP_MSG_RESULT ? mcp_json_get(m, "result") : NULL);
+    if (task_terminal(t)) return 1;                      /* cancelled meanwhile */
+    if (++t->round < t->rounds) {
+        task_set(t, "input_required", "waiting for your quest");
+        task_ask_client(t);
+    } else task_input_done(t);
+    return 1;
+}
+
+static void task_timers(int64_t now)
+{
+    task *t;
+    char msg[96];
+    for (t = tasks_all; t; t = t->next)
+        if (t->due >= 0 && t->due <= now && !task_terminal(t) && !t->forgotten) {
+            t->due = -1;
+            snprintf(msg, sizeof msg, "%s done after %lld ms", task_tools[t->tool].name, (long long)(now - t->t0));
+            task_complete(t, msg, 0);
+        }
+}
+
+static int64_t task_next_due(int64_t best)
+{
+    task *t;
+    for (t = tasks_all; t; t = t->next)
+        if (t->due >= 0 && !task_terminal(t) && (best < 0 || t->due < best)) best = t->due;
+    return best;
+}
+
+static void task_free_all(void)
+{
+    while (tasks_all) {
+        task *t = tasks_all;
+        tasks_all = t->next;
+        free(t->result); free(t->token); free(t->held); free(t);
+    }
 }
 
 /* ---- main ----------------------------------------------------------------------------------- */
@@ -2338,6 +3027,7 @@ static void flag(const char *a)
     else if (!strncmp(a, "scope=", 6)) opt.scope = a + 6;
     else if (!strncmp(a, "cursor-ms=", 10)) opt.cursor_ms = atol(a + 10);
     else if (!strncmp(a, "big=", 4)) opt.big = atol(a + 4);
+    else if (task_flag(a)) { /* the task mode (>>tasks) */ }
     else if (*a) { err_str("test_server: unknown flag: "); err_str(a); err_str("\n"); _exit(2); }
 }
 
@@ -2403,6 +3093,7 @@ int main(int argc, char **argv)
     }
     mcp_jsonl_free(&fr);
     while (items) { item *it = items; items = it->next; item_free(it); }
+    task_free_all();
     for (i = 0; i < nsubs; i++) free(subs[i]);
     while (listens) { listen_sub *l = listens; listens = l->next; listen_free(l); }
     mcp_buf_free(&history);
