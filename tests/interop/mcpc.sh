@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mcpc (examples/mcpc.c) against server-everything over stdio, as a user runs it: tools, call
-# (text, image, resource links, progress), prompts, completion, resources, templates, read,
+# (text, image, resource links, progress, a task-required tool), tasks, prompts, completion, resources, templates, read,
 # ping, --json, Ctrl-C; and config mode (--config): server-everything over stdio and Streamable
 # HTTP and server-memory from an "mcpServers" file and a VS Code one: servers, tools, qualified
 # calls, --server. Needs tests/interop/node_modules (run.sh installs it) and build/mcpc.
@@ -58,6 +58,17 @@ run call get-sum a=2 b=40
 check "call get-sum" 0 '42'
 run --json call get-sum a=2 b=40
 parses "call --json"
+# a task-required tool (2025-11-25 tasks): the call follows the task, each status on stderr
+run call simulate-research-query topic=cats
+check "call of a task-required tool" 0 '^# Research Report: cats' \
+    'err:simulate-research-query: task [0-9a-f-]+: working Gathering sources' \
+    'err:simulate-research-query: task [0-9a-f-]+: completed'
+run --json call simulate-research-query topic=dogs
+check "call of a task-required tool, --json status lines" 0 'Research Report: dogs' 'err:"status":"completed"'
+run tasks
+check "tasks" 0 '.'
+run --no-cache call get-sum a=2 b=40
+check "call --no-cache" 0 '42'
 run --progress call trigger-long-running-operation duration=1 steps=2
 check "call with progress" 0 'completed' 'err:trigger-long-running-operation: 2/2'
 run call get-tiny-image
