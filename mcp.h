@@ -841,7 +841,8 @@
         2026-07-28 (chosen when connecting), blocking and non-blocking; the authorization flow
         (OAuth 2.1 with PKCE, discovery, registration, refresh, client credentials); the host
         (config files, many servers in one loop, one tool list, reconnects, a cache file);
-        result caching by ttlMs and cacheScope.
+        result caching by ttlMs and cacheScope; tasks (2025-11-25 and the 2026-07-28
+        extension), followed as one call.
 */
 #ifndef MCP_H_INCLUDED
 #define MCP_H_INCLUDED
