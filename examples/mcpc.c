@@ -588,6 +588,17 @@ static void on_task(void *user, mcp_call *call, const char *task_id, const char 
             message ? message : "");
 }
 
+/* A tool call's options: progress asked for (and restarting the timeout), task statuses shown,
+   both under the tool's name. */
+static void tool_opts(mcp_call_opts *o, const char *tool)
+{
+    memset(o, 0, sizeof *o);
+    o->on_progress = on_progress;
+    o->on_task = on_task;
+    o->user = (void *)tool;
+    o->reset_on_progress = 1;
+}
+
 /* One request: params is JSON text or NULL; `what` names it on the progress line. */
 static mcp_status request(const char *method, const char *params, const char *what,
                           mcp_json_doc **result, mcp_error *err)
@@ -1459,11 +1470,7 @@ static int cmd_call(char **a, int n, const argspec *args)
     int rc;
     (void)n;
     if ((rc = call_args(a[0], args, &json)) != RC_OK) return rc;
-    memset(&o, 0, sizeof o);
-    o.on_progress = on_progress;            /* asks the server for progress */
-    o.on_task = on_task;
-    o.user = a[0];
-    o.reset_on_progress = 1;
+    tool_opts(&o, a[0]);
     call = mcp_client_send_tool(client, a[0], json, &o, &err);
     mcp_free(json);
     if (!call || wait_for(call, &doc, &err) != MCP_OK) return fail(&err);
@@ -3054,11 +3061,7 @@ static int host_call(char **a, int n, const argspec *args)
     if ((rc = host_start(a[0], NULL)) != RC_OK) return rc;
     if (!host_find(MCP_HOST_TOOLS, a[0], &it)) return host_none(MCP_HOST_TOOLS, a[0]);
     if ((rc = build_args(args, ARGS_SCHEMA, mcp_json_get(it.item, "inputSchema"), a[0], &json)) != RC_OK) return rc;
-    memset(&o, 0, sizeof o);
-    o.on_progress = on_progress;
-    o.on_task = on_task;
-    o.user = a[0];
-    o.reset_on_progress = 1;
+    tool_opts(&o, a[0]);
     hc = mcp_host_send_tool(host, a[0], json, &o, &err);
     mcp_free(json);
     if (!hc || host_wait(hc, &doc, &err) != MCP_OK) return fail(&err);
