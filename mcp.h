@@ -10374,31 +10374,35 @@ struct mcp_call {
     char *msg;                           /* the failure's sentence: allocated only then */
     long rpc_code; int http_status, sys_errno;   /* its details (set before mcp__call_fail) */
     mcp_json_doc *doc;                   /* the result, its root rewritten to "result" */
-    int timeout_ms, reset_on_progress, role, hard_ms;   /* role: MCP__ROLE_*, in >>client.connect */
+    int timeout_ms, hard_ms;
     void (*on_progress)(void *user, mcp_call *call, double progress, double total, const char *message);
     void (*on_task)(void *user, mcp_call *call, const char *task_id, const char *status, const char *message);
     void *user;
     mcp_call *next, *prev;               /* every call attached to the client */
-    int token;                           /* sends a progressToken (its current id) */
     char *method, *params;               /* kept when the request may go again (2026-07-28,
                                             connect): a new id each time */
     size_t plen;
     char *own;                           /* method and params when replaced (else after the call) */
-    int rounds, reissued;                /* input_required rounds; re-sent after a broken stream */
     mcp_json_doc *errdoc;                /* a JSON-RPC error: its object, for its data */
     struct mcp__mrtr *mrtr;              /* answers being gathered for input_required */
     struct mcp__refresh *rf;             /* tools/list pages read before the tools/call again */
-    int refreshed;                       /* the tools/list refresh happened (once per call) */
-    int parked;                          /* its session was lost: waits for the new one */
-    int au_parked;                       /* met 401/403: waits for the authorization flow */
-    int au_failed;                       /* that flow failed: its sentence is the call's */
-    int answered;                        /* its id got an answer: nothing to abandon */
-    int resumes;                         /* its event stream resumed after breaking */
     struct mcp__task *task;              /* the server runs it as a task (>>client.tasks) */
-    int task_asked, task_opt;            /* 2025-11-25: sent with "task"; opts.task */
     char *task_pre;                      /* its tools/call params, while tools/list is read first */
     struct mcp__ckey *ck;                /* a cacheable request: its key, to keep its result
                                             under (>>client.cache) */
+    /* small counts and flags, a byte each (a thousand calls in flight are common) */
+    unsigned char role;                  /* MCP__ROLE_*, in >>client.connect */
+    unsigned char reset_on_progress;
+    unsigned char token;                 /* sends a progressToken (its current id) */
+    unsigned char rounds, reissued;      /* input_required rounds (at most 101); re-sent after a
+                                            broken stream */
+    unsigned char refreshed;             /* the tools/list refresh happened (once per call) */
+    unsigned char parked;                /* its session was lost: waits for the new one */
+    unsigned char au_parked;             /* met 401/403: waits for the authorization flow */
+    unsigned char au_failed;             /* that flow failed: its sentence is the call's */
+    unsigned char answered;              /* its id got an answer: nothing to abandon */
+    unsigned char resumes;               /* its event stream resumed after breaking (at most 5) */
+    unsigned char task_asked, task_opt;  /* 2025-11-25: sent with "task"; opts.task */
 };
 
 /* The engine files calls by their first member. */
