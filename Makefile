@@ -25,7 +25,8 @@
 # Every test prints "N passed, N failed" as its last line (", N skipped" added when a check cannot
 # run on this machine; a skip is never a pass) and exits non-zero on failure.
 # Environment honoured by tests: MCP_TEST_QUICK=1 asks for a reduced run (make valgrind sets
-# it). A short benchmark run: make bench BENCH_ARGS=--quick (what .ci/run does).
+# it). TEST_JOBS (default 2): how many test programs run at once (1: one after another).
+# A short benchmark run: make bench BENCH_ARGS=--quick (what .ci/run does).
 #
 # `make test` needs only what the README lists (gcc, g++, make, bash); everything else is
 # optional and detected: OpenSSL's headers (tls_test, the TLS example, mcpc with https://),
@@ -38,6 +39,7 @@
 
 DATA         ?= tests/data
 FUZZ_SECONDS ?= 60
+TEST_JOBS    ?= 2
 BENCH_ARGS   ?=
 
 WARN     = -Wall -Wextra -Wpedantic -Wshadow -Werror
@@ -160,11 +162,12 @@ $(B):
 	mkdir -p $@
 
 # Run every test program and script; tests/run_tests.sh prints one line per program and a
-# summary, and fails if any program fails.
+# summary, and fails if any program fails. The scripts go first: they take the longest, and
+# TEST_JOBS programs run at once.
 test: all
 	@CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(LDFLAGS)" \
-	BUILD="$(B)" MCP_TEST_SERVER="$(B)/test_server" \
-	bash tests/run_tests.sh "$(DATA)" $(TEST_BINS) $(TEST_SH)
+	BUILD="$(B)" MCP_TEST_SERVER="$(B)/test_server" TEST_JOBS="$(TEST_JOBS)" \
+	bash tests/run_tests.sh "$(DATA)" $(TEST_SH) $(TEST_BINS)
 
 # Sanitizers: a leak canary first proves LeakSanitizer is really active, then every test.
 asan:
@@ -178,7 +181,7 @@ asan:
 	$(MAKE) --no-print-directory test SANITIZE=1
 
 valgrind: all
-	@MCP_TEST_QUICK=1 MCP_TEST_SERVER="$(B)/test_server" TEST_WRAPPER="valgrind -q --child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
+	@MCP_TEST_QUICK=1 MCP_TEST_SERVER="$(B)/test_server" TEST_JOBS="$(TEST_JOBS)" TEST_WRAPPER="valgrind -q --child-silent-after-fork=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1" \
 	bash tests/run_tests.sh "$(DATA)" $(TEST_BINS)
 
 # Compile the header with every compiler and build option; see tests/check/run.sh.

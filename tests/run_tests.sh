@@ -10,7 +10,7 @@
 # could not run some checks on this machine ends with "N passed, 0 failed, N skipped": the
 # skips are summed and reported apart, never counted as passes (N passed must still be > 0).
 # Output of every program goes to $BUILD/logs/ (default build/logs); a failing program's
-# output is printed.
+# output is printed. TEST_JOBS=N runs N programs at a time (the lines stay in order).
 set -uo pipefail
 
 data=${1:?usage: run_tests.sh DATA_DIR PROGRAM...}
@@ -19,19 +19,35 @@ logs=${BUILD:-build}/logs
 [ -n "${TEST_WRAPPER:-}" ] && logs=$logs/wrapped
 mkdir -p "$logs"
 
-nprog=0 nfail=0 checks=0 skips=0 skipped_names="" failed_names=""
-for prog in "$@"; do
+# TEST_JOBS (default 1): how many programs run at once; their lines still come in order.
+jobs=${TEST_JOBS:-1}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run_tests.sh: TEST_JOBS must be a positive number, not \"$jobs\""; exit 2; }
+
+# run K PROG: runs it, its output into the logs, then its exit status and seconds into .K.rc
+# (by position: a program named twice has two).
+run() {
+    local k=$1 prog=$2 name start rc
     name=$(basename "$prog")
-    out=$logs/$name.out
-    err=$logs/$name.err
-    nprog=$((nprog + 1))
     start=$(date +%s.%N)
     case $prog in
-    *.sh) bash "$prog" "$data" >"$out" 2>"$err" ;;
-    *)    ${TEST_WRAPPER:-} "$prog" "$data" >"$out" 2>"$err" ;;
+    *.sh) bash "$prog" "$data" >"$logs/$name.out" 2>"$logs/$name.err" ;;
+    *)    ${TEST_WRAPPER:-} "$prog" "$data" >"$logs/$name.out" 2>"$logs/$name.err" ;;
     esac
     rc=$?
-    secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    echo "$rc $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" >"$logs/.$k.rc.tmp"
+    mv "$logs/.$k.rc.tmp" "$logs/.$k.rc"
+}
+
+# report K PROG: its line (and, when it failed, the ends of its output), from what run left.
+report() {
+    local k=$1 name out err rc secs last why p f s
+    name=$(basename "$2")
+    out=$logs/$name.out
+    err=$logs/$name.err
+    rc=127 secs=0                                  # (no status file: it could not be run)
+    [ -f "$logs/.$k.rc" ] && read -r rc secs <"$logs/.$k.rc"
+    rm -f "$logs/.$k.rc"
+    nprog=$((nprog + 1))
     last=$(tail -n 1 "$out")
     why=""
     if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
@@ -59,7 +75,26 @@ for prog in "$@"; do
         tail -n 10 "$out"
         echo "----"
     fi
-done
+}
+
+nprog=0 nfail=0 checks=0 skips=0 skipped_names="" failed_names=""
+progs=("$@")
+rm -f "$logs"/.*.rc
+if [ "$jobs" -eq 1 ]; then
+    for k in "${!progs[@]}"; do run "$k" "${progs[$k]}"; report "$k" "${progs[$k]}"; done
+else
+    # at most $jobs at once; each line is printed once it and every one before it are done
+    next=0
+    for k in "${!progs[@]}"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        run "$k" "${progs[$k]}" &
+        while [ "$next" -lt "${#progs[@]}" ] && [ -f "$logs/.$next.rc" ]; do
+            report "$next" "${progs[$next]}"; next=$((next + 1))
+        done
+    done
+    wait
+    while [ "$next" -lt "${#progs[@]}" ]; do report "$next" "${progs[$next]}"; next=$((next + 1)); done
+fi
 
 if [ "$nprog" -eq 0 ]; then
     echo "TESTS FAILED: no test programs were given"
