@@ -1546,13 +1546,15 @@ static int pathf(char *buf, size_t cap, char *why, size_t whycap, const char *fm
    where DIR is $BUILD/locale (make test's build folder), else the folder of this program plus
    /locale, and used through LOCPATH (glibc reads it at every setlocale; a LOCPATH also hides
    the system's locale-archive, not its locale folders). A locale built by an earlier run is
-   used again (*reused = 1). Needs localedef (libc-bin) and the locale sources in /usr/share/i18n (Debian's
+   used again (*reused = 1), as is one another test program built meanwhile (*reused = 2: make test
+   runs several at once, and test_novector.sh runs test_json too). Needs localedef (libc-bin) and the locale sources in /usr/share/i18n (Debian's
    package "locales"); without either, *skip says why and NULL is returned. NULL without *skip
    means building failed although it could be done: why says how. */
 static const char *built_locale(char *dir, size_t cap, int *reused, const char **skip, char *why, size_t whycap)
 {
     const char *b = getenv("BUILD"), *slash = strrchr(progname, '/');
     char base[PATH_MAX], cwd[PATH_MAX], out[PATH_MAX], tmp[PATH_MAX], log[PATH_MAX], probe[PATH_MAX];
+    char made[PATH_MAX];
     char *rm_argv[4], *ld_argv[8];
     int rc, tried = 0, ok;
     FILE *f;
@@ -1572,9 +1574,10 @@ static const char *built_locale(char *dir, size_t cap, int *reused, const char *
     else if (getcwd(cwd, sizeof cwd)) ok = pathf(dir, cap, why, whycap, "%s/%s", cwd, base);
     else { snprintf(why, whycap, "getcwd: %s", strerror(errno)); return NULL; }
     if (!ok || !pathf(out, sizeof out, why, whycap, "%s/de_DE.UTF-8", dir) ||
-        !pathf(tmp, sizeof tmp, why, whycap, "%s.new", out) ||
-        !pathf(log, sizeof log, why, whycap, "%s/localedef.log", dir) ||
+        !pathf(tmp, sizeof tmp, why, whycap, "%s.new.%ld", out, (long)getpid()) ||   /* this run's own */
+        !pathf(log, sizeof log, why, whycap, "%s/localedef.%ld.log", dir, (long)getpid()) ||
         !pathf(probe, sizeof probe, why, whycap, "%s/LC_NUMERIC", out)) return NULL;
+    memcpy(made, probe, sizeof made);
     if (exists(probe)) {                                   /* built by an earlier run */
         setenv("LOCPATH", dir, 1);
         tried = 1;
@@ -1598,17 +1601,26 @@ static const char *built_locale(char *dir, size_t cap, int *reused, const char *
     rc = run_logged(ld_argv, log);                          /* 1: written, with warnings */
     if (!pathf(probe, sizeof probe, why, whycap, "%s/LC_NUMERIC", tmp)) return NULL;
     if ((rc != 0 && rc != 1) || !exists(probe)) {
-        snprintf(why, whycap, "localedef -c -i de_DE -f UTF-8 DIR/de_DE.UTF-8.new failed (exit status %d); "
-                 "its output is in DIR/localedef.log, DIR = %.*s", rc, (int)(whycap > 200 ? whycap - 200 : 0), dir);
-        return NULL;
-    }
-    rm_argv[2] = out;                                       /* an unusable one of an earlier run */
-    run_logged(rm_argv, log);
-    if (rename(tmp, out) != 0) {
-        snprintf(why, whycap, "rename DIR/de_DE.UTF-8.new to DIR/de_DE.UTF-8: %s, DIR = %.*s", strerror(errno),
+        snprintf(why, whycap, "localedef -c -i de_DE -f UTF-8 DIR/de_DE.UTF-8.new.%ld failed (exit status %d); "
+                 "its output is in DIR/localedef.%ld.log, DIR = %.*s", (long)getpid(), rc, (long)getpid(),
                  (int)(whycap > 200 ? whycap - 200 : 0), dir);
         return NULL;
     }
+    if (tried) {                                            /* an unusable one of an earlier run */
+        rm_argv[2] = out;
+        run_logged(rm_argv, log);
+        rm_argv[2] = tmp;
+    }
+    if (rename(tmp, out) != 0) {
+        if ((errno != ENOTEMPTY && errno != EEXIST) || !exists(made)) {
+            snprintf(why, whycap, "rename DIR/de_DE.UTF-8.new.%ld to DIR/de_DE.UTF-8: %s, DIR = %.*s", (long)getpid(),
+                     strerror(errno), (int)(whycap > 200 ? whycap - 200 : 0), dir);
+            return NULL;
+        }
+        run_logged(rm_argv, log);                           /* another program's came first: that one */
+        *reused = 2;
+    }
+    remove(log);
     /* glibc remembers a failed lookup by the folder's name: after a rebuild, name it anew */
     if (!pathf(probe, sizeof probe, why, whycap, tried ? "%s/." : "%s", dir)) return NULL;
     setenv("LOCPATH", probe, 1);
@@ -1628,7 +1640,8 @@ TEST_CASE(locale)
     if (!got) {
         got = built_locale(dir, sizeof dir, &reused, &skip, why, sizeof why);
         if (got) printf("locale: no comma-decimal locale is installed; %s %s in %s (LOCPATH)\n", got,
-                        reused ? "built with localedef by an earlier run" : "built with localedef", dir);
+                        reused == 1 ? "built with localedef by an earlier run" :
+                        reused ? "built with localedef by another test program" : "built with localedef", dir);
         else if (skip) SKIP("locale independence: no comma-decimal locale is installed and none can be built: %s", skip);
         else CHECKF(0, "no comma-decimal locale is installed, and building de_DE.UTF-8 failed: %s", why);
     }
