@@ -1,6 +1,6 @@
 /* http_srv.h - the HTTP test server (tests/servers/http_server.c) as the HTTP tests drive it:
    start it on a free port, read its /debug pages, stop it. Included by test_http_client.c and
-   test_modern_http.c after mcp.h, test.h, their system headers, nap() and server_path. */
+   test_modern_http.c after mcp.h, test.h (its nap()), their system headers and server_path. */
 #ifndef TESTS_HTTP_SRV_H
 #define TESTS_HTTP_SRV_H
 

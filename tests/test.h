@@ -27,9 +27,12 @@
    For example: build/test_client --filter reinit, build/test_json --list. */
 #ifndef MCP_TEST_H
 #define MCP_TEST_H
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__GNUC__) || defined(__clang__) || defined(__TINYC__)
 #define TEST_UNUSED __attribute__((unused))
@@ -65,6 +68,32 @@ static int t_pass, t_fail, t_skip;
     ((t_skip ? printf("%d passed, %d failed, %d skipped\n", t_pass, t_fail, t_skip)  \
              : printf("%d passed, %d failed\n", t_pass, t_fail)),                   \
      t_fail ? 1 : 0)
+
+/* ---- small helpers the tests share (POSIX: every test program sets its feature macros first) ---- */
+
+/* The process's open fds (the entries of /proc/self/fd, less the one reading it), -1 without /proc:
+   a case compares the count before and after to find a leak. */
+TEST_UNUSED static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;                        /* the directory's own fd */
+}
+
+TEST_UNUSED static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
+TEST_UNUSED static int starts_with(const char *s, const char *p) { return s && !strncmp(s, p, strlen(p)); }
+
+/* Sleeps ms, a signal notwithstanding. */
+TEST_UNUSED static void nap(int ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
 
 /* ---- registered cases ------------------------------------------------------------------------ */
 

@@ -49,13 +49,6 @@ static char server_path[PATH_MAX], self_path[PATH_MAX];
 static int slack = 1;
 #define LATE(ms) ((int)(ms) * slack)
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 #include "http_srv.h"
 
 /* ---- a plain HTTP GET (the browser's, and the test's own) ----------------------------------- */
@@ -256,17 +249,6 @@ static srv S;
 static mcp_auth auth;
 static mcp_client_desc desc;
 static int fds_before, fails_before;
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
 
 /* A server with these flags, a description with desc.auth (with_auth) for it. */
 static int begin(const char *const *flags, int with_auth)

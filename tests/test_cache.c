@@ -50,13 +50,6 @@ static char stdio_server[PATH_MAX];
 static int slack = 1;
 #define LATE(ms) ((int)(ms) * slack)
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 #include "http_srv.h"
 
 #define EQI(a, b) CHECKF((long long)(a) == (long long)(b), "%s is %lld, want %lld", #a, (long long)(a), (long long)(b))
@@ -152,17 +145,6 @@ static const char *read_text(mcp_client *c, const char *uri, char *out, size_t n
     snprintf(out, n, "%s", mcp_json_str(mcp_json_get(mcp_json_at(mcp_json_get(mcp_json_root(d), "contents"), 0), "text")));
     mcp_json_free(d);
     return out;
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
 }
 
 /* ---- stdio, 2026-07-28 ---------------------------------------------------------------------- */

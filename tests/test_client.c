@@ -84,24 +84,6 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;                        /* the directory's own fd */
-}
-
 /* A process is gone when kill says ESRCH, or it is a zombie nobody has reaped yet. */
 static int pid_gone(pid_t pid, int wait_ms)
 {

@@ -188,13 +188,14 @@ static char *read_file(const char *path, size_t *len)
     return b;
 }
 
+/* A file of the data directory's config/, read whole; one that cannot be read is a failed check (NULL). */
 static char *data_file(const char *name, size_t *len)
 {
     char path[1024];
     char *t;
     snprintf(path, sizeof path, "%s/config/%s", datadir, name);
     t = read_file(path, len);
-    if (!t) fprintf(stderr, "cannot read %s\n", path);
+    if (!t) CHECKF(0, "cannot read %s", path);
     return t;
 }
 
@@ -279,7 +280,7 @@ TEST_CASE(claude_desktop)
     mcp_config_opts o = opts_for(&c, 0, 0);
     mcp_error err;
     const char *file = "claude_desktop_config.json";
-    if (!t) { CHECK(t != NULL); return; }
+    if (!t) return;
     CHECK(parse_into(&c, file, t, n, &o, &err) == MCP_OK && err.status == MCP_OK && !err.message[0]);
     CHECK(c.n == 2 && c.nlogs == 0);
     ENTRY(c, 0, "filesystem: stdio command=npx args=-y|@modelcontextprotocol/server-filesystem|"
@@ -299,7 +300,7 @@ TEST_CASE(claude_code)
     capture c = { 0 };
     mcp_config_opts o = opts_for(&c, 0, 0);
     mcp_error err;
-    if (!t) { CHECK(t != NULL); return; }
+    if (!t) return;
     CHECK(parse_into(&c, ".mcp.json", t, n, &o, &err) == MCP_OK);
     CHECK(c.n == 3 && c.nlogs == 0);
     ENTRY(c, 0, "api-server: http url=https://api.example.com/mcp headers=Authorization: Bearer k-42");
@@ -324,7 +325,7 @@ TEST_CASE(cursor)
     mcp_config_opts o = opts_for(&c, 0, 0);
     mcp_error err;
     char want[256];
-    if (!t) { CHECK(t != NULL); return; }
+    if (!t) return;
     CHECK(parse_into(&c, ".cursor/mcp.json", t, n, &o, &err) == MCP_OK);
     CHECK(c.n == 5);
     ENTRY(c, 0, "sqlite: stdio command=uvx args=mcp-server-sqlite|--db-path|/home/test/test.db");
@@ -347,7 +348,7 @@ TEST_CASE(vscode)
     mcp_config_opts o = opts_for(&c, 0, 1);
     mcp_error err;
     char want[256];
-    if (!t) { CHECK(t != NULL); return; }
+    if (!t) return;
     CHECK(parse_into(&c, ".vscode/mcp.json", t, n, &o, &err) == MCP_OK);
     CHECK(c.n == 3);
     ENTRY(c, 0, "Perplexity: stdio command=docker args=run|-i|--rm|-e|PERPLEXITY_API_KEY|mcp/perplexity-ask "
@@ -611,7 +612,7 @@ TEST_CASE(entry_errors)
 
     /* the file of bad entries: the good ones unaffected */
     t = data_file("bad_entries.json", &n);
-    if (!t) { CHECK(t != NULL); return; }
+    if (!t) return;
     CHECK(parse_into(&c, "bad_entries.json", t, n, &o, &err) == MCP_OK && c.n == 6);
     ENTRY(c, 0, "good: stdio command=echo args=hi");
     snprintf(want, sizeof want, "bad_entries.json:%s: server \"github\": \"args\" must be an array of strings",
@@ -862,7 +863,7 @@ TEST_CASE(round_trip)
     mcp_config_opts o;
     for (i = 0; i < NSAMPLES; i++) {
         char *t = data_file(samples[i], &n);
-        if (!t) { CHECK(t != NULL); continue; }
+        if (!t) continue;
         memset(&o, 0, sizeof o);
         o.user = &r; o.no_env = 1;            /* variables stay as written: they read back so */
         CHECK(mcp_config_parse(samples[i], t, n, &o, round_trip_each, NULL) == MCP_OK);
@@ -887,7 +888,7 @@ TEST_CASE(prefixes)
         mcp_config_opts o = opts_for(&c, 0, 1);
         mcp_error err;
         int full;
-        if (!t) { CHECK(t != NULL); continue; }
+        if (!t) continue;
         c.keep = 0;
         mcp_config_parse(samples[i], t, n, &o, on_entry, &err);
         full = c.n;

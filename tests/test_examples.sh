@@ -22,10 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0 fail=0 skip=0
-bad() { fail=$((fail + 1)); echo "FAILED: $*"; }
-skipped() { skip=$((skip + 1)); echo "SKIPPED: $*"; }     # could not run here: counted apart
-summary() { echo "$pass passed, $fail failed${skip:+$([ "$skip" -gt 0 ] && echo ", $skip skipped")}"; }
+. "$root/tests/lib.sh"      # pass, fail, skip: bad, skipped, summary, check, json_checker, json
 
 # A loopback port nothing listens on (connection refused), for the "server is not there" checks:
 # port 1 unless something listens there.
@@ -40,32 +37,7 @@ for p in mcpc demo_server minimal event_loop http_client custom_transport; do
     fi
 done
 
-# A JSON checker on mcp.h: reads stdin, fails unless it is JSON; with keys (array indices as
-# numbers) prints the compact JSON of the value at that path.
-cat >"$tmp/json_get.c" <<'EOF'
-#define MCP_IMPLEMENTATION
-#include "mcp.h"
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf, stdin);
-    mcp_error err;
-    mcp_json_doc *doc = mcp_json_parse(buf, n, &err);
-    const mcp_json *v = mcp_json_root(doc);
-    char *text;
-    int i;
-    if (!doc) { fprintf(stderr, "json_get: %s\n", err.message); return 1; }
-    for (i = 1; i < argc && v; i++)
-        v = (argv[i][0] >= '0' && argv[i][0] <= '9') ? mcp_json_at(v, (size_t)atoi(argv[i])) : mcp_json_get(v, argv[i]);
-    if (!v) { fprintf(stderr, "json_get: no value at that path\n"); return 1; }
-    if (argc > 1 && (text = mcp_json_dump(v, 0, NULL)) != NULL) { puts(text); mcp_free(text); }
-    mcp_json_free(doc);
-    return 0;
-}
-EOF
-# shellcheck disable=SC2086
-if ! ${CC:-cc} ${CFLAGS:--std=c99 -O2} -I"$root" "$tmp/json_get.c" -o "$tmp/json_get" ${LDFLAGS:-} -lm; then
+if ! json_checker "$root"; then
     bad "could not build the JSON checker"
     summary
     exit 1
@@ -73,42 +45,6 @@ fi
 
 # run ARGS...: mcpc ARGS, stdout in $tmp/out, stderr in $tmp/err, exit status in $rc
 run() { "$mcpc" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
-
-# check NAME STATUS [PATTERN...]: the last run exited with STATUS and its stdout matches each
-# extended regex PATTERN (one written "err:PATTERN" is matched against stderr, one written
-# "!PATTERN" must not match stdout). One check, one pass or failure.
-check() {
-    local name=$1 want=$2 p
-    shift 2
-    if [ "$rc" != "$want" ]; then
-        bad "$name: exit status $rc, expected $want"
-        echo "  stdout: $(head -c 600 "$tmp/out")"; echo "  stderr: $(head -c 600 "$tmp/err")"
-        return
-    fi
-    for p in "$@"; do
-        case $p in
-        err:*) if ! grep -qE -- "${p#err:}" "$tmp/err"; then
-                   bad "$name: stderr does not match /${p#err:}/"; echo "  stderr: $(head -c 600 "$tmp/err")"; return
-               fi ;;
-        !*)    if grep -qE -- "${p#!}" "$tmp/out"; then
-                   bad "$name: stdout matches /${p#!}/"; echo "  stdout: $(head -c 600 "$tmp/out")"; return
-               fi ;;
-        *)     if ! grep -qE -- "$p" "$tmp/out"; then
-                   bad "$name: stdout does not match /$p/"; echo "  stdout: $(head -c 600 "$tmp/out")"; return
-               fi ;;
-        esac
-    done
-    pass=$((pass + 1))
-}
-
-# json NAME EXPECTED KEY...: the last run's stdout is JSON and the value at KEY... is EXPECTED
-json() {
-    local name=$1 want=$2 got
-    shift 2
-    if ! got=$("$tmp/json_get" "$@" <"$tmp/out" 2>&1); then bad "$name: $got"; echo "  stdout: $(head -c 600 "$tmp/out")"; return; fi
-    if [ "$got" != "$want" ]; then bad "$name: $* is $got, expected $want"; return; fi
-    pass=$((pass + 1))
-}
 
 # ---- help and usage errors (status 2) ----------------------------------------------------------
 run --help

@@ -68,27 +68,6 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
                                    mcp_status_str(st), (int)(want), (err).message)
 #define EQL(a, b) CHECKF((long)(a) == (long)(b), "%s is %ld, want %ld", #a, (long)(a), (long)(b))
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
-static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
-static int starts_with(const char *s, const char *p) { return s && !strncmp(s, p, strlen(p)); }
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;                        /* the directory's own fd */
-}
-
 /* ---- the guard: no fd, no child left once a case's hosts are freed ---------------------------- */
 
 static int guard_fds;
@@ -436,6 +415,16 @@ static mcp_status call(mcp_host *h, const char *qualified, const char *args, cha
     return st;
 }
 
+/* A call that succeeds with this first text; a macro, so that a failure names the case's line. */
+#define CHECK_CALL(h, qualified, args, want)                                                    \
+    do {                                                                                        \
+        char out_[1024];                                                                        \
+        mcp_error err_;                                                                         \
+        mcp_status st_ = call((h), (qualified), (args), out_, sizeof out_, &err_);              \
+        EQST(st_, MCP_OK, err_);                                                                \
+        EQS(out_, (want));                                                                      \
+    } while (0)
+
 /* A name a model API takes: [A-Za-z0-9_-], 1 to 64 bytes. */
 static int valid_name(const char *s)
 {
@@ -504,7 +493,7 @@ TEST_CASE(config_text)
     mcp_host_server s;
     mcp_error err;
     mcp_status st;
-    char text[4096], out[512], path[PATH_MAX];
+    char text[4096], path[PATH_MAX];
     int n;
     FILE *f;
     guard_begin();
@@ -579,12 +568,8 @@ TEST_CASE(config_text)
     CHECK_STATE(h, "off", MCP_SERVER_DISABLED);
     CHECK_STATE(h, "bad", MCP_SERVER_DISABLED);
     CHECK(saw(&r, "off", MCP_SERVER_CONNECTING) == 0 && saw(&r, "bad", MCP_SERVER_CONNECTING) == 0);
-    st = call(h, "legacy__env", "{\"name\":\"HOST_TEST_VAR\"}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "from-project");                 /* the env of the entry that replaced the first */
-    st = call(h, "vs__echo", "{\"v\":\"s\"}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "{\"v\":\"s\"}");
+    CHECK_CALL(h, "legacy__env", "{\"name\":\"HOST_TEST_VAR\"}", "from-project"); /* the env of the entry that replaced the first */
+    CHECK_CALL(h, "vs__echo", "{\"v\":\"s\"}", "{\"v\":\"s\"}");
     check_tool_list(h, "config_text");
     mcp_host_free(h);
     guard_end("config_text");
@@ -654,9 +639,7 @@ TEST_CASE(config_more)
     mcp_host_connect(h, &err);
     CHECK(mcp_host_wait(h, LATE(10000)) == MCP_OK);
     CHECK_STATE(h, "vars", MCP_SERVER_READY);
-    st = call(h, "vars__cwd", NULL, out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "/tmp");                              /* ${workspaceFolder} through the program */
+    CHECK_CALL(h, "vars__cwd", NULL, "/tmp");      /* ${workspaceFolder} through the program */
     call(h, "vars__env", "{\"name\":\"A\"}", out, sizeof out, &err);
     EQS(out, "/home/tester/x");
     call(h, "vars__env", "{\"name\":\"B\"}", out, sizeof out, &err);
@@ -857,13 +840,9 @@ TEST_CASE(many_servers)
     st = call(h, "modern__pid", NULL, out, sizeof out, &err);
     EQST(st, MCP_OK, err);
     CHECKF(atol(out) == pm, "modern__pid ran in the modern server (%s, its pid %ld)", out, pm);
-    st = call(h, "slow__add", "{\"a\":2,\"b\":40}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "42");
+    CHECK_CALL(h, "slow__add", "{\"a\":2,\"b\":40}", "42");
     if (have_demo) {
-        st = call(h, "demo__echo", "{\"text\":\"hello host\"}", out, sizeof out, &err);
-        EQST(st, MCP_OK, err);
-        EQS(out, "hello host");
+        CHECK_CALL(h, "demo__echo", "{\"text\":\"hello host\"}", "hello host");
     }
     if (http_up) {
         st = call(h, "http__echo", "{\"via\":\"http\"}", out, sizeof out, &err);
@@ -1067,9 +1046,7 @@ TEST_CASE(names)
     /* a server name with odd bytes */
     qualified_of(h1, "we.ird srv", "echo", q1, sizeof q1);
     EQS(q1, "we_ird_srv__echo");
-    st = call(h1, q1, "{\"w\":1}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "{\"w\":1}");
+    CHECK_CALL(h1, q1, "{\"w\":1}", "{\"w\":1}");
     mcp_host_free(h1);
     mcp_host_free(h2);
 
@@ -1086,9 +1063,7 @@ TEST_CASE(names)
         CHECK(find_tool(h1, "m-echo") >= 0);
         CHECK(find_tool(h1, "theirs-echo") >= 0);
         CHECK(find_tool(h1, "theirs__echo") < 0);
-        st = call(h1, "m-echo", "{\"m\":1}", out, sizeof out, &err);
-        EQST(st, MCP_OK, err);
-        EQS(out, "{\"m\":1}");
+        CHECK_CALL(h1, "m-echo", "{\"m\":1}", "{\"m\":1}");
         mcp_host_free(h1);
     }
     guard_end("names");
@@ -1105,7 +1080,6 @@ TEST_CASE(call_while_connecting)
     mcp_json_doc *doc = NULL;
     mcp_error err;
     mcp_status st;
-    char out[256];
     int64_t t0;
     guard_begin();
     desc_init(&hd, &r);
@@ -1116,9 +1090,7 @@ TEST_CASE(call_while_connecting)
     CHECK(mcp_host_connect(h, &err) == MCP_OK);
     CHECK_STATE(h, "slow", MCP_SERVER_CONNECTING);
     /* a server still connecting, nothing cached: the name's prefix routes it, and it waits */
-    st = call(h, "slow__echo", "{\"early\":true}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "{\"early\":true}");
+    CHECK_CALL(h, "slow__echo", "{\"early\":true}", "{\"early\":true}");
     CHECKF(mcp_time_ms() - t0 >= 500, "the call waited for the server: %lld ms", (long long)(mcp_time_ms() - t0));
     CHECK(poll_until_state(h, "slow", MCP_SERVER_READY, LATE(5000)));
     /* the same without blocking: the call waits in the host, MCP_AGAIN meanwhile */
@@ -1311,9 +1283,7 @@ TEST_CASE(server_exits)
     pid1 = server_pid(h, "quitter");
     st = call(h, "quitter__echo", "{\"n\":1}", out, sizeof out, &err);
     EQST(st, MCP_OK, err);
-    st = call(h, "quitter__echo", "{\"n\":2}", out, sizeof out, &err);   /* answered, then it exits */
-    EQST(st, MCP_OK, err);
-    EQS(out, "{\"n\":2}");
+    CHECK_CALL(h, "quitter__echo", "{\"n\":2}", "{\"n\":2}");            /* answered, then it exits */
     CHECKF(poll_until_state(h, "quitter", MCP_SERVER_FAILED, LATE(3000)), "FAILED once it exited; it is %s",
            sname(state_of(h, "quitter")));
     msg = error_of(h, "quitter", &est);
@@ -1456,9 +1426,7 @@ TEST_CASE(more_calls)
     CHECK(state_of(h, "t") == MCP_SERVER_IDLE || state_of(h, "t") == MCP_SERVER_CONNECTING);
     mcp_host_connect(h, &err);
     CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
-    st = call(h, "t__env", "{\"name\":\"HOST_TEST_VAR\"}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "second");
+    CHECK_CALL(h, "t__env", "{\"name\":\"HOST_TEST_VAR\"}", "second");
     CHECK(server_pid(h, "t") != pid);
     /* ... and with a call in flight: the call fails (its server is gone), nothing else */
     hc = mcp_host_send_tool(h, "t__slow", "{\"ms\":5000}", NULL, &err);
@@ -1480,9 +1448,7 @@ TEST_CASE(more_calls)
     }
     mcp_host_connect(h, &err);
     CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
-    st = call(h, "t__env", "{\"name\":\"HOST_TEST_VAR\"}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "first");
+    CHECK_CALL(h, "t__env", "{\"name\":\"HOST_TEST_VAR\"}", "first");
     mcp_host_free(h);
     guard_end("more_calls");
 }
@@ -1632,8 +1598,6 @@ TEST_CASE(list_changed)
     mcp_host *h;
     mcp_host_server s;
     mcp_error err;
-    mcp_status st;
-    char out[256];
     int c0, m0;
     int64_t t0;
     guard_begin();
@@ -1655,9 +1619,7 @@ TEST_CASE(list_changed)
     CHECK(get(h, "lc", &s) && s.tools == 27 && tools_of(h, "lc") == 27);
     CHECK(tools_of(h, "calm") == 26);
     check_tool_list(h, "list_changed");
-    st = call(h, "lc__added_later", NULL, out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "added_later: {}");
+    CHECK_CALL(h, "lc__added_later", NULL, "added_later: {}");
     /* 2026-07-28: told on the subscription the host keeps open */
     for (t0 = mcp_time_ms(); mcp_time_ms() - t0 < LATE(2000) && find_tool(h, "lcm__added_later") < 0;)
         mcp_host_poll(h, 50);
@@ -1689,8 +1651,7 @@ TEST_CASE(cache_file)
     mcp_host *h;
     mcp_host_server s;
     mcp_error err;
-    mcp_status st;
-    char file[PATH_MAX + 32], out[256], *text = NULL;
+    char file[PATH_MAX + 32], *text = NULL;
     struct stat sb;
     FILE *f;
     int64_t t0;
@@ -1734,9 +1695,7 @@ TEST_CASE(cache_file)
     CHECKF(listed >= 28, "%lu tools listed at once", (unsigned long)listed);
     CHECKF(mcp_time_ms() - t0 < 500, "at once: %lld ms", (long long)(mcp_time_ms() - t0));
     /* a call to a cached tool waits for the server */
-    st = call(h, "late__cached_2", "{\"k\":2}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "cached_2: {\"k\":2}");
+    CHECK_CALL(h, "late__cached_2", "{\"k\":2}", "cached_2: {\"k\":2}");
     CHECKF(mcp_time_ms() - t0 >= 700, "it waited for the server to start: %lld ms", (long long)(mcp_time_ms() - t0));
     CHECK(poll_until_state(h, "late", MCP_SERVER_READY, LATE(3000)));    /* its lists may still be coming */
     CHECK(get(h, "late", &s) && s.cached == 0 && s.tools == 28);
@@ -1877,9 +1836,7 @@ TEST_CASE(disable_enable_retry)
           state_of(h, "t") == MCP_SERVER_READY);
     CHECK(poll_until_state(h, "t", MCP_SERVER_READY, LATE(5000)));
     CHECK(tools_of(h, "t") == 26);
-    st = call(h, "t__echo", "{\"again\":1}", out, sizeof out, &err);
-    EQST(st, MCP_OK, err);
-    EQS(out, "{\"again\":1}");
+    CHECK_CALL(h, "t__echo", "{\"again\":1}", "{\"again\":1}");
 
     /* retry: a failed server connects at once */
     failed0 = saw(&r, "gone", MCP_SERVER_FAILED);

@@ -74,24 +74,6 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;                        /* the directory's own fd */
-}
-
 static char *fmt(const char *f, ...)    /* a malloc'ed printf */
 {
     va_list ap;
@@ -106,9 +88,6 @@ static char *fmt(const char *f, ...)    /* a malloc'ed printf */
     va_end(ap);
     return s;
 }
-
-static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
-static int starts_with(const char *s, const char *p) { return s && !strncmp(s, p, strlen(p)); }
 
 /* ---- the test server -------------------------------------------------------------------------- */
 

@@ -63,33 +63,13 @@ static char stdio_path[PATH_MAX];    /* the stdio test server */
 static int slack = 1;
 #define LATE(ms) ((int64_t)(ms) * slack)
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 #include "http_srv.h"
 
 static srv S;                        /* the shared server, no flags */
 
 static const char *nn(const char *s) { return s ? s : "(null)"; }
-static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
-static int starts_with(const char *s, const char *p) { return s && !strncmp(s, p, strlen(p)); }
 #define EQST(st, want, err) CHECKF((st) == (want), "status %d (%s), want %d (%s); message: %s", (int)(st), \
                                    mcp_status_str(st), (int)(want), mcp_status_str(want), (err).message)
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;
-}
 
 /* ---- clients ---------------------------------------------------------------------------------- */
 

@@ -32,10 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0 fail=0 skip=0
-bad() { fail=$((fail + 1)); echo "FAILED: $*"; }
-skipped() { skip=$((skip + 1)); echo "SKIPPED: $*"; }
-summary() { echo "$pass passed, $fail failed$([ "$skip" -gt 0 ] && echo ", $skip skipped")"; }
+root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/tests/lib.sh"      # pass, fail, skip: bad, skipped, summary, check, json_checker, json
 
 for f in "$mcpc" "$demo" "$ts"; do
     if [ ! -x "$f" ]; then bad "$f is missing (make builds it)"; summary; exit 1; fi
@@ -43,62 +41,9 @@ done
 
 # run ARGS...: mcpc ARGS (at most 60 s), stdout in $tmp/out, stderr in $tmp/err, status in $rc
 run() { timeout 60 "$mcpc" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
-# check NAME STATUS [PATTERN...]: as in tests/test_examples.sh: each extended regex matches
-# stdout ("err:P": stderr; "!P": stdout must not match; "!err:P": stderr must not match)
-check() {
-    local name=$1 want=$2 p
-    shift 2
-    if [ "$rc" != "$want" ]; then
-        bad "$name: exit status $rc, expected $want"
-        echo "  stdout: $(head -c 800 "$tmp/out")"; echo "  stderr: $(head -c 800 "$tmp/err")"
-        return
-    fi
-    for p in "$@"; do
-        case $p in
-        err:*)  grep -qE -- "${p#err:}" "$tmp/err" || { bad "$name: stderr does not match /${p#err:}/"; echo "  stderr: $(head -c 800 "$tmp/err")"; return; } ;;
-        !err:*) ! grep -qE -- "${p#!err:}" "$tmp/err" || { bad "$name: stderr matches /${p#!err:}/"; echo "  stderr: $(head -c 800 "$tmp/err")"; return; } ;;
-        !*)     ! grep -qE -- "${p#!}" "$tmp/out" || { bad "$name: stdout matches /${p#!}/"; echo "  stdout: $(head -c 800 "$tmp/out")"; return; } ;;
-        *)      grep -qE -- "$p" "$tmp/out" || { bad "$name: stdout does not match /$p/"; echo "  stdout: $(head -c 800 "$tmp/out")"; return; } ;;
-        esac
-    done
-    pass=$((pass + 1))
-}
-# A JSON checker on mcp.h (as in tests/test_examples.sh): reads stdin, fails unless it is
-# JSON; with keys (array indices as numbers) prints the compact JSON of the value at that path.
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cat >"$tmp/json_get.c" <<'EOF'
-#define MCP_IMPLEMENTATION
-#include "mcp.h"
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf, stdin);
-    mcp_error err;
-    mcp_json_doc *doc = mcp_json_parse(buf, n, &err);
-    const mcp_json *v = mcp_json_root(doc);
-    char *text;
-    int i;
-    if (!doc) { fprintf(stderr, "json_get: %s\n", err.message); return 1; }
-    for (i = 1; i < argc && v; i++)
-        v = (argv[i][0] >= '0' && argv[i][0] <= '9') ? mcp_json_at(v, (size_t)atoi(argv[i])) : mcp_json_get(v, argv[i]);
-    if (!v) { fprintf(stderr, "json_get: no value at that path\n"); return 1; }
-    if (argc > 1 && (text = mcp_json_dump(v, 0, NULL)) != NULL) { puts(text); mcp_free(text); }
-    mcp_json_free(doc);
-    return 0;
-}
-EOF
-# shellcheck disable=SC2086
-if ! ${CC:-cc} ${CFLAGS:--std=c99 -O2} -I"$root" "$tmp/json_get.c" -o "$tmp/json_get" ${LDFLAGS:-} -lm; then
+if ! json_checker "$root"; then
     bad "could not build the JSON checker"; summary; exit 1
 fi
-# json NAME EXPECTED KEY...: the last run's stdout is JSON and the value at KEY... is EXPECTED
-json() {
-    local name=$1 want=$2 got
-    shift 2
-    if ! got=$("$tmp/json_get" "$@" <"$tmp/out" 2>&1); then bad "$name: $got"; echo "  stdout: $(head -c 800 "$tmp/out")"; return; fi
-    [ "$got" = "$want" ] && pass=$((pass + 1)) || bad "$name: $* is $got, expected $want"
-}
 
 # ---- the files ----------------------------------------------------------------------------------
 cd "$tmp" || exit 1
@@ -346,20 +291,28 @@ HOME=$tmp/nohome XDG_CONFIG_HOME='' run --server pick tools
 check "--server alone, no file there: says which it looked for (status 2)" 2 'err:no config file names the server "pick"' \
     'err:\.mcp\.json'
 
+# serve PROGRAM NAME FD VAR: PROGRAM 0 (a test server that prints "PORT n") in the background, its
+# stdin the fifo $tmp/NAME_in held open on fd FD (closed by cleanup, which stops it), its stdout
+# and stderr in $tmp/NAME_out and $tmp/NAME_err; VAR is set to its port (empty if none in 5 s)
+serve() {
+    local prog=$1 name=$2 fd=$3 var=$4 p="" _
+    mkfifo "$tmp/${name}_in"
+    "$prog" 0 <"$tmp/${name}_in" >"$tmp/${name}_out" 2>"$tmp/${name}_err" &
+    bg_pids="$bg_pids $!"
+    eval "exec $fd>\"\$tmp/${name}_in\""
+    for _ in $(seq 100); do
+        p=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$tmp/${name}_out")
+        [ -n "$p" ] && break
+        sleep 0.05
+    done
+    printf -v "$var" '%s' "$p"
+}
+
 # ---- HTTP: build/http_server in a config file -----------------------------------------------------
 closed=1
 while (exec 3<>"/dev/tcp/127.0.0.1/$closed") 2>/dev/null; do closed=$((closed + 1)); done
 if [ -x "$build/http_server" ]; then
-    mkfifo "$tmp/hs_in"
-    "$build/http_server" 0 <"$tmp/hs_in" >"$tmp/hs_out" 2>"$tmp/hs_err" &
-    bg_pids="$bg_pids $!"
-    exec 9>"$tmp/hs_in"
-    port=""
-    for _ in $(seq 100); do
-        port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$tmp/hs_out")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
+    serve "$build/http_server" hs 9 port
     cat >http.json <<EOF
 {"mcpServers": {"web": {"url": "http://127.0.0.1:$port/mcp"}, "demo": {"command": "$demo"},
                 "down": {"url": "http://127.0.0.1:$closed/mcp"}}}
@@ -377,16 +330,7 @@ fi
 
 # ---- sign-in: build/auth_server in a config file (the browser is curl) ---------------------------
 if [ -x "$build/auth_server" ] && command -v curl >/dev/null 2>&1; then
-    mkfifo "$tmp/as_in"
-    "$build/auth_server" 0 <"$tmp/as_in" >"$tmp/as_out" 2>"$tmp/as_err" &
-    bg_pids="$bg_pids $!"
-    exec 8>"$tmp/as_in"
-    aport=""
-    for _ in $(seq 100); do
-        aport=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$tmp/as_out")
-        [ -n "$aport" ] && break
-        sleep 0.05
-    done
+    serve "$build/auth_server" as 8 aport
     cat >auth.json <<EOF
 {"mcpServers": {"locked": {"url": "http://127.0.0.1:$aport/mcp"}, "demo": {"command": "$demo"}}}
 EOF

@@ -86,26 +86,6 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
                                    mcp_status_str(st), (int)(want), (err).message)
 #define EQL(a, b) CHECKF((long)(a) == (long)(b), "%s is %ld, want %ld", #a, (long)(a), (long)(b))
 
-static void nap(int ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000; ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;
-}
-
-static int contains(const char *s, const char *part) { return s && part && strstr(s, part) != NULL; }
-
 /* ---- the test servers ------------------------------------------------------------------------- */
 
 #include "http_srv.h"

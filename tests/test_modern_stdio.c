@@ -71,17 +71,6 @@ static const char *nn(const char *s) { return s ? s : "(null)"; }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;                        /* the directory's own fd */
-}
-
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -306,6 +306,57 @@ static void done(mcp_client *c)
     if (c) mcp_client_free(c);
 }
 
+/* open_era without more flags, with o ready for on_task (the caller may change it before a send) */
+static mcp_client *open_opts(mcp_client_desc *d, seen *s, srv_args *sa, mcp_call_opts *o, int era)
+{
+    opts_for(o, s);
+    return open_era(d, s, sa, era, NULL, NULL);
+}
+
+/* mcp_client_send_tool; a call that cannot be sent is a failed check (NULL) */
+static mcp_call *send_tool(mcp_client *c, const char *name, const char *args, const mcp_call_opts *o, mcp_error *err)
+{
+    mcp_call *call = mcp_client_send_tool(c, name, args, o, err);
+    if (!call) CHECKF(0, "send %s: %s", name, err->message);
+    return call;
+}
+
+/* send_tool, polled until the call is done (at most ms) and freed: its result's status, *doc its
+   document (NULL unless MCP_OK; mcp_json_free it). The checks that follow see a call that could
+   not be sent as failed. */
+static mcp_status run_tool(mcp_client *c, const char *name, const char *args, const mcp_call_opts *o, int64_t ms,
+                           mcp_json_doc **doc, mcp_error *err)
+{
+    mcp_call *call = send_tool(c, name, args, o, err);
+    mcp_status st;
+    *doc = NULL;
+    if (!call) return err->status != MCP_OK ? err->status : MCP_ERR_INVALID;
+    drive(c, call, ms, NULL);
+    st = mcp_call_result(call, doc, err);
+    mcp_call_free(call);
+    return st;
+}
+
+/* run_tool's first text (NULL when the call failed; err says why) */
+static const char *run_text(mcp_client *c, const char *name, const char *args, const mcp_call_opts *o, int64_t ms,
+                            mcp_json_doc **doc, mcp_error *err)
+{
+    return run_tool(c, name, args, o, ms, doc, err) == MCP_OK ? text_of(mcp_json_root(*doc)) : NULL;
+}
+
+/* After ms more of polling the server has had one tasks/cancel, and task-1 is cancelled. */
+static void check_cancelled(mcp_client *c, int ms, const char *what)
+{
+    mcp_json_doc *stats;
+    idle(c, ms);
+    stats = stats_of(c);
+    CHECKF(stat_num(stats, "cancels") == 1, "%s: the server got %lld tasks/cancel, want 1", what,
+           (long long)stat_num(stats, "cancels"));
+    CHECKF(!strcmp(nn(task_str(stats, "task-1", "status")), "cancelled"), "%s: task-1 is %s, want cancelled", what,
+           nn(task_str(stats, "task-1", "status")));
+    mcp_json_free(stats);
+}
+
 /* ---- transitions, blocking, non-blocking ------------------------------------------------------- */
 
 TEST_CASE(transitions_nonblocking)
@@ -313,7 +364,7 @@ TEST_CASE(transitions_nonblocking)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
         mcp_json_doc *doc, *reqs;
         mcp_error err;
@@ -321,7 +372,6 @@ TEST_CASE(transitions_nonblocking)
         const mcp_json *r;
         int agains = 0, again_result;
         if (!c) continue;
-        opts_for(&o, &s);
         call = mcp_client_send_tool(c, "task_slow", "{\"polls\":3}", &o, &err);
         CHECKF(call != NULL, "%s: send: %s", era_name[era], err.message);
         if (!call) { done(c); continue; }
@@ -438,19 +488,14 @@ TEST_CASE(input_two_questions)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
-        mcp_call *call;
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_json_doc *doc, *stats, *reqs;
         mcp_error err;
         const mcp_json *r;
         if (!c) continue;
-        opts_for(&o, &s);
         /* lag 1: after each answer the server still shows the answered question once */
-        call = mcp_client_send_tool(c, "task_input", "{\"rounds\":2,\"lag\":1}", &o, &err);
-        CHECKF(call != NULL, "send: %s", err.message);
-        if (!call) { done(c); continue; }
-        drive(c, call, LATE(5000), NULL);
-        EQS(result_text(call, &doc, &err), "task_input: name=Ada quest=Grail");
+        EQS(run_text(c, "task_input", "{\"rounds\":2,\"lag\":1}", &o, LATE(5000), &doc, &err),
+            "task_input: name=Ada quest=Grail");
         mcp_json_free(doc);
         EQI(s.reqs, 2);                                  /* each question once */
         EQS(s.req[0], "elicitation/create: What is your name?");
@@ -460,7 +505,6 @@ TEST_CASE(input_two_questions)
         else
             EQS(task_lines(&s), "working: started | working: preparing the questions | input_required: waiting for your name | "
                                 "input_required: waiting for your quest | working: thanks | completed: done");
-        mcp_call_free(call);
         stats = stats_of(c);
         EQI(stat_num(stats, "updates"), era == MODERN ? 2 : 0);
         EQI(task_num(stats, "task-1", "dup_answers"), 0);
@@ -505,24 +549,18 @@ TEST_CASE(failure)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
-        mcp_call *call;
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_json_doc *doc = NULL;
         mcp_error err;
         mcp_status st;
         if (!c) continue;
-        opts_for(&o, &s);
-        call = mcp_client_send_tool(c, "task_fail", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
-        drive(c, call, LATE(5000), NULL);
-        st = mcp_call_result(call, &doc, &err);
+        st = run_tool(c, "task_fail", NULL, &o, LATE(5000), &doc, &err);
         EQST(st, MCP_ERR_RPC, err);
         EQI(err.rpc_code, -32603);
         EQS(err.message, era == LEGACY ? "Task \"task-1\": MCP error -32603: disk full"
                                        : "Task \"task-1\" failed: MCP error -32603: disk full");
         CHECK(doc == NULL);
         EQS(task_lines(&s), "working: started | working: trying | failed: the task failed");
-        mcp_call_free(call);
         /* the blocking call: the same */
         st = mcp_client_call_tool(c, "task_fail", NULL, &doc, &err);
         EQST(st, MCP_ERR_RPC, err);
@@ -543,19 +581,13 @@ TEST_CASE(server_cancels)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
-        mcp_call *call;
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_json_doc *doc = NULL;
         mcp_error err;
         if (!c) continue;
-        opts_for(&o, &s);
-        call = mcp_client_send_tool(c, "task_cancelled", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
-        drive(c, call, LATE(5000), NULL);
-        EQST(mcp_call_result(call, &doc, &err), MCP_ERR_CANCELLED, err);
+        EQST(run_tool(c, "task_cancelled", NULL, &o, LATE(5000), &doc, &err), MCP_ERR_CANCELLED, err);
         EQS(err.message, "The server cancelled task \"task-1\": cancelled by the server");
         EQS(task_lines(&s), "working: started | working: trying | cancelled: cancelled by the server");
-        mcp_call_free(call);
         done(c);
     }
 }
@@ -565,15 +597,13 @@ TEST_CASE(cancel_in_the_middle)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
         mcp_json_doc *doc = NULL, *stats;
         mcp_error err;
         int64_t gets;
         if (!c) continue;
-        opts_for(&o, &s);
-        call = mcp_client_send_tool(c, "task_forever", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_forever", NULL, &o, &err))) { done(c); continue; }
         until_task(c, call, (int)LATE(2000));
         idle(c, 350);                                    /* a few polls */
         CHECK(mcp_call_status(call) == MCP_AGAIN);
@@ -614,16 +644,14 @@ TEST_CASE(cancel_in_the_middle)
 TEST_CASE(legacy_cancel_while_asking)
 {
     mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-    mcp_client *c = open_era(&d, &s, &sa, LEGACY, NULL, NULL);
+    mcp_client *c = open_opts(&d, &s, &sa, &o, LEGACY);
     mcp_call *call;
-    mcp_json_doc *doc = NULL, *stats;
+    mcp_json_doc *doc = NULL;
     mcp_error err;
     int64_t end;
     if (!c) return;
     s.answer = 2;                                        /* the question is held */
-    opts_for(&o, &s);
-    call = mcp_client_send_tool(c, "task_input", NULL, &o, &err);
-    if (!call) { CHECKF(0, "send: %s", err.message); done(c); return; }
+    if (!(call = send_tool(c, "task_input", NULL, &o, &err))) { done(c); return; }
     end = mcp_time_ms() + LATE(3000);
     while (!s.held && mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end) mcp_client_poll(c, 20);
     CHECK(s.held != NULL);
@@ -633,11 +661,7 @@ TEST_CASE(legacy_cancel_while_asking)
     EQS(err.message, "Task \"task-1\" cancelled: changed my mind");
     idle(c, 100);
     if (s.held) { mcp_request_reply(s.held, "{\"action\":\"cancel\"}", NULL); s.held = NULL; }
-    idle(c, 100);
-    stats = stats_of(c);
-    EQI(stat_num(stats, "cancels"), 1);
-    EQS(task_str(stats, "task-1", "status"), "cancelled");
-    mcp_json_free(stats);
+    check_cancelled(c, 100, "legacy");
     mcp_call_free(call);
     EQI(mcp_client_ping(c, &err), MCP_OK);
     done(c);
@@ -651,18 +675,12 @@ TEST_CASE(free_in_flight)
         mcp_client_desc d; seen s; srv_args sa;
         mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
         mcp_call *call;
-        mcp_json_doc *stats;
         mcp_error err;
         if (!c) continue;
-        call = mcp_client_send_tool(c, "task_forever", NULL, NULL, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_forever", NULL, NULL, &err))) { done(c); continue; }
         until_task(c, call, (int)LATE(2000));
         mcp_call_free(call);
-        idle(c, 100);
-        stats = stats_of(c);
-        EQI(stat_num(stats, "cancels"), 1);
-        EQS(task_str(stats, "task-1", "status"), "cancelled");
-        mcp_json_free(stats);
+        check_cancelled(c, 100, era_name[era]);
         done(c);
     }
 }
@@ -706,8 +724,7 @@ TEST_CASE(close_while_sleeping)
         mcp_error err;
         mcp_status st;
         if (!c) continue;
-        call = mcp_client_send_tool(c, "task_forever", "{\"poll\":1000}", NULL, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_forever", "{\"poll\":1000}", NULL, &err))) { done(c); continue; }
         until_task(c, call, (int)LATE(2000));
         idle(c, 50);
         mcp_client_close(c);
@@ -734,8 +751,7 @@ TEST_CASE(server_dies_while_sleeping)
         mcp_status st;
         int64_t t0;
         if (!c) continue;
-        call = mcp_client_send_tool(c, "task_forever", "{\"poll\":1000}", NULL, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_forever", "{\"poll\":1000}", NULL, &err))) { done(c); continue; }
         until_task(c, call, (int)LATE(2000));
         bye = mcp_client_send_tool(c, "exit", "{\"code\":0}", NULL, &err);
         t0 = mcp_time_ms();
@@ -759,7 +775,7 @@ TEST_CASE(interrupt_blocking)
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa;
         mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
-        mcp_json_doc *doc = NULL, *stats;
+        mcp_json_doc *doc = NULL;
         mcp_error err;
         mcp_status st;
         struct sigaction sa_new, sa_old;
@@ -784,11 +800,7 @@ TEST_CASE(interrupt_blocking)
         EQST(st, MCP_ERR_CANCELLED, err);
         CHECKF(strstr(err.message, "interrupted") != NULL, "%s: %s", era_name[era], err.message);
         CHECKF(ms >= 350 && ms < LATE(2000), "%s: stopped after %lld ms (interrupted at 400)", era_name[era], (long long)ms);
-        idle(c, 100);
-        stats = stats_of(c);
-        EQI(stat_num(stats, "cancels"), 1);
-        EQS(task_str(stats, "task-1", "status"), "cancelled");
-        mcp_json_free(stats);
+        check_cancelled(c, 100, era_name[era]);
         done(c);
     }
 }
@@ -800,16 +812,14 @@ TEST_CASE(cancel_or_free_while_asking)
     int era, how;
     for (era = 0; era < 2; era++) for (how = 0; how < 2; how++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
         mcp_json_doc *doc = NULL, *stats;
         mcp_error err;
         int64_t end;
         if (!c) continue;
         s.answer = 2;
-        opts_for(&o, &s);
-        call = mcp_client_send_tool(c, "task_input", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_input", NULL, &o, &err))) { done(c); continue; }
         end = mcp_time_ms() + LATE(3000);
         while (!s.held && mcp_call_status(call) == MCP_AGAIN && mcp_time_ms() < end) mcp_client_poll(c, 20);
         CHECKF(s.held != NULL, "%s: the question came", era_name[era]);
@@ -842,16 +852,14 @@ TEST_CASE(question_refused)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
         mcp_json_doc *doc = NULL, *stats;
         mcp_error err;
         mcp_status st;
         if (!c) continue;
         s.answer = 2;
-        opts_for(&o, &s);
-        call = mcp_client_send_tool(c, "task_input", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_input", NULL, &o, &err))) { done(c); continue; }
         drive(c, call, 600, NULL);
         CHECK(s.held != NULL);
         if (s.held) { mcp_request_reply_error(s.held, -1, "the user closed the dialog", NULL); s.held = NULL; }
@@ -930,18 +938,16 @@ TEST_CASE(deadline_wins)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
-        mcp_json_doc *doc = NULL, *stats;
+        mcp_json_doc *doc = NULL;
         mcp_error err;
         mcp_status st;
         int64_t t0, ms;
         if (!c) continue;
-        opts_for(&o, &s);
         o.max_total_ms = 850;                            /* not on a poll (deadline_on_a_poll) */
         t0 = mcp_time_ms();
-        call = mcp_client_send_tool(c, "task_forever", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_forever", NULL, &o, &err))) { done(c); continue; }
         st = mcp_call_wait(call, (int)LATE(5000));
         ms = mcp_time_ms() - t0;
         EQST(st, MCP_ERR_TIMEOUT, err);
@@ -949,11 +955,7 @@ TEST_CASE(deadline_wins)
         EQS(err.message, "Task \"task-1\" did not finish within 850ms (the call's maximum total time); it was cancelled.");
         CHECKF(ms >= 830 && ms < LATE(2000), "%s: ended after %lld ms (max_total_ms 850)", era_name[era], (long long)ms);
         mcp_call_free(call);
-        idle(c, 100);
-        stats = stats_of(c);
-        EQI(stat_num(stats, "cancels"), 1);
-        EQS(task_str(stats, "task-1", "status"), "cancelled");
-        mcp_json_free(stats);
+        check_cancelled(c, 100, era_name[era]);
         done(c);
     }
 }
@@ -1066,8 +1068,7 @@ TEST_CASE(interval_from_flag)
         mcp_error err;
         int64_t g, gap;
         if (!c) continue;
-        call = mcp_client_send_tool(c, "task_forever", NULL, NULL, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
+        if (!(call = send_tool(c, "task_forever", NULL, NULL, &err))) { done(c); continue; }
         until_task(c, call, (int)LATE(2000));
         idle(c, 1500);
         stats = stats_of(c);
@@ -1089,20 +1090,14 @@ TEST_CASE(forgotten_id)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
-        mcp_call *call;
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_json_doc *doc = NULL;
         mcp_error err;
         if (!c) continue;
-        opts_for(&o, &s);
-        call = mcp_client_send_tool(c, "task_forget", NULL, &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
-        drive(c, call, LATE(5000), NULL);
-        EQST(mcp_call_result(call, &doc, &err), MCP_ERR_RPC, err);
+        EQST(run_tool(c, "task_forget", NULL, &o, LATE(5000), &doc, &err), MCP_ERR_RPC, err);
         EQI(err.rpc_code, -32602);
         EQS(err.message, "Task \"task-1\": MCP error -32602: Unknown task: task-1");
         EQS(task_lines(&s), "working: started | working: about to forget");
-        mcp_call_free(call);
         done(c);
     }
 }
@@ -1114,7 +1109,7 @@ TEST_CASE(optional_and_forbidden)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
         mcp_json_doc *doc = NULL, *reqs;
         mcp_error err;
@@ -1127,35 +1122,23 @@ TEST_CASE(optional_and_forbidden)
         EQS(big, era == LEGACY ? "task_optional: direct"                /* not asked */
                                : "task_optional done after 1 polls");    /* 2026-07-28: the server decides */
         /* optional, with opts.task */
-        opts_for(&o, &s);
         o.task = 1;
-        call = mcp_client_send_tool(c, "task_optional", NULL, &o, &err);
-        if (call) {
-            drive(c, call, LATE(5000), NULL);
-            EQS(result_text(call, &doc, &err), "task_optional done after 1 polls");
-            mcp_json_free(doc);
-            CHECKF(s.tasks >= 2 && !strcmp(s.task[s.tasks - 1], "completed: done"), "%s: on_task: %s", era_name[era], task_lines(&s));
-            mcp_call_free(call);
-        } else CHECKF(0, "send: %s", err.message);
+        EQS(run_text(c, "task_optional", NULL, &o, LATE(5000), &doc, &err), "task_optional done after 1 polls");
+        mcp_json_free(doc);
+        CHECKF(s.tasks >= 2 && !strcmp(s.task[s.tasks - 1], "completed: done"), "%s: on_task: %s", era_name[era], task_lines(&s));
         /* forbidden, even when asked */
         s.tasks = 0;
-        call = mcp_client_send_tool(c, "task_forbidden", NULL, &o, &err);
-        if (call) {
+        if ((call = send_tool(c, "task_forbidden", NULL, &o, &err)) != NULL) {
             drive(c, call, LATE(5000), NULL);
             EQS(result_text(call, &doc, &err), "task_forbidden: direct");
             mcp_json_free(doc);
             EQI(s.tasks, 0);
             CHECK(mcp_call_task_id(call) == NULL);
             mcp_call_free(call);
-        } else CHECKF(0, "send: %s", err.message);
+        }
         /* a tool without execution, asked: not a task either */
-        call = mcp_client_send_tool(c, "echo", "{\"y\":2}", &o, &err);
-        if (call) {
-            drive(c, call, LATE(5000), NULL);
-            EQS(result_text(call, &doc, &err), "{\"y\":2}");
-            mcp_json_free(doc);
-            mcp_call_free(call);
-        } else CHECKF(0, "send: %s", err.message);
+        EQS(run_text(c, "echo", "{\"y\":2}", &o, LATE(5000), &doc, &err), "{\"y\":2}");
+        mcp_json_free(doc);
         reqs = server_requests(c);
         if (era == LEGACY) {
             r = last_request(mcp_json_root(reqs), "tools/call", "task_forbidden");
@@ -1179,7 +1162,6 @@ TEST_CASE(no_tasks)
         mcp_error err;
         mcp_status st;
         const mcp_json *r, *caps;
-        mcp_call *call;
         args_for(&sa, era, NULL, NULL);
         desc_for(&d, &s, era, &sa);
         d.no_tasks = 1;
@@ -1191,14 +1173,9 @@ TEST_CASE(no_tasks)
         else CHECKF(strstr(err.message, "-32021") != NULL, "modern: %s", err.message);
         opts_for(&o, &s);
         o.task = 1;
-        call = mcp_client_send_tool(c, "task_optional", NULL, &o, &err);
-        if (call) {
-            drive(c, call, LATE(5000), NULL);
-            EQS(result_text(call, &doc, &err), "task_optional: direct");
-            mcp_json_free(doc);
-            EQI(s.tasks, 0);
-            mcp_call_free(call);
-        } else CHECKF(0, "send: %s", err.message);
+        EQS(run_text(c, "task_optional", NULL, &o, LATE(5000), &doc, &err), "task_optional: direct");
+        mcp_json_free(doc);
+        EQI(s.tasks, 0);
         reqs = server_requests(c);
         EQI(count_method(mcp_json_root(reqs), "tools/list"), 0);      /* never asked about taskSupport */
         EQI(count_method(mcp_json_root(reqs), "tasks/get"), 0);
@@ -1226,27 +1203,21 @@ TEST_CASE(notification_wakes)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
-        mcp_call *call;
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_json_doc *doc = NULL, *stats;
         mcp_error err;
         int64_t t0, ms;
         const char *t;
         if (!c) continue;
-        opts_for(&o, &s);
         t0 = mcp_time_ms();
-        call = mcp_client_send_tool(c, "task_slow", "{\"ms\":300,\"notify\":true,\"poll\":5000}", &o, &err);
-        if (!call) { CHECKF(0, "send: %s", err.message); done(c); continue; }
-        drive(c, call, LATE(8000), NULL);
+        t = run_text(c, "task_slow", "{\"ms\":300,\"notify\":true,\"poll\":5000}", &o, LATE(8000), &doc, &err);
         ms = mcp_time_ms() - t0;
-        t = result_text(call, &doc, &err);
         CHECKF(t && !strncmp(t, "task_slow done after ", 21), "%s: %s", era_name[era], t ? t : err.message);
         mcp_json_free(doc);
         CHECKF(ms >= 290 && ms < LATE(2000), "%s: done after %lld ms, not after the 5 s interval", era_name[era], (long long)ms);
         EQS(task_lines(&s), "working: started | completed: done");
         EQI(s.notes, 1);
         EQS(s.note[0], era == LEGACY ? "notifications/tasks/status" : "notifications/tasks");
-        mcp_call_free(call);
         stats = stats_of(c);
         EQI(task_num(stats, "task-1", "gets"), 1);          /* the one the notification brought */
         mcp_json_free(stats);
@@ -1258,24 +1229,18 @@ TEST_CASE(notification_wakes)
 TEST_CASE(legacy_progress_during_task)
 {
     mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-    mcp_client *c = open_era(&d, &s, &sa, LEGACY, NULL, NULL);
-    mcp_call *call;
+    mcp_client *c = open_opts(&d, &s, &sa, &o, LEGACY);
     mcp_json_doc *doc = NULL, *reqs;
     mcp_error err;
     const mcp_json *r;
     if (!c) return;
-    opts_for(&o, &s);
     o.on_progress = cb_progress;
-    call = mcp_client_send_tool(c, "task_slow", "{\"polls\":3}", &o, &err);
-    if (!call) { CHECKF(0, "send: %s", err.message); done(c); return; }
-    drive(c, call, LATE(5000), NULL);
-    EQS(result_text(call, &doc, &err), "task_slow done after 3 polls");
+    EQS(run_text(c, "task_slow", "{\"polls\":3}", &o, LATE(5000), &doc, &err), "task_slow done after 3 polls");
     mcp_json_free(doc);
     EQI(s.progress, 3);
     CHECKF(s.prog[0] == 1 && s.prog[1] == 2 && s.prog[2] == 3 && s.prog_total == 3, "progress %g %g %g of %g",
            s.prog[0], s.prog[1], s.prog[2], s.prog_total);
     EQS(s.prog_msg[2], "step 3");
-    mcp_call_free(call);
     reqs = server_requests(c);
     r = last_request(mcp_json_root(reqs), "tools/call", "task_slow");
     CHECKF(mcp_json_get(mcp_json_get(r, "_meta"), "progressToken") != NULL, "the call carried a progressToken");
@@ -1290,7 +1255,7 @@ TEST_CASE(attach)
     int era;
     for (era = 0; era < 2; era++) {
         mcp_client_desc d; seen s; srv_args sa; mcp_call_opts o;
-        mcp_client *c = open_era(&d, &s, &sa, era, NULL, NULL);
+        mcp_client *c = open_opts(&d, &s, &sa, &o, era);
         mcp_call *call;
         mcp_json_doc *doc = NULL;
         mcp_error err;
@@ -1300,7 +1265,6 @@ TEST_CASE(attach)
         /* the task of an earlier call, done: its result again */
         st = tool(c, "task_slow", "{\"polls\":1}", big, sizeof big, &err);
         EQST(st, MCP_OK, err);
-        opts_for(&o, &s);
         call = mcp_client_attach_task(c, "task-1", &o, &err);
         CHECKF(call != NULL, "%s: attach: %s", era_name[era], err.message);
         if (call) {

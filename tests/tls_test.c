@@ -39,17 +39,6 @@
 
 static const char *nn(const char *s) { return s ? s : "(null)"; }
 
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1;                        /* the directory's own fd */
-}
-
 /* ---- the scenario guard: fds and children --------------------------------------------------- */
 
 typedef struct guard { const char *name; int fds, checks; int64_t t0; } guard;
