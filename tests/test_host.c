@@ -1085,7 +1085,9 @@ TEST_CASE(call_while_connecting)
     desc_init(&hd, &r);
     if (!(h = host_new(&hd))) return;
     add_ts(h, "slow", "--startup-delay=600", NULL, NULL);
-    add_ts(h, "slow2", "--startup-delay=600", "--era=modern", NULL);
+    /* slow2 takes longer, so it is still connecting once the blocking call to slow is done (the
+       same delay let it finish first under load) */
+    add_ts(h, "slow2", "--startup-delay=2500", "--era=modern", NULL);
     t0 = mcp_time_ms();
     CHECK(mcp_host_connect(h, &err) == MCP_OK);
     CHECK_STATE(h, "slow", MCP_SERVER_CONNECTING);
