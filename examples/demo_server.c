@@ -24,6 +24,10 @@
    to stderr only when a call is cancelled, and exits when stdin ends. */
 #define _POSIX_C_SOURCE 200809L
 #define MCP_IMPLEMENTATION
+#define MCP_NO_STDIO                /* a server: of mcp.h it needs the JSON layer alone */
+#define MCP_NO_HTTP
+#define MCP_NO_AUTH
+#define MCP_NO_HOST
 #include "../mcp.h"
 #include <errno.h>
 #include <poll.h>

@@ -17,13 +17,21 @@
    of them run as a SERVER given on the command line would be.
 
    Built with -DMCPC_OPENSSL (and -lssl -lcrypto), mcpc reaches https:// servers through the
-   TLS hook of examples/tls_openssl.c, which it includes. */
+   TLS hook of examples/tls_openssl.c, which it includes.
+
+   One file holds mcp.h's implementation too. -DMCPC_NO_IMPLEMENTATION leaves it out, for a
+   build that compiles it apart (at the same time, on another core) and links it in: the
+   Makefile links build/impl.o. */
 #define _POSIX_C_SOURCE 200809L
+#ifdef MCPC_NO_IMPLEMENTATION
+#define TLS_OPENSSL_NO_IMPLEMENTATION
+#elif !defined(MCPC_OPENSSL)
+#define MCP_IMPLEMENTATION
+#endif
 #ifdef MCPC_OPENSSL
 #define TLS_OPENSSL_NO_MAIN
-#include "tls_openssl.c"            /* defines MCP_IMPLEMENTATION and includes mcp.h */
+#include "tls_openssl.c"            /* includes mcp.h (with its implementation, unless told not to) */
 #else
-#define MCP_IMPLEMENTATION
 #include "../mcp.h"
 #endif
 #include <signal.h>

@@ -56,7 +56,9 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#ifndef MCP_IMPLEMENTATION
+/* mcp.h's implementation comes with this file, unless the program builds it in a file of its
+   own and says so with TLS_OPENSSL_NO_IMPLEMENTATION */
+#if !defined(MCP_IMPLEMENTATION) && !defined(TLS_OPENSSL_NO_IMPLEMENTATION)
 #define MCP_IMPLEMENTATION
 #endif
 #include "../mcp.h"

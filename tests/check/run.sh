@@ -10,7 +10,8 @@
 #   impl  api.c as a whole program with MCP_IMPLEMENTATION, then run; with MCP_STATIC,
 #         linked with second.c, a second private copy of the library.
 # Then the negative check: defining only some of MCP_MALLOC/MCP_REALLOC/MCP_FREE must stop
-# the compile with the header's #error. One line per combination; exit 1 if any failed.
+# the compile with the header's #error; last, examples/mcpc.c built as one file. One line per
+# combination; exit 1 if any failed.
 set -uo pipefail
 
 out=${1:-build/check}
@@ -151,6 +152,25 @@ if [ "$failed" -eq 0 ] && [ $((total + skipped)) -ne "$expected" ]; then
     echo "CHECK FAILED: $((total + skipped)) combinations reported, $expected expected"
     exit 1
 fi
+
+# mcpc as one file, as the README builds it (the Makefile links it with build/impl.o instead):
+# with its own copy of the implementation, and with the TLS hook's where OpenSSL is installed
+mcpc_one() {   # $1: label; the rest: extra compiler flags and libraries
+    local label=$1
+    shift
+    if gcc $C_STRICT -o "$out/mcpc_one" examples/mcpc.c "$@" -lm >"$out/mcpc_one.log" 2>&1 &&
+       "$out/mcpc_one" --help >/dev/null 2>>"$out/mcpc_one.log"; then
+        printf 'ok    %s\n' "mcpc as one file ($label)"
+    else
+        printf 'FAIL  %s\n' "mcpc as one file ($label)"
+        sed 's/^/      | /' "$out/mcpc_one.log" | tail -n 25
+        failed=$((failed + 1))
+    fi
+    total=$((total + 1))
+}
+mcpc_one "cc -O2 examples/mcpc.c"
+if [ -e /usr/include/openssl/ssl.h ]; then mcpc_one "with -DMCPC_OPENSSL" -DMCPC_OPENSSL -lssl -lcrypto
+else printf 'skip  %s\n' "mcpc as one file (with -DMCPC_OPENSSL): no OpenSSL headers"; skipped=$((skipped + 1)); fi
 
 if [ "$failed" -ne 0 ]; then
     echo "CHECK FAILED: $failed of $total combinations"
